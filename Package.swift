@@ -1,0 +1,94 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "PeerConnectivity",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
+        .executable(name: "peer-demo", targets: ["peer-demo"]),
+        .executable(name: "core-bench", targets: ["core-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // DNS-SD through Avahi's Bonjour compatibility layer (libavahi-compat-libdnssd-dev).
+        .systemLibrary(
+            name: "CDNSSD",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
+        // Pure protocol core: wire format, frame codec, state machines. NIOCore only, no I/O.
+        .target(
+            name: "PeerConnectivityCore",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        // I/O layer: NIO bootstraps and channel handlers, and the DNS-SD wrapper.
+        .target(
+            name: "PeerConnectivityTransport",
+            dependencies: [
+                "CDNSSD",
+                "PeerConnectivityCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Public API: PeerID, Advertiser, Browser, Session.
+        .target(
+            name: "PeerConnectivity",
+            dependencies: [
+                "PeerConnectivityCore",
+                "PeerConnectivityTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "peer-demo",
+            dependencies: [
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "core-bench",
+            dependencies: [
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PeerConnectivityCoreTests",
+            dependencies: [
+                "PeerConnectivityCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PeerConnectivityTests",
+            dependencies: [
+                "PeerConnectivity",
+                "PeerConnectivityTransport",
+                "PeerConnectivityCore",
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

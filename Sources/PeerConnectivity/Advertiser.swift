@@ -1,0 +1,95 @@
+import Foundation
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+/// Makes this peer discoverable and receives invitations, as MPC's `MCNearbyServiceAdvertiser`.
+///
+/// It listens on a TCP port and registers the DNS-SD service `_<serviceType>._tcp` through
+/// avahi-daemon, with a TXT record carrying the peer's id, display name, protocol version and
+/// `discoveryInfo`. Invitations arrive on ``invitations``:
+///
+/// ```swift
+/// let advertiser = try Advertiser(peer: me, discoveryInfo: ["room": "blue"], serviceType: "chat")
+/// try await advertiser.start()
+/// for await invitation in advertiser.invitations {
+///     try await invitation.accept(into: session)
+/// }
+/// ```
+///
+/// Stopping it (or releasing it) unregisters the service, closes the port, declines invitations not
+/// yet answered and ends ``invitations``; sessions already joined are not affected.
+public final class Advertiser: Sendable {
+    /// This side's identity.
+    public let peer: PeerID
+    /// The application's discovery data, published in the TXT record.
+    public let discoveryInfo: [String: String]?
+    /// The service type, without the leading underscore and protocol: "chat" for `_chat._tcp`.
+    public let serviceType: String
+    /// Where it listens, and its limits.
+    public let configuration: Configuration
+    /// Invitations from peers, in order of arrival. Ends when the advertiser stops.
+    public let invitations: AsyncStream<Invitation>
+
+    let core: AdvertiserCore
+
+    /// Makes an advertiser; nothing happens on the network until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - peer: this side's identity.
+    ///   - discoveryInfo: key/value pairs for browsers to see; keys without '=' or the reserved
+    ///     prefix "pc.", each key=value at most 255 bytes.
+    ///   - serviceType: 1-15 characters of a-z, 0-9 and '-', at least one letter, no leading,
+    ///     trailing or double hyphen (as MPC's).
+    ///   - configuration: where to listen, and limits.
+    /// - Throws: ``DiscoveryError`` when the service type or discoveryInfo breaks those rules.
+    public init(
+        peer: PeerID,
+        discoveryInfo: [String: String]? = nil,
+        serviceType: String,
+        configuration: Configuration = .default
+    ) throws(DiscoveryError) {
+        try DiscoveryRecord.validate(serviceType: serviceType)
+        try DiscoveryRecord.validate(discoveryInfo: discoveryInfo ?? [:])
+        self.peer = peer
+        self.discoveryInfo = discoveryInfo
+        self.serviceType = serviceType
+        self.configuration = configuration
+        let (stream, continuation) = AsyncStream.makeStream(of: Invitation.self)
+        self.invitations = stream
+        self.core = AdvertiserCore(
+            record: DiscoveryRecord(peer: peer, discoveryInfo: discoveryInfo ?? [:]),
+            serviceType: serviceType,
+            configuration: configuration,
+            continuation: continuation
+        )
+    }
+
+    deinit {
+        let core = self.core
+        Task { await core.stop() }
+    }
+
+    /// Starts listening and advertising. Returns once the DNS-SD service is registered.
+    ///
+    /// - Throws: ``DiscoveryError/daemonNotRunning`` (within a second, saying how to start it),
+    ///   ``DiscoveryError/listenFailed(_:)``, ``DiscoveryError/dnsServiceFailed(_:)``, or
+    ///   ``DiscoveryError/notRestartable`` after ``stop()``.
+    public func start() async throws(DiscoveryError) {
+        try await core.start()
+    }
+
+    /// Stops advertising and listening; declines invitations not yet answered; ends ``invitations``.
+    public func stop() async {
+        await core.stop()
+    }
+
+    /// The TCP port it listens on, once started: give it to peers that connect directly.
+    public var port: Int? {
+        core.port
+    }
+
+    /// The DNS-SD instance name registered, once started (the peer's id, lowercase).
+    public var serviceName: String? {
+        core.serviceName
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// The state behind an ``Advertiser``: its listener, its DNS-SD registration and the invitations
+/// not yet answered. It is the delegate of incoming connections until a session accepts them.
+final class AdvertiserCore: ConnectionDelegate, Sendable {
+    private enum Phase {
+        case idle
+        case starting
+        case started(ConnectionListener, DNSServiceRegistration?)
+        case stopped
+    }
+
+    private struct State {
+        var phase = Phase.idle
+        var pending: [ObjectIdentifier: Connection] = [:]
+
+        var isStopped: Bool {
+            if case .stopped = phase { return true }
+            return false
+        }
+    }
+
+    private let record: DiscoveryRecord
+    private let serviceType: String
+    private let configuration: Advertiser.Configuration
+    private let continuation: AsyncStream<Invitation>.Continuation
+    private let state = Mutex(State())
+
+    init(
+        record: DiscoveryRecord,
+        serviceType: String,
+        configuration: Advertiser.Configuration,
+        continuation: AsyncStream<Invitation>.Continuation
+    ) {
+        self.record = record
+        self.serviceType = serviceType
+        self.configuration = configuration
+        self.continuation = continuation
+    }
+
+    var port: Int? {
+        state.withLock { state in
+            if case .started(let listener, _) = state.phase { return listener.port }
+            return nil
+        }
+    }
+
+    var serviceName: String? {
+        state.withLock { state in
+            if case .started(_, let registration) = state.phase { return registration?.registeredName }
+            return nil
+        }
+    }
+
+    func start() async throws(DiscoveryError) {
+        try state.withLock { state throws(DiscoveryError) in
+            switch state.phase {
+            case .idle: state.phase = .starting
+            case .starting, .started: return
+            case .stopped: throw DiscoveryError.notRestartable
+            }
+        }
+        let txtRecord = try record.txtRecord()
+        let connectionConfiguration = ConnectionConfiguration(
+            maximumMessageLength: Session.Configuration.default.maximumMessageLength,
+            handshakeTimeout: TimeAmount(configuration.handshakeTimeout),
+            keepaliveInterval: TimeAmount(Session.Configuration.default.keepaliveInterval),
+            livenessTimeout: TimeAmount(Session.Configuration.default.livenessTimeout),
+            logger: configuration.logger
+        )
+        let listener: ConnectionListener
+        do {
+            listener = try await ConnectionListener.bind(
+                host: configuration.host,
+                port: configuration.port,
+                localPeer: record.peer,
+                configuration: connectionConfiguration,
+                maximumPendingHandshakes: configuration.maximumPendingHandshakes,
+                group: MultiThreadedEventLoopGroup.singleton,
+                delegate: self
+            )
+        } catch {
+            state.withLock { $0.phase = .idle }
+            throw DiscoveryError.listenFailed("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        var registration: DNSServiceRegistration?
+        if configuration.publishesService {
+            do {
+                let logger = configuration.logger
+                registration = try await DNSServiceRegistration.register(
+                    name: DiscoveryRecord.instanceName(for: record.peer),
+                    type: DiscoveryRecord.registrationType(serviceType),
+                    port: UInt16(listener.port),
+                    txtRecord: txtRecord,
+                    onFailure: { failure in logger.error("DNS-SD registration lost: \(failure)") }
+                )
+            } catch {
+                await listener.close()
+                state.withLock { $0.phase = .idle }
+                if let failure = error as? DNSServiceFailure, failure.isDaemonNotRunning {
+                    throw DiscoveryError.daemonNotRunning
+                }
+                throw DiscoveryError.dnsServiceFailed("\(error)")
+            }
+        }
+        let stoppedMeanwhile = state.withLock { state -> Bool in
+            guard case .starting = state.phase else { return true }
+            state.phase = .started(listener, registration)
+            return false
+        }
+        if stoppedMeanwhile {
+            registration?.cancel()
+            await listener.close()
+        }
+    }
+
+    func stop() async {
+        let (phase, pending) = state.withLock { state in
+            let result = (state.phase, Array(state.pending.values))
+            state.phase = .stopped
+            state.pending = [:]
+            return result
+        }
+        if case .started(let listener, let registration) = phase {
+            registration?.cancel()
+            await listener.close()
+        }
+        for connection in pending {
+            connection.decline(.declined.with(detail: "the advertiser stopped"))
+        }
+        continuation.finish()
+    }
+
+    /// The application answered the invitation on `connection`.
+    func answered(_ connection: Connection) {
+        _ = state.withLock { $0.pending.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    // MARK: - ConnectionDelegate (on event loops)
+
+    func connection(_ connection: Connection, identified peer: PeerID) {}
+
+    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount) {
+        let admitted = state.withLock { state -> Bool in
+            guard !state.isStopped, state.pending.count < configuration.maximumPendingInvitations else {
+                return false
+            }
+            state.pending[ObjectIdentifier(connection)] = connection
+            return true
+        }
+        guard admitted else {
+            configuration.logger.warning("declining invitation from \(peer): busy or stopped")
+            connection.decline(.busy)
+            return
+        }
+        let invitation = Invitation(
+            peer: peer,
+            context: Data(buffer: context),
+            timeout: .nanoseconds(timeout.nanoseconds),
+            connection: connection,
+            advertiser: self
+        )
+        continuation.yield(invitation)
+    }
+
+    func connection(_ connection: Connection, establishedWith peer: PeerID) {}
+
+    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool { true }
+
+    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
+        answered(connection)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Finds peers advertising a service and invites them, as MPC's `MCNearbyServiceBrowser`.
+///
+/// ```swift
+/// let browser = try Browser(peer: me, serviceType: "chat")
+/// try browser.start()
+/// for try await event in browser.events {
+///     if case .found(let peer, _) = event {
+///         try await browser.invitePeer(peer, to: session, withContext: nil, timeout: .seconds(10))
+///     }
+/// }
+/// ```
+///
+/// It never reports its own peer. Stopping it (or releasing it) ends ``events``.
+public final class Browser: Sendable {
+    /// This side's identity (never reported as found).
+    public let peer: PeerID
+    /// The service type browsed: "chat" for `_chat._tcp`.
+    public let serviceType: String
+    /// Found and lost peers, in order. Ends when the browser stops; throws ``DiscoveryError`` if
+    /// avahi-daemon goes away.
+    public let events: AsyncThrowingStream<BrowserEvent, any Error>
+
+    let core: BrowserCore
+
+    /// Makes a browser; nothing happens on the network until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - peer: this side's identity.
+    ///   - serviceType: as for ``Advertiser/init(peer:discoveryInfo:serviceType:configuration:)``.
+    ///   - configuration: timers.
+    /// - Throws: ``DiscoveryError/invalidServiceType(_:)``.
+    public init(peer: PeerID, serviceType: String, configuration: Configuration = .default) throws(DiscoveryError) {
+        try DiscoveryRecord.validate(serviceType: serviceType)
+        self.peer = peer
+        self.serviceType = serviceType
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: BrowserEvent.self, throwing: (any Error).self)
+        self.events = stream
+        self.core = BrowserCore(
+            peer: peer,
+            serviceType: serviceType,
+            configuration: configuration,
+            continuation: continuation
+        )
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// Starts browsing.
+    ///
+    /// - Throws: ``DiscoveryError/daemonNotRunning`` at once when avahi-daemon is not running,
+    ///   ``DiscoveryError/notRestartable`` after ``stop()``.
+    public func start() throws(DiscoveryError) {
+        try core.start()
+    }
+
+    /// Stops browsing and ends ``events``.
+    public func stop() {
+        core.stop()
+    }
+
+    /// The peers found and not lost, with their discoveryInfo.
+    public var foundPeers: [PeerID: [String: String]] {
+        core.foundPeers
+    }
+
+    /// Invites a found peer into `session`. The peer shows there as `connecting`, then `connected`
+    /// when it accepts, or `notConnected` with the reason when it declines or the timeout passes.
+    ///
+    /// - Parameters:
+    ///   - peer: a peer this browser has found.
+    ///   - session: the session it joins.
+    ///   - context: data the peer sees with the invitation, at most 64 KiB.
+    ///   - timeout: how long to wait for the answer (default 30 s).
+    /// - Throws: ``InvitationError`` when the peer is not found, declines, does not answer in time or
+    ///   cannot be reached; ``SessionError`` when the session is full or already holds the peer.
+    public func invitePeer(
+        _ peer: PeerID,
+        to session: Session,
+        withContext context: Data? = nil,
+        timeout: Duration = .seconds(30)
+    ) async throws {
+        guard let endpoint = core.endpoint(of: peer) else { throw InvitationError.peerNotFound(peer) }
+        _ = try await session.core.invite(
+            expectedPeer: peer,
+            host: endpoint.host,
+            port: endpoint.port,
+            context: context,
+            timeout: timeout
+        )
+    }
+}

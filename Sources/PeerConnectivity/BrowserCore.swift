@@ -1,0 +1,153 @@
+import PeerConnectivityTransport
+import Synchronization
+
+/// The state behind a ``Browser``: counts the interfaces each service is seen on (Avahi reports one
+/// ADD per interface and IP version), resolves each service once, and reports found / lost per peer.
+final class BrowserCore: Sendable {
+    private enum Phase {
+        case idle
+        case started(DNSServiceBrowse)
+        case stopped
+    }
+
+    private struct Found {
+        var record: DiscoveryRecord
+        var host: String
+        var port: Int
+    }
+
+    private struct State {
+        var phase = Phase.idle
+        /// Per instance name: on how many interfaces / IP versions it is seen now.
+        var sightings: [String: Int] = [:]
+        var resolving: [String: Task<Void, Never>] = [:]
+        var found: [String: Found] = [:]
+    }
+
+    private let peer: PeerID
+    private let ownInstanceName: String
+    private let registrationType: String
+    private let configuration: Browser.Configuration
+    private let continuation: AsyncThrowingStream<BrowserEvent, any Error>.Continuation
+    private let state = Mutex(State())
+
+    init(
+        peer: PeerID,
+        serviceType: String,
+        configuration: Browser.Configuration,
+        continuation: AsyncThrowingStream<BrowserEvent, any Error>.Continuation
+    ) {
+        self.peer = peer
+        self.ownInstanceName = DiscoveryRecord.instanceName(for: peer)
+        self.registrationType = DiscoveryRecord.registrationType(serviceType)
+        self.configuration = configuration
+        self.continuation = continuation
+    }
+
+    func start() throws(DiscoveryError) {
+        try state.withLock { state throws(DiscoveryError) in
+            switch state.phase {
+            case .idle: break
+            case .started: return
+            case .stopped: throw DiscoveryError.notRestartable
+            }
+            do {
+                let browse = try DNSServiceBrowse.start(type: registrationType) { [weak self] event in
+                    self?.handle(event)
+                }
+                state.phase = .started(browse)
+            } catch let failure as DNSServiceFailure {
+                throw failure.isDaemonNotRunning ? DiscoveryError.daemonNotRunning : .dnsServiceFailed("\(failure)")
+            } catch {
+                throw .dnsServiceFailed("\(error)")
+            }
+        }
+    }
+
+    func stop() {
+        let (phase, tasks) = state.withLock { state in
+            let result = (state.phase, Array(state.resolving.values))
+            state.phase = .stopped
+            state.resolving = [:]
+            state.found = [:]
+            state.sightings = [:]
+            return result
+        }
+        if case .started(let browse) = phase { browse.cancel() }
+        for task in tasks { task.cancel() }
+        continuation.finish()
+    }
+
+    var foundPeers: [PeerID: [String: String]] {
+        state.withLock { state in
+            Dictionary(state.found.values.map { ($0.record.peer, $0.record.discoveryInfo) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    func endpoint(of peer: PeerID) -> (host: String, port: Int)? {
+        state.withLock { state in
+            state.found.values.first { $0.record.peer == peer }.map { ($0.host, $0.port) }
+        }
+    }
+
+    private func handle(_ event: DNSServiceBrowse.Event) {
+        switch event {
+        case .added(let instance):
+            guard instance.name != ownInstanceName else { return }
+            state.withLock { state in
+                guard case .started = state.phase else { return }
+                let seen = state.sightings[instance.name, default: 0] + 1
+                state.sightings[instance.name] = seen
+                guard seen == 1, state.found[instance.name] == nil, state.resolving[instance.name] == nil else { return }
+                state.resolving[instance.name] = Task { await self.resolve(instance) }
+            }
+        case .removed(let instance):
+            let lost = state.withLock { state -> DiscoveryRecord? in
+                guard let seen = state.sightings[instance.name] else { return nil }
+                if seen > 1 {
+                    state.sightings[instance.name] = seen - 1
+                    return nil
+                }
+                state.sightings[instance.name] = nil
+                state.resolving.removeValue(forKey: instance.name)?.cancel()
+                return state.found.removeValue(forKey: instance.name)?.record
+            }
+            if let lost {
+                continuation.yield(.lost(lost.peer))
+            }
+        case .failed(let failure):
+            configuration.logger.error("browsing \(registrationType) failed: \(failure)")
+            continuation.finish(throwing: failure.isDaemonNotRunning ? DiscoveryError.daemonNotRunning : .dnsServiceFailed("\(failure)"))
+        }
+    }
+
+    private func resolve(_ instance: DNSServiceInstance) async {
+        let resolved: ResolvedService
+        do {
+            resolved = try await DNSServiceResolution.resolve(instance, timeout: configuration.resolveTimeout)
+        } catch {
+            state.withLock { _ = $0.resolving.removeValue(forKey: instance.name) }
+            if !Task.isCancelled {
+                configuration.logger.warning("cannot resolve service \(instance.name) (\(registrationType)): \(error)")
+            }
+            return
+        }
+        guard let record = DiscoveryRecord(txtRecord: resolved.txtRecord), record.peer != peer else {
+            state.withLock { _ = $0.resolving.removeValue(forKey: instance.name) }
+            configuration.logger.warning("ignoring service \(instance.name): its TXT record does not name a valid peer")
+            return
+        }
+        var host = resolved.hostTarget
+        if host.hasSuffix(".") { host.removeLast() }
+        let found = Found(record: record, host: host, port: Int(resolved.port))
+        let report = state.withLock { state -> Bool in
+            state.resolving[instance.name] = nil
+            guard case .started = state.phase, state.sightings[instance.name, default: 0] > 0 else { return false }
+            state.found[instance.name] = found
+            return true
+        }
+        if report {
+            continuation.yield(.found(record.peer, discoveryInfo: record.discoveryInfo))
+        }
+    }
+}

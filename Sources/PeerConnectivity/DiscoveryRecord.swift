@@ -1,0 +1,92 @@
+import Foundation
+import PeerConnectivityCore
+
+/// What an advertiser publishes through DNS-SD, and the rules it is checked against.
+///
+/// The service instance name is the peer's UUID (unique, never renamed on a clash); the TXT record
+/// carries `pc.id`, `pc.name` and `pc.v` beside the application's discoveryInfo. TXT records are
+/// public and unauthenticated: what they say is a hint for discovery, never proof of identity.
+struct DiscoveryRecord: Sendable {
+    static let idKey = "pc.id"
+    static let nameKey = "pc.name"
+    static let versionKey = "pc.v"
+    static let reservedPrefix = "pc."
+
+    var peer: PeerID
+    var discoveryInfo: [String: String]
+
+    /// The DNS-SD instance name of a peer's service.
+    static func instanceName(for peer: PeerID) -> String {
+        peer.id.uuidString.lowercased()
+    }
+
+    /// "_name._tcp" for a service type already validated.
+    static func registrationType(_ serviceType: String) -> String {
+        "_\(serviceType)._tcp"
+    }
+
+    /// Checks a service type as MPC does: 1-15 characters of a-z, 0-9 and '-', at least one letter,
+    /// no leading, trailing or double hyphen.
+    ///
+    /// - Throws: ``DiscoveryError/invalidServiceType(_:)`` saying which rule is broken.
+    static func validate(serviceType: String) throws(DiscoveryError) {
+        let bytes = Array(serviceType.utf8)
+        func fail(_ why: String) -> DiscoveryError {
+            .invalidServiceType("invalid service type \"\(serviceType)\": \(why)")
+        }
+        guard (1...15).contains(bytes.count) else { throw fail("must be 1 to 15 characters, is \(bytes.count)") }
+        let allowed = bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        guard allowed else { throw fail("only a-z, 0-9 and '-' are allowed") }
+        guard bytes.contains(where: { (0x61...0x7A).contains($0) }) else { throw fail("needs at least one letter") }
+        guard bytes.first != 0x2D, bytes.last != 0x2D else { throw fail("must not start or end with '-'") }
+        guard !serviceType.contains("--") else { throw fail("must not contain \"--\"") }
+    }
+
+    /// Checks discoveryInfo: keys not empty, without '=', not starting with "pc."; each key=value at most 255 bytes.
+    ///
+    /// - Throws: ``DiscoveryError/invalidDiscoveryInfo(_:)`` naming the key.
+    static func validate(discoveryInfo: [String: String]) throws(DiscoveryError) {
+        for (key, value) in discoveryInfo {
+            if key.isEmpty { throw .invalidDiscoveryInfo("discoveryInfo has an empty key") }
+            if key.contains("=") { throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" contains '='") }
+            if key.hasPrefix(reservedPrefix) {
+                throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" uses the reserved prefix \"\(reservedPrefix)\"")
+            }
+            let length = key.utf8.count + 1 + value.utf8.count
+            if length > TXTRecord.maximumEntryLength {
+                throw .invalidDiscoveryInfo(
+                    "discoveryInfo entry \"\(key)\" is \(length) bytes as key=value, at most \(TXTRecord.maximumEntryLength) allowed"
+                )
+            }
+        }
+    }
+
+    /// The TXT record bytes.
+    func txtRecord() throws(DiscoveryError) -> [UInt8] {
+        var entries = discoveryInfo
+        entries[Self.idKey] = peer.id.uuidString.lowercased()
+        entries[Self.nameKey] = peer.displayName
+        entries[Self.versionKey] = String(WireProtocol.version)
+        do {
+            return try TXTRecord.encode(entries)
+        } catch {
+            throw .invalidDiscoveryInfo("\(error)")
+        }
+    }
+
+    /// Reads a record from TXT bytes received from the network; `nil` when they do not name a valid peer.
+    init?(txtRecord: [UInt8]) {
+        var entries = TXTRecord.decode(txtRecord)
+        guard let idText = entries.removeValue(forKey: Self.idKey), let id = UUID(uuidString: idText),
+            let name = entries.removeValue(forKey: Self.nameKey), let peer = try? PeerID(id: id, displayName: name)
+        else { return nil }
+        entries.removeValue(forKey: Self.versionKey)
+        self.peer = peer
+        self.discoveryInfo = entries
+    }
+
+    init(peer: PeerID, discoveryInfo: [String: String]) {
+        self.peer = peer
+        self.discoveryInfo = discoveryInfo
+    }
+}

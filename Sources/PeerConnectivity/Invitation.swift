@@ -1,0 +1,40 @@
+import Foundation
+import PeerConnectivityTransport
+
+/// An invitation from a peer to join a session, from ``Advertiser/invitations``.
+///
+/// Answer it with ``accept(into:)`` or ``decline()`` before ``timeout``; one left unanswered is
+/// declined as timed out when the inviter's timeout passes.
+public struct Invitation: Sendable {
+    /// The peer that invites.
+    public let peer: PeerID
+    /// The data the inviter sent with the invitation (empty when it sent none).
+    public let context: Data
+    /// How long the inviter waits for the answer.
+    public let timeout: Duration
+
+    let connection: Connection
+    let advertiser: AdvertiserCore
+
+    /// Accepts: the peer joins `session` and shows there as `connecting`, then `connected`.
+    ///
+    /// - Parameter session: the session the peer joins.
+    /// - Throws: ``SessionError`` when the session is full or already holds the peer (the inviter
+    ///   is then told so); ``InvitationError/notPending(peer:reason:)`` when the invitation has been
+    ///   answered, withdrawn or has expired.
+    public func accept(into session: Session) async throws {
+        advertiser.answered(connection)
+        do {
+            try await session.core.accept(connection, from: peer)
+        } catch let error as SessionError {
+            connection.decline(error == .sessionFull(limit: 0) ? .sessionFull : .declined)
+            throw error
+        }
+    }
+
+    /// Declines: the inviter sees ``DisconnectReason/declined``.
+    public func decline() {
+        advertiser.answered(connection)
+        connection.decline(.declined)
+    }
+}

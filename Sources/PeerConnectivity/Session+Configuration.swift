@@ -1,0 +1,28 @@
+import Logging
+
+extension Session {
+    /// Limits and timers of a session.
+    public struct Configuration: Sendable {
+        /// The most peers the session holds, connected or connecting (MPC's limit: 8).
+        public var maximumPeers: Int = 8
+        /// The largest data message sent or accepted, in bytes (default 1 MiB). A peer that sends a
+        /// larger one is disconnected with a protocol violation.
+        public var maximumMessageLength: Int = 1 << 20
+        /// How often a keepalive frame is sent to each connected peer.
+        public var keepaliveInterval: Duration = .seconds(1)
+        /// A peer from which nothing arrives for this long is reported `notConnected` with
+        /// ``DisconnectReason/livenessTimeout`` (its process died or its network vanished).
+        public var livenessTimeout: Duration = .seconds(5)
+        /// Bytes of received messages not yet taken from ``Session/events`` above which the session
+        /// stops reading from the network (the peers' sends then wait): nothing is dropped.
+        public var receiveBufferLimit: Int = 8 << 20
+        /// Where the session logs connections and the reasons they close.
+        public var logger = Logger(label: "PeerConnectivity.Session")
+
+        /// The defaults: 8 peers, 1 MiB messages, keepalive every 1 s, liveness timeout 5 s.
+        public static var `default`: Configuration { Configuration() }
+
+        /// Makes the default configuration; change its properties as needed.
+        public init() {}
+    }
+}

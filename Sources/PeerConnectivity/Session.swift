@@ -1,0 +1,124 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+/// A group of connected peers that exchange messages, as MPC's `MCSession`.
+///
+/// Peers join by invitation (``Browser/invitePeer(_:to:withContext:timeout:)``, or
+/// ``connectPeer(host:port:withContext:timeout:)`` without discovery) or by accepting one
+/// (``Invitation/accept(into:)``). What happens arrives in order on ``events``:
+///
+/// ```swift
+/// let session = Session(peer: me)
+/// Task {
+///     for await event in session.events {
+///         switch event {
+///         case .peerStateChanged(let peer, let state, let reason): print(peer, state, reason ?? "")
+///         case .dataReceived(let data, let peer): print("\(data.count) bytes from \(peer)")
+///         }
+///     }
+/// }
+/// try await session.send(Data("hello".utf8), toPeers: session.connectedPeers, mode: .reliable)
+/// ```
+///
+/// Dropping the last reference to a session disconnects it and ends ``events``.
+public final class Session: Sendable {
+    /// This side's identity.
+    public let peer: PeerID
+    /// The limits and timers in force.
+    public let configuration: Configuration
+    /// Everything that happens in the session, in order. Iterate it from one task.
+    public let events: Events
+
+    let core: SessionCore
+
+    /// Makes a session.
+    ///
+    /// - Parameters:
+    ///   - peer: this side's identity.
+    ///   - configuration: limits and timers.
+    public init(peer: PeerID, configuration: Configuration = .default) {
+        self.peer = peer
+        self.configuration = configuration
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self)
+        self.core = SessionCore(peer: peer, configuration: configuration, continuation: continuation)
+        self.events = Events(stream: stream, core: core)
+    }
+
+    deinit {
+        core.shutdown()
+    }
+
+    /// The peers connected now.
+    public var connectedPeers: [PeerID] {
+        core.peers(in: .connected)
+    }
+
+    /// The state of one peer in this session.
+    ///
+    /// - Parameter peer: the peer.
+    /// - Returns: its state; `notConnected` for a peer the session does not hold.
+    public func state(of peer: PeerID) -> PeerState {
+        core.state(of: peer)
+    }
+
+    /// Sends a message to connected peers.
+    ///
+    /// Returns once the message is queued for every target, in order after every message sent before
+    /// it; suspends first while a peer's outbound queue is full.
+    ///
+    /// - Parameters:
+    ///   - data: the message, at most ``Configuration/maximumMessageLength`` bytes.
+    ///   - peers: the targets; each must be connected.
+    ///   - mode: ``SendMode/reliable``.
+    /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` naming a target that is not connected,
+    ///   ``SessionError/messageTooLarge(size:limit:)``, or ``SessionError/noPeers``.
+    public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
+        guard data.count <= configuration.maximumMessageLength else {
+            throw SessionError.messageTooLarge(size: data.count, limit: configuration.maximumMessageLength)
+        }
+        guard !peers.isEmpty else { throw SessionError.noPeers }
+        let connections = try core.connections(to: peers)
+        let frame = FrameEncoder.dataFrame(data)
+        for (peer, connection) in zip(peers, connections) {
+            do {
+                try await connection.send(frame)
+            } catch let error as ConnectionClosedError {
+                throw SessionError.peerNotConnected(peer, reason: error.reason)
+            }
+        }
+    }
+
+    /// Invites the peer listening at `host:port` (its ``Advertiser``), without DNS-SD: for networks
+    /// where multicast does not pass, as MPC's nearbyConnectionData.
+    ///
+    /// The peer shows as `connecting` once it has said who it is, then `connected` when it accepts.
+    ///
+    /// - Parameters:
+    ///   - host: the peer's host name or address.
+    ///   - port: its advertiser's port (``Advertiser/port``).
+    ///   - context: data the peer sees with the invitation, at most 64 KiB.
+    ///   - timeout: how long to wait for the answer.
+    /// - Returns: the peer, connected.
+    /// - Throws: ``InvitationError`` when the peer declines, does not answer in time or cannot be reached;
+    ///   ``SessionError`` when the session is full or already holds the peer.
+    @discardableResult
+    public func connectPeer(
+        host: String,
+        port: Int,
+        withContext context: Data? = nil,
+        timeout: Duration = .seconds(30)
+    ) async throws -> PeerID {
+        try await core.invite(expectedPeer: nil, host: host, port: port, context: context, timeout: timeout)
+    }
+
+    /// Leaves the session: says goodbye to every peer and closes the connections.
+    ///
+    /// Each peer is reported `notConnected` with ``DisconnectReason/localDisconnect`` here and
+    /// ``DisconnectReason/peerDisconnected`` on its side. The session can be used again afterwards.
+    public func disconnect() async {
+        await core.disconnectAll()
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// The state behind a ``Session``: which peers it holds over which connections, and the event stream.
+///
+/// It is the delegate of every connection in the session, so its callbacks run on event loops;
+/// the public methods run on any thread. One `Mutex` guards the peer table; events are yielded
+/// while it is held so that their order matches the order of the changes.
+final class SessionCore: ConnectionDelegate, Sendable {
+    private struct Entry {
+        var state: PeerState
+        /// `nil` while an invitation is being dialled.
+        var connection: Connection?
+    }
+
+    let peer: PeerID
+    let configuration: Session.Configuration
+    private let connectionConfiguration: ConnectionConfiguration
+    private let continuation: AsyncStream<SessionEvent>.Continuation
+    private let peers = Mutex([PeerID: Entry]())
+    /// Bytes of data events yielded and not yet taken by the consumer.
+    private let buffered = Atomic<Int>(0)
+    private let readingPaused = Atomic<Bool>(false)
+
+    init(peer: PeerID, configuration: Session.Configuration, continuation: AsyncStream<SessionEvent>.Continuation) {
+        self.peer = peer
+        self.configuration = configuration
+        self.continuation = continuation
+        self.connectionConfiguration = ConnectionConfiguration(
+            maximumMessageLength: configuration.maximumMessageLength,
+            handshakeTimeout: .seconds(5),
+            keepaliveInterval: TimeAmount(configuration.keepaliveInterval),
+            livenessTimeout: TimeAmount(configuration.livenessTimeout),
+            logger: configuration.logger
+        )
+    }
+
+    // MARK: - Queries
+
+    func peers(in state: PeerState) -> [PeerID] {
+        peers.withLock { table in table.filter { $0.value.state == state }.map(\.key) }
+    }
+
+    func state(of peer: PeerID) -> PeerState {
+        peers.withLock { $0[peer]?.state ?? .notConnected }
+    }
+
+    func connections(to targets: [PeerID]) throws(SessionError) -> [Connection] {
+        try peers.withLock { table throws(SessionError) in
+            try targets.map { target throws(SessionError) in
+                guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
+                    throw SessionError.peerNotConnected(target)
+                }
+                return connection
+            }
+        }
+    }
+
+    // MARK: - Joining
+
+    /// Holds a place for `peer` as `connecting`, or throws when the session is full or already holds it.
+    private func reserve(_ peer: PeerID, connection: Connection?) throws(SessionError) {
+        try peers.withLock { table throws(SessionError) in
+            if table[peer] != nil { throw SessionError.alreadyInSession(peer) }
+            if table.count >= configuration.maximumPeers { throw SessionError.sessionFull(limit: configuration.maximumPeers) }
+            table[peer] = Entry(state: .connecting, connection: connection)
+            continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
+        }
+    }
+
+    /// Removes `peer` if it is held over `connection` (or over no connection yet) and reports it `notConnected`.
+    private func release(_ peer: PeerID, connection: Connection?, reason: DisconnectReason) {
+        peers.withLock { table in
+            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else { return }
+            table[peer] = nil
+            continuation.yield(.peerStateChanged(peer, .notConnected, reason: reason))
+        }
+    }
+
+    func invite(
+        expectedPeer: PeerID?,
+        host: String,
+        port: Int,
+        context: Data?,
+        timeout: Duration
+    ) async throws -> PeerID {
+        let context = context ?? Data()
+        guard context.count <= WireProtocol.maximumContextLength else {
+            throw InvitationError.failed(
+                peer: expectedPeer,
+                reason: .protocolViolation.with(detail: "context of \(context.count) bytes exceeds \(WireProtocol.maximumContextLength)")
+            )
+        }
+        if let expectedPeer {
+            try reserve(expectedPeer, connection: nil)
+        }
+        let invitation = ConnectionStateMachine.Invitation(
+            expectedPeer: expectedPeer,
+            context: ByteBuffer(bytes: context),
+            timeout: TimeAmount(timeout)
+        )
+        let connection: Connection
+        do {
+            connection = try await ConnectionDialer.dial(
+                host: host,
+                port: port,
+                localPeer: peer,
+                invitation: invitation,
+                configuration: connectionConfiguration,
+                group: MultiThreadedEventLoopGroup.singleton,
+                delegate: self
+            )
+        } catch {
+            let reason = DisconnectReason.connectionFailed.with(detail: "\(host):\(port): \(error)")
+            if let expectedPeer { release(expectedPeer, connection: nil, reason: reason) }
+            throw InvitationError.failed(peer: expectedPeer, reason: reason)
+        }
+        if let expectedPeer, !attach(connection, to: expectedPeer) {
+            connection.close(.localDisconnect.with(detail: "the session disconnected during the invitation"))
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await connection.established.get()
+            } onCancel: {
+                connection.close(.localDisconnect.with(detail: "the invitation was cancelled"))
+            }
+        } catch let error as ConnectionClosedError {
+            if let peer = error.peer ?? expectedPeer { release(peer, connection: connection, reason: error.reason) }
+            throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
+        }
+    }
+
+    /// Records the dialled connection of a reserved peer; `false` if the reservation is gone.
+    private func attach(_ connection: Connection, to peer: PeerID) -> Bool {
+        peers.withLock { table in
+            guard let entry = table[peer] else { return false }
+            if entry.connection == nil { table[peer]?.connection = connection }
+            return table[peer]?.connection === connection
+        }
+    }
+
+    func accept(_ connection: Connection, from peer: PeerID) async throws {
+        try reserve(peer, connection: connection)
+        do {
+            try await connection.accept(
+                delegate: self,
+                keepaliveInterval: connectionConfiguration.keepaliveInterval,
+                livenessTimeout: connectionConfiguration.livenessTimeout,
+                maximumMessageLength: configuration.maximumMessageLength
+            )
+        } catch let error as ConnectionClosedError {
+            release(peer, connection: connection, reason: error.reason)
+            throw InvitationError.notPending(peer: peer, reason: error.reason)
+        }
+    }
+
+    // MARK: - Leaving
+
+    func disconnectAll() async {
+        let connections = peers.withLock { table -> [Connection] in
+            for (peer, entry) in table where entry.connection == nil {
+                table[peer] = nil
+                continuation.yield(.peerStateChanged(peer, .notConnected, reason: .localDisconnect))
+            }
+            return table.values.compactMap(\.connection)
+        }
+        for connection in connections {
+            connection.close(.localDisconnect)
+        }
+        for connection in connections {
+            try? await connection.closed.get()
+        }
+    }
+
+    /// The session was released: close everything and end the event stream.
+    func shutdown() {
+        let connections = peers.withLock { table in table.values.compactMap(\.connection) }
+        for connection in connections {
+            connection.close(.localDisconnect)
+        }
+        continuation.finish()
+    }
+
+    // MARK: - Receive backpressure
+
+    /// The consumer took `count` bytes of data events: resume reading once below half the limit.
+    func consumed(_ count: Int) {
+        let left = buffered.subtract(count, ordering: .sequentiallyConsistent).newValue
+        guard left <= configuration.receiveBufferLimit / 2,
+            readingPaused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
+        else { return }
+        let connections = peers.withLock { table in table.values.compactMap(\.connection) }
+        for connection in connections {
+            connection.resumeReading()
+        }
+    }
+
+    // MARK: - ConnectionDelegate (on event loops)
+
+    func connection(_ connection: Connection, identified peer: PeerID) {
+        let accepted = peers.withLock { table -> DisconnectReason? in
+            if let entry = table[peer] {
+                if entry.connection === connection { return nil }
+                if entry.connection == nil, entry.state == .connecting {
+                    table[peer]?.connection = connection
+                    return nil
+                }
+                return DisconnectReason.unexpectedPeer.with(detail: "\(peer) is already in the session")
+            }
+            if table.count >= configuration.maximumPeers {
+                return DisconnectReason.sessionFull.with(detail: "limit \(configuration.maximumPeers)")
+            }
+            table[peer] = Entry(state: .connecting, connection: connection)
+            continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            return nil
+        }
+        if let refusal = accepted {
+            connection.close(refusal)
+        }
+    }
+
+    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount) {
+        // Sessions only dial out; invitations arrive at an Advertiser.
+        connection.decline(.declined)
+    }
+
+    func connection(_ connection: Connection, establishedWith peer: PeerID) {
+        let ours = peers.withLock { table -> Bool in
+            guard let entry = table[peer], entry.connection === connection || entry.connection == nil else { return false }
+            table[peer] = Entry(state: .connected, connection: connection)
+            continuation.yield(.peerStateChanged(peer, .connected, reason: nil))
+            return true
+        }
+        if !ours {
+            connection.close(.unexpectedPeer.with(detail: "\(peer) is not expected in this session"))
+        }
+    }
+
+    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
+        let data = Data(buffer: message, byteTransferStrategy: .automatic)
+        let total = buffered.add(data.count, ordering: .sequentiallyConsistent).newValue
+        continuation.yield(.dataReceived(data, from: peer))
+        guard total > configuration.receiveBufferLimit else { return true }
+        readingPaused.store(true, ordering: .sequentiallyConsistent)
+        // The consumer may have drained the buffer before it could see the flag: check again.
+        if buffered.load(ordering: .sequentiallyConsistent) <= configuration.receiveBufferLimit / 2 {
+            readingPaused.store(false, ordering: .sequentiallyConsistent)
+            return true
+        }
+        return false
+    }
+
+    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
+        if let peer {
+            release(peer, connection: connection, reason: reason)
+        }
+    }
+}

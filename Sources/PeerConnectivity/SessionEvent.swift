@@ -1,0 +1,9 @@
+import Foundation
+
+/// Something that happened in a ``Session``, delivered in order through ``Session/events``.
+public enum SessionEvent: Sendable {
+    /// A peer's state changed. `reason` says why when the new state is `notConnected`.
+    case peerStateChanged(PeerID, PeerState, reason: DisconnectReason?)
+    /// A message arrived from a connected peer.
+    case dataReceived(Data, from: PeerID)
+}

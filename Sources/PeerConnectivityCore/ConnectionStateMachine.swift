@@ -1,0 +1,329 @@
+import NIOCore
+
+/// The life of one connection between two peers, from HELLO to GOODBYE, as a pure value.
+///
+/// The channel handler feeds it events (frames received, timers, local decisions) and carries out
+/// the ``Action`` each returns; the machine never touches a channel, so it is tested with plain
+/// values. Until the invitation is accepted only handshake frames are allowed: anything else
+/// closes the connection with a protocol violation.
+///
+/// ```
+/// inviter: awaitingHello --HELLO--> awaitingAnswer --ACCEPT--> established
+/// invitee: awaitingHello --HELLO--> awaitingInvite --INVITE--> awaitingDecision --accept()--> established
+/// any state --GOODBYE / error / timer / close()--> closing --channelInactive--> closed
+/// ```
+package struct ConnectionStateMachine {
+    /// Which side of the invitation this connection is.
+    package enum Role: Sendable {
+        /// This side connected and invites the peer.
+        case inviter(Invitation)
+        /// This side accepted the TCP connection and waits to be invited.
+        case invitee
+    }
+
+    /// What an inviter sends and expects.
+    package struct Invitation: Sendable {
+        /// The peer this side means to reach, when known from discovery; `nil` for a direct connection.
+        package var expectedPeer: PeerID?
+        /// Application data sent with the invitation.
+        package var context: ByteBuffer
+        /// How long to wait for the answer.
+        package var timeout: TimeAmount
+
+        package init(expectedPeer: PeerID?, context: ByteBuffer, timeout: TimeAmount) {
+            self.expectedPeer = expectedPeer
+            self.context = context
+            self.timeout = timeout
+        }
+    }
+
+    /// What the handler must do after an event.
+    package enum Action: Equatable {
+        /// Nothing.
+        case none
+        /// Write these frames and flush.
+        case send([Frame])
+        /// The inviter learned who answered (from its HELLO).
+        case peerIdentified(PeerID)
+        /// An invitation arrived: hand it to the application, and wait for its answer until `timeout`.
+        case deliverInvitation(from: PeerID, context: ByteBuffer, timeout: TimeAmount)
+        /// The handshake is done: write `frame` if any, tell the owner, start the keepalive timer.
+        case establish(PeerID, sending: Frame?)
+        /// Hand an application message to the owner.
+        case deliverData(ByteBuffer)
+        /// Write `frame` if any, then close the channel. `reason` is reported when it has closed.
+        case close(DisconnectReason, sending: Frame?)
+        /// The channel has closed: tell the owner, once.
+        case reportClosed(peer: PeerID?, reason: DisconnectReason)
+    }
+
+    private enum State {
+        case idle(Role)
+        case inviterAwaitingHello(Invitation)
+        case inviterAwaitingAnswer(PeerID)
+        case inviteeAwaitingHello
+        case inviteeAwaitingInvite(PeerID)
+        case inviteeAwaitingDecision(PeerID)
+        case established(PeerID)
+        case closing(peer: PeerID?, reason: DisconnectReason)
+        case closed
+    }
+
+    private var state: State
+    private let localPeer: PeerID
+    private var keepaliveInterval: TimeAmount
+    private var livenessTimeout: TimeAmount
+    /// Keepalive ticks since anything arrived from the peer (ticks while reading is paused by us do not count).
+    private var ticksSinceInbound = 0
+    private var readingPaused = false
+
+    /// Makes the machine for a new connection.
+    ///
+    /// - Parameters:
+    ///   - localPeer: this side's identity, sent in HELLO.
+    ///   - role: inviter (with what it sends) or invitee.
+    ///   - keepaliveInterval: how often a KEEPALIVE is sent once established.
+    ///   - livenessTimeout: how long without any frame from the peer before it counts as gone.
+    package init(localPeer: PeerID, role: Role, keepaliveInterval: TimeAmount, livenessTimeout: TimeAmount) {
+        self.localPeer = localPeer
+        self.state = .idle(role)
+        self.keepaliveInterval = keepaliveInterval
+        self.livenessTimeout = livenessTimeout
+    }
+
+    /// The peer on the other side, once its HELLO has arrived.
+    package var peer: PeerID? {
+        switch state {
+        case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .closed: return nil
+        case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer), .inviteeAwaitingDecision(let peer),
+            .established(let peer):
+            return peer
+        case .closing(let peer, _): return peer
+        }
+    }
+
+    /// Whether the handshake has completed and the connection is not closing.
+    package var isEstablished: Bool {
+        if case .established = state { return true }
+        return false
+    }
+
+    /// The TCP connection is up: the inviter sends HELLO and INVITE at once, the invitee its HELLO.
+    package mutating func channelActive() -> Action {
+        guard case .idle(let role) = state else { return .none }
+        let hello = Frame.hello(Frame.Hello(peer: localPeer))
+        switch role {
+        case .inviter(let invitation):
+            state = .inviterAwaitingHello(invitation)
+            let milliseconds = UInt32(clamping: invitation.timeout.nanoseconds / 1_000_000)
+            let invite = Frame.Invite(timeoutMilliseconds: milliseconds, context: invitation.context)
+            return .send([hello, .invite(invite)])
+        case .invitee:
+            state = .inviteeAwaitingHello
+            return .send([hello])
+        }
+    }
+
+    /// A frame arrived from the peer.
+    ///
+    /// - Parameter frame: the decoded frame.
+    /// - Returns: what to do with it.
+    package mutating func frameReceived(_ frame: Frame) -> Action {
+        ticksSinceInbound = 0
+        switch (state, frame) {
+        case (.established, .data(let payload)):
+            return .deliverData(payload)
+        case (.established, .keepalive):
+            return .none
+        case (.established(let peer), .goodbye(let said)):
+            return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
+
+        case (.inviterAwaitingHello(let invitation), .hello(let hello)):
+            if hello.peer == localPeer {
+                return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
+            }
+            if let expected = invitation.expectedPeer, expected != hello.peer {
+                let detail = "expected \(expected), \(hello.peer) answered"
+                return closeWithGoodbye(.unexpectedPeer.with(detail: detail), peer: hello.peer)
+            }
+            state = .inviterAwaitingAnswer(hello.peer)
+            return .peerIdentified(hello.peer)
+        case (.inviterAwaitingAnswer(let peer), .accept):
+            state = .established(peer)
+            return .establish(peer, sending: nil)
+        case (.inviterAwaitingAnswer(let peer), .decline(let reason)):
+            return closeQuietly(peer: peer, reason == .localDisconnect ? .declined : reason)
+
+        case (.inviteeAwaitingHello, .hello(let hello)):
+            state = .inviteeAwaitingInvite(hello.peer)
+            return .none
+        case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
+            state = .inviteeAwaitingDecision(peer)
+            let timeout = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
+            return .deliverInvitation(from: peer, context: invite.context, timeout: timeout)
+
+        case (.inviterAwaitingHello, .goodbye(let said)), (.inviteeAwaitingHello, .goodbye(let said)):
+            return closeQuietly(peer: nil, remote(said))
+        case (.inviterAwaitingAnswer(let peer), .goodbye(let said)),
+            (.inviteeAwaitingInvite(let peer), .goodbye(let said)),
+            (.inviteeAwaitingDecision(let peer), .goodbye(let said)):
+            return closeQuietly(peer: peer, remote(said))
+
+        case (.closing, _), (.closed, _):
+            return .none
+        case (.idle, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "not yet connected"))
+        case (.inviterAwaitingHello, _), (.inviteeAwaitingHello, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for HELLO"))
+        case (.inviterAwaitingAnswer, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for the answer to the invitation"))
+        case (.inviteeAwaitingInvite, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for INVITE"))
+        case (.inviteeAwaitingDecision, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "the invitation is not accepted yet"))
+        case (.established, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "connected"))
+        }
+    }
+
+    /// The application accepted the invitation.
+    ///
+    /// - Parameters:
+    ///   - keepaliveInterval: the session's keepalive interval, which now applies.
+    ///   - livenessTimeout: the session's liveness timeout, which now applies.
+    /// - Returns: the action, or `nil` when no invitation is pending any more (it expired or was withdrawn).
+    package mutating func accept(keepaliveInterval: TimeAmount, livenessTimeout: TimeAmount) -> Action? {
+        guard case .inviteeAwaitingDecision(let peer) = state else { return nil }
+        self.keepaliveInterval = keepaliveInterval
+        self.livenessTimeout = livenessTimeout
+        state = .established(peer)
+        ticksSinceInbound = 0
+        return .establish(peer, sending: .accept)
+    }
+
+    /// The application declined the invitation, or the invitee turned it away (busy, session full).
+    ///
+    /// - Parameter reason: sent to the inviter in DECLINE.
+    /// - Returns: the action, or `nil` when no invitation is pending any more.
+    package mutating func decline(_ reason: DisconnectReason) -> Action? {
+        guard case .inviteeAwaitingDecision(let peer) = state else { return nil }
+        state = .closing(peer: peer, reason: reason)
+        return .close(reason, sending: .decline(reason))
+    }
+
+    /// The handshake deadline passed: the inviter's invitation timeout, the invitee's handshake
+    /// timeout, or the invitee's wait for the application's answer. Stale deadlines are ignored.
+    package mutating func deadlinePassed() -> Action {
+        switch state {
+        case .inviterAwaitingHello, .inviterAwaitingAnswer:
+            return closeWithGoodbye(.timedOut, peer: peer)
+        case .inviteeAwaitingHello, .inviteeAwaitingInvite:
+            return closeWithGoodbye(.handshakeTimeout, peer: peer)
+        case .inviteeAwaitingDecision(let peer):
+            state = .closing(peer: peer, reason: .timedOut)
+            return .close(.timedOut, sending: .decline(.timedOut))
+        case .idle, .established, .closing, .closed:
+            return .none
+        }
+    }
+
+    /// The keepalive timer fired: send a KEEPALIVE, or give up on a silent peer.
+    package mutating func keepaliveTick() -> Action {
+        guard case .established(let peer) = state else { return .none }
+        if !readingPaused {
+            ticksSinceInbound += 1
+        }
+        let silence = keepaliveInterval.nanoseconds * Int64(ticksSinceInbound)
+        if silence >= livenessTimeout.nanoseconds {
+            let seconds = Double(silence) / 1e9
+            let reason = DisconnectReason.livenessTimeout.with(detail: "nothing received for \(seconds) s")
+            return closeWithGoodbye(reason, peer: peer)
+        }
+        return .send([.keepalive])
+    }
+
+    /// The owner stopped or resumed reading from the socket (receive backpressure); silence while
+    /// paused is our doing, not the peer's, so it does not count toward the liveness timeout.
+    ///
+    /// - Parameter paused: whether reading is paused.
+    package mutating func readingPaused(_ paused: Bool) {
+        readingPaused = paused
+    }
+
+    /// This side closes the connection (disconnect, stop, or cancelling an invitation).
+    ///
+    /// - Parameter reason: sent to the peer in GOODBYE and reported locally.
+    package mutating func close(_ reason: DisconnectReason) -> Action {
+        switch state {
+        case .closing, .closed: return .none
+        case .idle:
+            state = .closing(peer: nil, reason: reason)
+            return .close(reason, sending: nil)
+        default:
+            return closeWithGoodbye(reason, peer: peer)
+        }
+    }
+
+    /// The decoder or the socket reported an error.
+    ///
+    /// - Parameter error: a ``ProtocolError`` for bad input; anything else is an I/O failure.
+    package mutating func errorCaught(_ error: any Error) -> Action {
+        if let protocolError = error as? ProtocolError {
+            return protocolViolation(protocolError)
+        }
+        switch state {
+        case .closing, .closed: return .none
+        default:
+            let reason = DisconnectReason.connectionLost.with(detail: "\(error)")
+            state = .closing(peer: peer, reason: reason)
+            return .close(reason, sending: nil)
+        }
+    }
+
+    /// The channel has closed. Reports the reason once: ours if we closed it, else a lost connection.
+    package mutating func channelInactive() -> Action {
+        switch state {
+        case .closed:
+            return .none
+        case .closing(let peer, let reason):
+            state = .closed
+            return .reportClosed(peer: peer, reason: reason)
+        case .idle:
+            state = .closed
+            return .reportClosed(peer: nil, reason: .connectionFailed)
+        case .inviterAwaitingHello, .inviterAwaitingAnswer, .inviteeAwaitingHello, .inviteeAwaitingInvite,
+            .inviteeAwaitingDecision, .established:
+            let peer = self.peer
+            state = .closed
+            return .reportClosed(peer: peer, reason: DisconnectReason.connectionLost.with(detail: "closed without GOODBYE"))
+        }
+    }
+
+    // MARK: - Helpers
+
+    private mutating func protocolViolation(_ error: ProtocolError) -> Action {
+        switch state {
+        case .closing, .closed: return .none
+        default:
+            let reason = error.disconnectReason
+            let peer = self.peer
+            state = .closing(peer: peer, reason: reason)
+            return .close(reason, sending: .goodbye(reason))
+        }
+    }
+
+    private mutating func closeWithGoodbye(_ reason: DisconnectReason, peer: PeerID?) -> Action {
+        state = .closing(peer: peer, reason: reason)
+        return .close(reason, sending: .goodbye(reason))
+    }
+
+    private mutating func closeQuietly(peer: PeerID?, _ reason: DisconnectReason) -> Action {
+        state = .closing(peer: peer, reason: reason)
+        return .close(reason, sending: nil)
+    }
+
+    /// What a GOODBYE received during the handshake means here.
+    private func remote(_ said: DisconnectReason) -> DisconnectReason {
+        said == .localDisconnect ? .peerDisconnected : said
+    }
+}

@@ -1,0 +1,108 @@
+/// Why a peer is, or went, `notConnected`.
+///
+/// Compare with the static members (`reason == .declined`): equality looks at the kind of reason
+/// only, while ``detail`` carries context for logs and people.
+public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
+    private enum Code: UInt8, Hashable, Sendable {
+        case localDisconnect = 1
+        case peerDisconnected = 2
+        case declined = 3
+        case timedOut = 4
+        case connectionLost = 5
+        case livenessTimeout = 6
+        case protocolViolation = 7
+        case incompatibleVersion = 8
+        case sessionFull = 9
+        case unexpectedPeer = 10
+        case connectionFailed = 11
+        case handshakeTimeout = 12
+        case busy = 13
+    }
+
+    private let code: Code
+
+    /// Context for logs and people: the frame that broke the protocol, the socket error, and so on.
+    public let detail: String?
+
+    private init(_ code: Code, detail: String? = nil) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// This side called `disconnect()`.
+    public static let localDisconnect = DisconnectReason(.localDisconnect)
+    /// The peer said goodbye: it left the session or stopped.
+    public static let peerDisconnected = DisconnectReason(.peerDisconnected)
+    /// The invited peer declined the invitation.
+    public static let declined = DisconnectReason(.declined)
+    /// The invitation was not answered within its timeout.
+    public static let timedOut = DisconnectReason(.timedOut)
+    /// The connection closed without a goodbye (the peer's process died or the socket failed).
+    public static let connectionLost = DisconnectReason(.connectionLost)
+    /// Nothing came from the peer within the liveness timeout (its host or network vanished).
+    public static let livenessTimeout = DisconnectReason(.livenessTimeout)
+    /// The peer sent something malformed or out of order.
+    public static let protocolViolation = DisconnectReason(.protocolViolation)
+    /// The peer speaks a protocol version this library does not.
+    public static let incompatibleVersion = DisconnectReason(.incompatibleVersion)
+    /// The session already holds its maximum number of peers.
+    public static let sessionFull = DisconnectReason(.sessionFull)
+    /// The peer that answered is not the peer that was invited.
+    public static let unexpectedPeer = DisconnectReason(.unexpectedPeer)
+    /// The TCP connection could not be made.
+    public static let connectionFailed = DisconnectReason(.connectionFailed)
+    /// The peer did not complete the handshake in time.
+    public static let handshakeTimeout = DisconnectReason(.handshakeTimeout)
+    /// The invited side has too many invitations pending and turned this one away.
+    public static let busy = DisconnectReason(.busy)
+
+    /// The same kind of reason with context added.
+    ///
+    /// - Parameter detail: a sentence for logs and people.
+    /// - Returns: a reason equal to `self`, carrying `detail`.
+    public func with(detail: String) -> DisconnectReason {
+        DisconnectReason(code, detail: detail)
+    }
+
+    /// Reasons are equal when they are of the same kind, whatever their detail.
+    public static func == (lhs: DisconnectReason, rhs: DisconnectReason) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// Hashes the kind of reason.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+
+    /// The reason in words, with its detail when there is one.
+    public var description: String {
+        let text: String
+        switch code {
+        case .localDisconnect: text = "disconnected locally"
+        case .peerDisconnected: text = "the peer disconnected"
+        case .declined: text = "the invitation was declined"
+        case .timedOut: text = "the invitation timed out"
+        case .connectionLost: text = "the connection was lost"
+        case .livenessTimeout: text = "no sign of life from the peer within the liveness timeout"
+        case .protocolViolation: text = "protocol violation"
+        case .incompatibleVersion: text = "incompatible protocol version"
+        case .sessionFull: text = "the session is full"
+        case .unexpectedPeer: text = "an unexpected peer answered"
+        case .connectionFailed: text = "the connection could not be made"
+        case .handshakeTimeout: text = "the handshake timed out"
+        case .busy: text = "the peer has too many pending invitations"
+        }
+        guard let detail else { return text }
+        return "\(text): \(detail)"
+    }
+
+    /// The byte that carries this reason in a GOODBYE or DECLINE frame.
+    package var wireValue: UInt8 { code.rawValue }
+
+    /// The reason a GOODBYE or DECLINE frame carries; unknown values read as `peerDisconnected`.
+    ///
+    /// - Parameter wireValue: the reason byte from the frame.
+    package init(wireValue: UInt8) {
+        self.init(Code(rawValue: wireValue) ?? .peerDisconnected)
+    }
+}

@@ -1,0 +1,22 @@
+/// The type byte of a frame (see docs/PROTOCOL.md).
+package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case hello = 0x01
+    case invite = 0x02
+    case accept = 0x03
+    case decline = 0x04
+    case data = 0x10
+    case keepalive = 0x11
+    case goodbye = 0x12
+
+    package var description: String {
+        switch self {
+        case .hello: return "HELLO"
+        case .invite: return "INVITE"
+        case .accept: return "ACCEPT"
+        case .decline: return "DECLINE"
+        case .data: return "DATA"
+        case .keepalive: return "KEEPALIVE"
+        case .goodbye: return "GOODBYE"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// Constants of the PeerConnectivity wire protocol (see docs/PROTOCOL.md).
+package enum WireProtocol {
+    /// The four bytes that open every HELLO frame: "PCON".
+    package static let magic: [UInt8] = [0x50, 0x43, 0x4F, 0x4E]
+
+    /// The protocol version this library speaks.
+    package static let version: UInt16 = 1
+
+    /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
+    package static let headerLength = 5
+
+    /// The largest data message a session sends or accepts by default: 1 MiB.
+    package static let defaultMaximumMessageLength = 1 << 20
+
+    /// The largest invitation context: 64 KiB.
+    package static let maximumContextLength = 1 << 16
+
+    /// The largest frame body (type byte and payload) that frames of `maximumMessageLength` need.
+    ///
+    /// - Parameter maximumMessageLength: the largest data message.
+    /// - Returns: the frame length limit the decoder enforces.
+    package static func maximumFrameLength(forMessageLength maximumMessageLength: Int) -> Int {
+        1 + max(maximumMessageLength, maximumContextLength + 4)
+    }
+}

@@ -1,0 +1,24 @@
+import NIOCore
+import PeerConnectivityCore
+
+/// Receives what happens on a ``Connection``. Every method is called on the connection's event loop,
+/// in the order things happened; implementations must not block.
+package protocol ConnectionDelegate: AnyObject, Sendable {
+    /// The inviter learned who answered (its HELLO arrived and matched the expected peer, if any).
+    func connection(_ connection: Connection, identified peer: PeerID)
+
+    /// An invitation arrived on an invitee connection; answer with ``Connection/accept(delegate:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
+    /// or ``Connection/decline(_:)`` before `timeout`.
+    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount)
+
+    /// The handshake completed: both sides may now send data.
+    func connection(_ connection: Connection, establishedWith peer: PeerID)
+
+    /// A data message arrived.
+    ///
+    /// - Returns: `false` to pause reading from the socket until ``Connection/resumeReading()``.
+    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool
+
+    /// The connection closed; called exactly once, last.
+    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason)
+}

@@ -1,0 +1,45 @@
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+
+/// Opens connections as the inviter.
+package enum ConnectionDialer {
+    /// Connects to `host:port` and starts the handshake (HELLO and INVITE go out at once).
+    ///
+    /// - Parameters:
+    ///   - host: a host name (resolved with getaddrinfo, so "name.local" works through nss-mdns) or address.
+    ///   - port: the peer's port.
+    ///   - localPeer: this side's identity.
+    ///   - invitation: the expected peer, the context and the timeout.
+    ///   - configuration: limits and timers.
+    ///   - group: the event loops to run on.
+    ///   - delegate: receives the connection's events.
+    /// - Returns: the connection, handshake under way; await ``Connection/established``.
+    /// - Throws: when the TCP connection cannot be made.
+    package static func dial(
+        host: String,
+        port: Int,
+        localPeer: PeerID,
+        invitation: ConnectionStateMachine.Invitation,
+        configuration: ConnectionConfiguration,
+        group: any EventLoopGroup,
+        delegate: any ConnectionDelegate
+    ) async throws -> Connection {
+        let connectTimeout = min(invitation.timeout, .seconds(10))
+        return try await ClientBootstrap(group: group)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try ConnectionHandler.install(
+                        on: channel,
+                        localPeer: localPeer,
+                        role: .inviter(invitation),
+                        configuration: configuration,
+                        delegate: delegate
+                    )
+                }
+            }
+    }
+}

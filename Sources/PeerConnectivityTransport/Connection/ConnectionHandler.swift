@@ -1,0 +1,315 @@
+import Logging
+import NIOCore
+import PeerConnectivityCore
+
+/// Runs a ``ConnectionStateMachine`` on a channel: feeds it frames, timers and local decisions,
+/// and carries out the actions it returns in one place, ``run(_:)``.
+///
+/// Sits after a `ByteToMessageHandler(FrameDecoder)`. Outbound it writes encoded frames
+/// (`ByteBuffer`s) that it takes from its ``Connection``'s queue.
+package final class ConnectionHandler: ChannelDuplexHandler {
+    package typealias InboundIn = Frame
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+
+    /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
+    static let goodbyeGracePeriod = TimeAmount.seconds(2)
+
+    let establishedPromise: EventLoopPromise<PeerID>
+    let closedPromise: EventLoopPromise<Void>
+
+    private var stateMachine: ConnectionStateMachine
+    private var delegate: (any ConnectionDelegate)?
+    private var connection: Connection?
+    private var context: ChannelHandlerContext?
+    private let firstDeadline: TimeAmount
+    private var keepaliveInterval: TimeAmount
+    private var maximumMessageLength: Int
+    private var logger: Logger
+    /// Shared with the frame decoder: small while handshaking, the message limit once connected.
+    private let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
+
+    /// The peer once connected: kept apart from the state machine for the data path.
+    private var establishedPeer: PeerID?
+    private var establishedCompleted = false
+    private var deadline: Scheduled<Void>?
+    private var keepalive: Scheduled<Void>?
+    private var readPaused = false
+    private var readPending = false
+
+    init(
+        localPeer: PeerID,
+        role: ConnectionStateMachine.Role,
+        configuration: ConnectionConfiguration,
+        delegate: any ConnectionDelegate,
+        eventLoop: any EventLoop
+    ) {
+        self.stateMachine = ConnectionStateMachine(
+            localPeer: localPeer,
+            role: role,
+            keepaliveInterval: configuration.keepaliveInterval,
+            livenessTimeout: configuration.livenessTimeout
+        )
+        switch role {
+        case .inviter(let invitation): self.firstDeadline = invitation.timeout
+        case .invitee: self.firstDeadline = configuration.handshakeTimeout
+        }
+        self.keepaliveInterval = configuration.keepaliveInterval
+        self.maximumMessageLength = configuration.maximumMessageLength
+        self.delegate = delegate
+        self.logger = configuration.logger
+        self.establishedPromise = eventLoop.makePromise()
+        self.closedPromise = eventLoop.makePromise()
+    }
+
+    /// Makes the pipeline of a new channel: the frame decoder, then this handler; returns its handle.
+    ///
+    /// - Parameters:
+    ///   - channel: the new channel, on its event loop.
+    ///   - localPeer: this side's identity.
+    ///   - role: inviter or invitee.
+    ///   - configuration: limits and timers.
+    ///   - delegate: receives the connection's events.
+    /// - Returns: the connection's handle.
+    /// - Throws: if the pipeline cannot be set up.
+    static func install(
+        on channel: any Channel,
+        localPeer: PeerID,
+        role: ConnectionStateMachine.Role,
+        configuration: ConnectionConfiguration,
+        delegate: any ConnectionDelegate
+    ) throws -> Connection {
+        let handler = ConnectionHandler(
+            localPeer: localPeer,
+            role: role,
+            configuration: configuration,
+            delegate: delegate,
+            eventLoop: channel.eventLoop
+        )
+        let connection = Connection(channel: channel, handler: handler, highWatermark: configuration.outboundHighWatermark)
+        handler.connection = connection
+        if let remote = channel.remoteAddress {
+            handler.logger[metadataKey: "remote"] = "\(remote)"
+        }
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(ByteToMessageHandler(FrameDecoder(limit: handler.frameLengthLimit)))
+        try sync.addHandler(handler)
+        return connection
+    }
+
+    // MARK: - Channel events
+
+    package func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive {
+            start()
+        }
+    }
+
+    package func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        run(stateMachine.frameReceived(unwrapInboundIn(data)))
+    }
+
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        run(stateMachine.errorCaught(error))
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        run(stateMachine.channelInactive())
+        context.fireChannelInactive()
+    }
+
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            drainOutbound()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    package func read(context: ChannelHandlerContext) {
+        if readPaused {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    // MARK: - Requests from the Connection, on the event loop
+
+    /// Writes every queued frame while the channel is writable, with one flush.
+    func drainOutbound() {
+        guard let context, let connection else { return }
+        var wrote = false
+        while context.channel.isWritable, let batch = connection.takePending() {
+            for frame in batch {
+                context.write(wrapOutboundOut(frame), promise: nil)
+            }
+            wrote = true
+        }
+        if wrote {
+            context.flush()
+        }
+    }
+
+    func accept(
+        delegate: any ConnectionDelegate,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int
+    ) throws {
+        guard let action = stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
+        else {
+            throw ConnectionClosedError(reason: .timedOut.with(detail: "the invitation is no longer pending"), peer: stateMachine.peer)
+        }
+        self.delegate = delegate
+        self.keepaliveInterval = keepaliveInterval
+        self.maximumMessageLength = maximumMessageLength
+        run(action)
+    }
+
+    func decline(_ reason: DisconnectReason) {
+        if let action = stateMachine.decline(reason) {
+            run(action)
+        }
+    }
+
+    func close(_ reason: DisconnectReason) {
+        run(stateMachine.close(reason))
+    }
+
+    func resumeReading() {
+        guard readPaused else { return }
+        readPaused = false
+        stateMachine.readingPaused(false)
+        if readPending, let context {
+            readPending = false
+            context.read()
+        }
+    }
+
+    // MARK: - Actions
+
+    private func start() {
+        guard let context else { return }
+        let action = stateMachine.channelActive()
+        guard action != .none else { return }
+        scheduleDeadline(after: firstDeadline, context: context)
+        run(action)
+    }
+
+    private func run(_ action: ConnectionStateMachine.Action) {
+        guard let context, let connection else { return }
+        switch action {
+        case .none:
+            break
+
+        case .deliverData(let payload):
+            guard let peer = establishedPeer, let delegate else { return }
+            if !delegate.connection(connection, received: payload, from: peer) {
+                readPaused = true
+                stateMachine.readingPaused(true)
+            }
+
+        case .send(let frames):
+            for frame in frames {
+                context.write(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: nil)
+            }
+            context.flush()
+
+        case .peerIdentified(let peer):
+            logger[metadataKey: "peer"] = "\(peer)"
+            delegate?.connection(connection, identified: peer)
+
+        case .deliverInvitation(let peer, let invitationContext, let timeout):
+            logger[metadataKey: "peer"] = "\(peer)"
+            scheduleDeadline(after: timeout, context: context)
+            delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
+
+        case .establish(let peer, let frame):
+            deadline?.cancel()
+            deadline = nil
+            establishedPeer = peer
+            frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
+            if let frame {
+                context.writeAndFlush(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: nil)
+            }
+            scheduleKeepalive(context: context)
+            logger.debug("connected")
+            delegate?.connection(connection, establishedWith: peer)
+            establishedCompleted = true
+            establishedPromise.succeed(peer)
+
+        case .close(let reason, let frame):
+            cancelTimers()
+            connection.refuseNewSends(ConnectionClosedError(reason: reason, peer: stateMachine.peer))
+            if reason == .protocolViolation || reason == .incompatibleVersion {
+                logger.warning("closing connection: \(reason)")
+            } else {
+                logger.debug("closing connection: \(reason)")
+            }
+            // Data queued before the close goes out first, then the GOODBYE or DECLINE.
+            while let batch = connection.takePending() {
+                for buffer in batch { context.write(wrapOutboundOut(buffer), promise: nil) }
+            }
+            guard let frame else {
+                context.close(promise: nil)
+                return
+            }
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: written)
+            let grace = context.eventLoop.assumeIsolated().scheduleTask(in: Self.goodbyeGracePeriod) {
+                context.close(promise: nil)
+            }
+            written.futureResult.assumeIsolated().whenComplete { _ in
+                grace.cancel()
+                context.close(promise: nil)
+            }
+
+        case .reportClosed(let peer, let reason):
+            cancelTimers()
+            let error = ConnectionClosedError(reason: reason, peer: peer)
+            connection.markClosed(error)
+            logger.debug("connection closed: \(reason)")
+            delegate?.connection(connection, closedWith: peer, reason: reason)
+            if !establishedCompleted {
+                establishedCompleted = true
+                establishedPromise.fail(error)
+            }
+            closedPromise.succeed()
+            // Break the cycle connection -> channel -> pipeline -> handler -> connection.
+            self.delegate = nil
+            self.connection = nil
+        }
+    }
+
+    private func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            deadline = nil
+            run(stateMachine.deadlinePassed())
+        }
+    }
+
+    private func scheduleKeepalive(context: ChannelHandlerContext) {
+        keepalive = context.eventLoop.assumeIsolated().scheduleTask(in: keepaliveInterval) { [self] in
+            keepalive = nil
+            let action = stateMachine.keepaliveTick()
+            run(action)
+            if case .send = action {
+                scheduleKeepalive(context: context)
+            }
+        }
+    }
+
+    private func cancelTimers() {
+        deadline?.cancel()
+        deadline = nil
+        keepalive?.cancel()
+        keepalive = nil
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import PeerConnectivity
+
+/// Advertises a peer, answers invitations and echoes every message back to its sender.
+struct AdvertiseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advertise",
+        abstract: "Advertise a peer and echo every message back to its sender, until SIGINT or SIGTERM."
+    )
+
+    @Option(help: "The service type (without _ and ._tcp).")
+    var service = "pc-demo"
+
+    @Option(help: "This peer's display name.")
+    var name = "echo"
+
+    @Option(help: "What to do with invitations.")
+    var answer = InvitationAnswer.accept
+
+    @Option(help: "The TCP port to listen on (0: ephemeral).")
+    var port = 0
+
+    @Flag(help: "Listen only, without registering a DNS-SD service (peers connect directly).")
+    var noDnssd = false
+
+    @Option(help: "Disconnect after echoing this many messages (0: never).")
+    var disconnectAfter = 0
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard disconnectAfter >= 0 else { throw ValidationError("--disconnect-after must be >= 0") }
+    }
+
+    func run() async throws {
+        let me = try PeerID(displayName: name)
+        let session = Session(peer: me)
+        var configuration = Advertiser.Configuration.default
+        configuration.port = port
+        configuration.publishesService = !noDnssd
+        let advertiser = try Advertiser(peer: me, discoveryInfo: ["role": "echo"], serviceType: service, configuration: configuration)
+        do {
+            try await advertiser.start()
+        } catch {
+            FileHandle.standardError.write(Data("peer-demo: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        Output.line("ready peer=\(me.id.uuidString.lowercased()) port=\(advertiser.port ?? 0)")
+
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await invitation in advertiser.invitations {
+                    Output.line("invitation from=\(invitation.peer.displayName) context=\(String(decoding: invitation.context, as: UTF8.self))")
+                    switch answer {
+                    case .accept:
+                        do { try await invitation.accept(into: session) } catch { Output.line("accept failed: \(error)") }
+                    case .decline:
+                        invitation.decline()
+                    case .ignore:
+                        break
+                    }
+                }
+            }
+            group.addTask {
+                var echoed = 0
+                for await event in session.events {
+                    switch event {
+                    case .peerStateChanged(let peer, let state, let reason):
+                        Output.line("state peer=\(peer.displayName) \(state)\(reason.map { " reason=\($0)" } ?? "")")
+                    case .dataReceived(let data, let peer):
+                        do {
+                            try await session.send(data, toPeers: [peer], mode: .reliable)
+                        } catch {
+                            Output.line("echo failed: \(error)")
+                        }
+                        echoed += 1
+                        if echoed == disconnectAfter {
+                            Output.line("disconnecting after \(echoed) messages")
+                            await session.disconnect()
+                        }
+                    }
+                }
+            }
+            await signals.next()
+            Output.line("stopping")
+            await advertiser.stop()
+            await session.disconnect()
+            group.cancelAll()
+        }
+        Output.line("stopped")
+        // The session's event stream only ends when the session is released; leave without waiting for it.
+        Foundation.exit(0)
+    }
+}
