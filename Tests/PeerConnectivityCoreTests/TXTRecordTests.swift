@@ -117,7 +117,8 @@ struct TXTRecordTests {
 
     @Test("values that are not UTF-8 are skipped")
     func invalidUTF8() {
-        let record = [4] + Self.bytes("a=") + [0xFF, 0xFE] + Self.entry("b=ok") + [4] + Self.bytes("c=") + [0xC3, 0x28]
+        let record =
+            [4] + Self.bytes("a=") + [0xFF, 0xFE] + Self.entry("b=ok") + [4] + Self.bytes("c=") + [0xC3, 0x28]
         #expect(TXTRecord.decode(record) == ["b": "ok"])
     }
 
@@ -152,7 +153,8 @@ struct TXTRecordTests {
     func randomFramedRecords() {
         var generator = SplitMix64(seed: 0x5EED_7E57_0000_0002)
         // Mostly printable ASCII and '=', with some arbitrary bytes, so that many strings look like attributes.
-        let alphabet: [UInt8] = Array(0x20...0x7E) + Array(repeating: UInt8(ascii: "="), count: 20) + [0, 0x80, 0xC3, 0xFF]
+        let alphabet: [UInt8] =
+            Array(0x20...0x7E) + Array(repeating: UInt8(ascii: "="), count: 20) + [0, 0x80, 0xC3, 0xFF]
         for _ in 0..<3_000 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 0...12, using: &generator) {

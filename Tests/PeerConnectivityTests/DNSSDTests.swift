@@ -140,7 +140,9 @@ struct DNSSDTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
-    @Test("each resolve deallocates its ref: more resolves than D-Bus allows live connections", .disabled(if: isProbeProcess))
+    @Test(
+        "each resolve deallocates its ref: more resolves than D-Bus allows live connections",
+        .disabled(if: isProbeProcess))
     func resolvesDoNotLeakRefs() async throws {
         let service = TestService.unique(namePrefix: "PC many")
         let registration = try await service.register()
@@ -247,7 +249,8 @@ private struct TestService {
 
     /// The instance as a browse on the loopback interface reports it.
     var instance: DNSServiceInstance {
-        DNSServiceInstance(name: self.name, type: self.type + ".", domain: "local.", interfaceIndex: self.interfaceIndex)
+        DNSServiceInstance(
+            name: self.name, type: self.type + ".", domain: "local.", interfaceIndex: self.interfaceIndex)
     }
 
     /// Registers the service.

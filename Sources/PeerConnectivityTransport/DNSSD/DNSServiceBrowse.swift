@@ -14,7 +14,7 @@ package final class DNSServiceBrowse: Sendable {
         /// An instance went away on an interface.
         case removed(DNSServiceInstance)
         /// The browse failed and reports nothing more (e.g. `kDNSServiceErr_Unknown` when avahi-daemon went away;
-        /// Avahi does not reconnect). Its `DNSServiceRef` has already been deallocated.
+        /// Avahi does not reconnect). Its `DNSServiceRef` is deallocated right after.
         case failed(DNSServiceFailure)
     }
 

@@ -1,5 +1,5 @@
 /// The object a `dns_sd.h` callback gets back as its `context` pointer, as ``DNSServiceRefProcessor`` sees it.
-package protocol DNSServiceCallbackContext: AnyObject, Sendable {
+protocol DNSServiceCallbackContext: AnyObject, Sendable {
     /// Whether the ref has nothing more to report. ``DNSServiceRefProcessor`` checks this after every
     /// `DNSServiceProcessResult` and deallocates the ref once it is `true`.
     var isFinished: Bool { get }

@@ -5,7 +5,7 @@ import Synchronization
 /// The callback side calls ``succeed(_:)`` or ``fail(_:)``; whichever comes first wins and later calls return `false`.
 /// The waiting side calls ``value(timeout:timeoutFailure:)``, which also ends with a failure when the time runs out
 /// or the calling task is cancelled.
-package final class DNSServicePendingResult<Value: Sendable>: Sendable {
+final class DNSServicePendingResult<Value: Sendable>: Sendable {
     /// Where the result stands.
     private enum State {
         /// No result yet; holds the waiting caller's continuation once it waits.
@@ -20,10 +20,10 @@ package final class DNSServicePendingResult<Value: Sendable>: Sendable {
     private let state = Mutex<State>(.pending(nil))
 
     /// Creates an empty pending result.
-    package init() {}
+    init() {}
 
     /// Whether the operation has succeeded (a later ``fail(_:)`` cannot change that).
-    package var hasSucceeded: Bool {
+    var hasSucceeded: Bool {
         self.state.withLock { state in
             switch state {
             case .pending: return false
@@ -35,7 +35,7 @@ package final class DNSServicePendingResult<Value: Sendable>: Sendable {
     }
 
     /// Whether the result is known: succeeded, failed, timed out or cancelled.
-    package var isCompleted: Bool {
+    var isCompleted: Bool {
         self.state.withLock { state in
             if case .pending = state {
                 return false
@@ -49,7 +49,7 @@ package final class DNSServicePendingResult<Value: Sendable>: Sendable {
     /// - Parameter value: The result.
     /// - Returns: `true` when this call completed the result.
     @discardableResult
-    package func succeed(_ value: Value) -> Bool {
+    func succeed(_ value: Value) -> Bool {
         self.complete(.success(value))
     }
 
@@ -58,7 +58,7 @@ package final class DNSServicePendingResult<Value: Sendable>: Sendable {
     /// - Parameter error: The failure.
     /// - Returns: `true` when this call completed the result.
     @discardableResult
-    package func fail(_ error: any Error) -> Bool {
+    func fail(_ error: any Error) -> Bool {
         self.complete(.failure(error))
     }
 
@@ -72,7 +72,7 @@ package final class DNSServicePendingResult<Value: Sendable>: Sendable {
     /// - Returns: The value.
     /// - Throws: The error passed to ``fail(_:)``, `timeoutFailure`, or `CancellationError` when the calling task is
     ///   cancelled.
-    package func value(timeout: Duration, timeoutFailure: some Error & Sendable) async throws -> Value {
+    func value(timeout: Duration, timeoutFailure: some Error & Sendable) async throws -> Value {
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
             self?.fail(timeoutFailure)

@@ -12,7 +12,7 @@ import Dispatch
 /// serial queue after any running callback has returned, calls `DNSServiceRefDeallocate` and then releases the
 /// callback context. The processor also cancels itself when `DNSServiceProcessResult` fails or when the context says
 /// it ``DNSServiceCallbackContext/isFinished``, e.g. a resolve right after its first result.
-package final class DNSServiceRefProcessor: @unchecked Sendable {
+final class DNSServiceRefProcessor: @unchecked Sendable {
     // @unchecked Sendable: the only stored property is a `let` dispatch source, and the only thing done with it after
     // `init` is `cancel()`, which libdispatch allows from any thread. The `DNSServiceRef` is used only by the
     // source's event and cancel handlers, which libdispatch runs one at a time on the source's serial queue.
@@ -45,7 +45,7 @@ package final class DNSServiceRefProcessor: @unchecked Sendable {
     /// - Returns: The running processor; cancel it when done.
     /// - Throws: ``DNSServiceFailure`` when `create` fails (e.g. `kDNSServiceErr_Unknown` when avahi-daemon is not
     ///   running) or the ref has no socket.
-    package static func start(
+    static func start(
         operation: String,
         context: some DNSServiceCallbackContext,
         create: (_ context: UnsafeMutableRawPointer, _ ref: inout DNSServiceRef?) -> DNSServiceErrorType
@@ -110,7 +110,7 @@ package final class DNSServiceRefProcessor: @unchecked Sendable {
     ///
     /// Idempotent, callable from any thread, including from the ref's own callback. Returns at once; a callback
     /// that is running on the processing queue finishes first, and no callback runs after it.
-    package func cancel() {
+    func cancel() {
         self.source.cancel()
     }
 }

@@ -1,0 +1,98 @@
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+
+/// Peers and frames shared by the core tests.
+enum Fixtures {
+    /// This side of every connection under test.
+    static let alice = try! PeerID(id: uuid(0xA1), displayName: "alice")
+    /// The peer alice talks to.
+    static let bob = try! PeerID(id: uuid(0xB0), displayName: "bob")
+    /// A third peer, who answers when bob was expected.
+    static let eve = try! PeerID(id: uuid(0xE0), displayName: "eve")
+
+    /// The frame limit a session with the default message length enforces once connected.
+    static let sessionLimit = WireProtocol.maximumFrameLength(forMessageLength: WireProtocol.defaultMaximumMessageLength)
+
+    /// A UUID whose bytes are all `byte`, so tests are reproducible.
+    static func uuid(_ byte: UInt8) -> UUID {
+        UUID(uuid: (byte, byte, byte, byte, byte, byte, 0x40, byte, 0x80, byte, byte, byte, byte, byte, byte, byte))
+    }
+
+    /// A buffer holding `bytes`.
+    static func buffer(_ bytes: [UInt8]) -> ByteBuffer {
+        ByteBuffer(bytes: bytes)
+    }
+
+    /// A buffer holding the UTF-8 of `string`.
+    static func buffer(_ string: String) -> ByteBuffer {
+        ByteBuffer(string: string)
+    }
+
+    /// `count` bytes of a repeating pattern, so a misplaced slice does not compare equal by chance.
+    static func pattern(count: Int) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(count)
+        for index in 0..<count {
+            buffer.writeInteger(UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8))
+        }
+        return buffer
+    }
+
+    /// One frame of each type.
+    static let oneOfEachType: [Frame] = [
+        .hello(Frame.Hello(peer: bob)),
+        .invite(Frame.Invite(timeoutMilliseconds: 30_000, context: buffer("join me"))),
+        .accept,
+        .decline(.declined),
+        .data(buffer("hello, bob")),
+        .keepalive,
+        .goodbye(.localDisconnect),
+    ]
+
+    /// A sample frame of `type`.
+    static func sample(_ type: FrameType) -> Frame {
+        oneOfEachType.first { $0.type == type }!
+    }
+
+    /// The bytes of a frame with the given length prefix, type byte and payload, written by hand.
+    static func rawFrame(length: UInt32? = nil, type: UInt8, payload: [UInt8] = []) -> [UInt8] {
+        let length = length ?? UInt32(1 + payload.count)
+        return withUnsafeBytes(of: length.bigEndian, Array.init) + [type] + payload
+    }
+
+    /// A HELLO body written by hand: magic, version, UUID, name length, name.
+    static func helloPayload(
+        magic: [UInt8] = WireProtocol.magic,
+        version: UInt16 = WireProtocol.version,
+        id: UUID = bob.id,
+        nameLength: UInt8? = nil,
+        name: [UInt8] = Array("bob".utf8)
+    ) -> [UInt8] {
+        magic + withUnsafeBytes(of: version.bigEndian, Array.init) + withUnsafeBytes(of: id.uuid, Array.init)
+            + [nameLength ?? UInt8(name.count)] + name
+    }
+
+    /// Parses one frame from `bytes`.
+    static func parse(_ bytes: [UInt8], limit: Int = sessionLimit) throws(ProtocolError) -> Frame? {
+        var buffer = ByteBuffer(bytes: bytes)
+        return try FrameParser.parse(&buffer, maximumFrameLength: limit)
+    }
+}
+
+/// SplitMix64: a tiny, seeded, reproducible generator for the random-input tests.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        self.state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

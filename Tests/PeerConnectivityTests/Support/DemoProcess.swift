@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A `peer-demo` child process whose output lines a test can wait for.
+final class DemoProcess: Sendable {
+    private let process: Process
+    private let lines = Locked<[String]>([])
+    private let errorText = Locked("")
+
+    /// Where `swift build` put the package's executables: beside the test bundle.
+    static var binDirectory: URL {
+        if let path = ProcessInfo.processInfo.environment["PEER_DEMO_BIN_DIR"] {
+            return URL(fileURLWithPath: path)
+        }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.pathComponents.count > 1 {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("peer-demo").path) {
+                return url
+            }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    /// Starts `peer-demo` with `arguments`.
+    init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = Self.binDirectory.appendingPathComponent("peer-demo")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["AVAHI_COMPAT_NOWARN"] = "1"
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+        let pending = Locked("")
+        out.fileHandleForReading.readabilityHandler = { [lines] handle in
+            let chunk = String(decoding: handle.availableData, as: UTF8.self)
+            let complete = pending.withLock { buffer -> [String] in
+                buffer += chunk
+                var parts = buffer.components(separatedBy: "\n")
+                buffer = parts.removeLast()
+                return parts
+            }
+            lines.withLock { $0 += complete }
+        }
+        err.fileHandleForReading.readabilityHandler = { [errorText] handle in
+            let chunk = String(decoding: handle.availableData, as: UTF8.self)
+            errorText.withLock { $0 += chunk }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var output: [String] { lines.withLock { $0 } }
+    var standardError: String { errorText.withLock { $0 } }
+
+    /// Waits for an output line containing `text`; fails the test and returns nil after `timeout`.
+    @discardableResult
+    func waitForLine(
+        containing text: String,
+        timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = output.first(where: { $0.contains(text) }) { return line }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record(
+            "no line containing \"\(text)\" within \(timeout); output: \(output), stderr: \(standardError)",
+            sourceLocation: sourceLocation
+        )
+        return nil
+    }
+
+    /// How many output lines contain `text`.
+    func count(_ text: String) -> Int {
+        output.filter { $0.contains(text) }.count
+    }
+
+    /// Waits for the process to exit, at most `timeout`; returns its status, or nil if it is still running.
+    func waitForExit(timeout: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+}
+
+/// A service type no other test uses: 15 characters at most.
+func uniqueServiceType(_ prefix: String) -> String {
+    let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    return String("\(prefix)-\(suffix)".prefix(15))
+}
