@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, starts dbus + avahi-daemon, checks formatting,
+# builds everything (failing on any compiler warning in this package), runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Scripts/setup.sh
+export AVAHI_COMPAT_NOWARN=1
+
+echo "== swift format lint"
+swift format lint --strict --recursive Package.swift Sources Tests
+
+echo "== swift build (all targets, tests included)"
+log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$log"
+# Our own code must compile without warnings; dependencies' warnings are not ours to fix.
+if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" "$log"; then
+    echo "compiler warnings in this package (see above)" >&2
+    exit 1
+fi
+
+echo "== swift test"
+swift test --skip-build "$@"

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What one run of core-bench measured, written as JSON.
+struct CoreBenchResult: Codable {
+    struct Latency: Codable {
+        var count: Int
+        var p50Microseconds: Double
+        var p90Microseconds: Double
+        var p99Microseconds: Double
+        var maxMicroseconds: Double
+
+        init(nanoseconds samples: [UInt64]) {
+            let sorted = samples.sorted()
+            func percentile(_ p: Double) -> Double {
+                guard !sorted.isEmpty else { return 0 }
+                let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+                return Double(sorted[min(max(rank, 0), sorted.count - 1)]) / 1e3
+            }
+            count = sorted.count
+            p50Microseconds = percentile(50)
+            p90Microseconds = percentile(90)
+            p99Microseconds = percentile(99)
+            maxMicroseconds = Double(sorted.last ?? 0) / 1e3
+        }
+    }
+
+    struct Measurements: Codable {
+        var roundTrip64Bytes: Latency
+        var throughput1MiBBytesPerSecond: Double
+        var messages64BytesPerSecond: Double
+    }
+
+    struct Ratios: Codable {
+        /// PeerConnectivity p50 round trip / raw TCP p50 round trip (target: at most 2).
+        var roundTripP50: Double
+        /// PeerConnectivity 1 MiB throughput / raw TCP (target: at least 0.7).
+        var throughput1MiB: Double
+        /// PeerConnectivity 64-byte messages per second / raw TCP (for information).
+        var messages64Bytes: Double
+    }
+
+    struct Plan: Codable {
+        var roundTrips: Int
+        var warmup: Int
+        var bulkMessages1MiB: Int
+        var smallMessages: Int
+        var connectRepetitions: Int
+    }
+
+    var schemaVersion = 1
+    var tool = "core-bench"
+    var date: Date
+    var hostname: String
+    var cpus: Int
+    var plan: Plan
+    var rawTCP: Measurements
+    var peerConnectivity: Measurements
+    var connectMilliseconds: [Double]
+    var ratios: Ratios
+    var targetsMet: [String: Bool]
+}

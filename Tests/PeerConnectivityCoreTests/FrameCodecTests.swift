@@ -1,0 +1,255 @@
+import NIOCore
+import NIOEmbedded
+import NIOTestUtils
+import PeerConnectivityCore
+import Testing
+
+/// `FrameEncoder`, `FrameParser` and `FrameDecoder` on well-formed input.
+@Suite("Frame codec")
+struct FrameCodecTests {
+    private static let roundTripFrames: [Frame] =
+        Fixtures.oneOfEachType + [
+            .hello(Frame.Hello(peer: try! PeerID(displayName: String(repeating: "é", count: 31) + "a"))),
+            .hello(Frame.Hello(peer: try! PeerID(displayName: "x"))),
+            .invite(Frame.Invite(timeoutMilliseconds: 0, context: ByteBuffer())),
+            .invite(Frame.Invite(timeoutMilliseconds: .max, context: Fixtures.pattern(count: 1000))),
+            .invite(
+                Frame.Invite(timeoutMilliseconds: 1, context: Fixtures.pattern(count: WireProtocol.maximumContextLength))
+            ),
+            .data(ByteBuffer()),
+            .data(Fixtures.pattern(count: 1)),
+            .data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength)),
+            .decline(.busy),
+            .decline(.sessionFull),
+            .decline(.timedOut),
+            .goodbye(.livenessTimeout),
+            .goodbye(.protocolViolation),
+        ]
+
+    @Test("every frame round-trips through the encoder and the parser", arguments: roundTripFrames)
+    func roundTrip(frame: Frame) throws {
+        var buffer = ByteBuffer()
+        FrameEncoder.encode(frame, into: &buffer)
+        let encodedLength = buffer.readableBytes
+        let parsed = try FrameParser.parse(&buffer, maximumFrameLength: Fixtures.sessionLimit)
+        #expect(parsed == frame)
+        #expect(parsed?.type == frame.type)
+        #expect(buffer.readableBytes == 0)
+        // The length prefix counts the type byte and the payload.
+        #expect(FrameEncoder.buffer(for: frame).getInteger(at: 0, as: UInt32.self) == UInt32(encodedLength - 4))
+        // PeerID equality ignores the name, so check it and the version explicitly.
+        if case .hello(let sent) = frame, case .hello(let received) = parsed {
+            #expect(received.peer.displayName == sent.peer.displayName)
+            #expect(received.version == sent.version)
+        }
+    }
+
+    @Test("every frame type is covered and the type byte matches")
+    func everyTypeCovered() {
+        #expect(Set(Fixtures.oneOfEachType.map(\.type)) == Set(FrameType.allCases))
+        for frame in Fixtures.oneOfEachType {
+            #expect(FrameEncoder.buffer(for: frame).getInteger(at: 4, as: UInt8.self) == frame.type.rawValue)
+        }
+    }
+
+    @Test("type bytes and names are as documented")
+    func typeBytes() {
+        let expected: [FrameType: (UInt8, String)] = [
+            .hello: (0x01, "HELLO"), .invite: (0x02, "INVITE"), .accept: (0x03, "ACCEPT"),
+            .decline: (0x04, "DECLINE"), .data: (0x10, "DATA"), .keepalive: (0x11, "KEEPALIVE"),
+            .goodbye: (0x12, "GOODBYE"),
+        ]
+        for type in FrameType.allCases {
+            #expect(type.rawValue == expected[type]?.0)
+            #expect(type.description == expected[type]?.1)
+        }
+    }
+
+    @Test("the wire format, byte by byte")
+    func wireBytes() {
+        func bytes(_ frame: Frame) -> [UInt8] {
+            Array(FrameEncoder.buffer(for: frame).readableBytesView)
+        }
+        #expect(bytes(.accept) == [0, 0, 0, 1, 0x03])
+        #expect(bytes(.keepalive) == [0, 0, 0, 1, 0x11])
+        #expect(bytes(.decline(.declined)) == [0, 0, 0, 2, 0x04, 3])
+        #expect(bytes(.goodbye(.localDisconnect)) == [0, 0, 0, 2, 0x12, 1])
+        #expect(bytes(.data(Fixtures.buffer([0xAA, 0xBB]))) == [0, 0, 0, 3, 0x10, 0xAA, 0xBB])
+        #expect(bytes(.data(ByteBuffer())) == [0, 0, 0, 1, 0x10])
+        #expect(
+            bytes(.invite(Frame.Invite(timeoutMilliseconds: 0x0102_0304, context: Fixtures.buffer([9]))))
+                == [0, 0, 0, 6, 0x02, 1, 2, 3, 4, 9]
+        )
+        let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
+        let helloPayload = Fixtures.helloPayload()
+        #expect(hello == Fixtures.rawFrame(type: 0x01, payload: helloPayload))
+        #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3)
+        #expect(Array(hello[5..<9]) == Array("PCON".utf8))
+        #expect(Array(hello[9..<11]) == [0, 1])
+    }
+
+    @Test("dataFrame(_:) writes the same bytes as encoding a DATA frame")
+    func dataFrameHelper() {
+        let payload = Array(Fixtures.pattern(count: 777).readableBytesView)
+        #expect(FrameEncoder.dataFrame(payload) == FrameEncoder.buffer(for: .data(ByteBuffer(bytes: payload))))
+        #expect(FrameEncoder.dataFrame([UInt8]()) == FrameEncoder.buffer(for: .data(ByteBuffer())))
+    }
+
+    @Test("encode appends after what the buffer already holds")
+    func encodeAppends() throws {
+        var buffer = Fixtures.buffer([0xFF, 0xFF])
+        buffer.moveReaderIndex(forwardBy: 2)
+        FrameEncoder.encode(.keepalive, into: &buffer)
+        FrameEncoder.encode(.accept, into: &buffer)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .keepalive)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .accept)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == nil)
+    }
+
+    @Test("an incomplete frame parses to nil and consumes nothing, for every prefix", arguments: Fixtures.oneOfEachType)
+    func everyPrefixNeedsMoreData(frame: Frame) throws {
+        let whole = Array(FrameEncoder.buffer(for: frame).readableBytesView)
+        for cut in 0..<whole.count {
+            var buffer = ByteBuffer(bytes: whole[..<cut])
+            #expect(try FrameParser.parse(&buffer, maximumFrameLength: Fixtures.sessionLimit) == nil)
+            #expect(buffer.readerIndex == 0 && buffer.readableBytes == cut)
+        }
+    }
+
+    @Test("a frame exactly at the limit is accepted, one byte more is not")
+    func limitIsInclusive() throws {
+        let limit = 100
+        let atLimit = FrameEncoder.buffer(for: .data(Fixtures.pattern(count: limit - 1)))
+        var buffer = atLimit
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: limit) == .data(Fixtures.pattern(count: limit - 1)))
+        var over = FrameEncoder.buffer(for: .data(Fixtures.pattern(count: limit)))
+        #expect(throws: ProtocolError.frameTooLong(length: limit + 1, limit: limit)) {
+            try FrameParser.parse(&over, maximumFrameLength: limit)
+        }
+    }
+
+    @Test("the handshake limit admits the largest INVITE and any HELLO")
+    func handshakeLimit() throws {
+        #expect(FrameLengthLimit.handshake == 1 + 4 + WireProtocol.maximumContextLength)
+        let invite = Frame.invite(
+            Frame.Invite(timeoutMilliseconds: 1, context: Fixtures.pattern(count: WireProtocol.maximumContextLength))
+        )
+        var buffer = FrameEncoder.buffer(for: invite)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: FrameLengthLimit.handshake) == invite)
+        let longestName = try PeerID(displayName: String(repeating: "n", count: PeerID.maximumDisplayNameLength))
+        var hello = FrameEncoder.buffer(for: .hello(Frame.Hello(peer: longestName)))
+        #expect(try FrameParser.parse(&hello, maximumFrameLength: FrameLengthLimit.handshake) != nil)
+    }
+
+    @Test("maximumFrameLength(forMessageLength:) covers a DATA frame and the largest INVITE")
+    func maximumFrameLength() {
+        #expect(WireProtocol.maximumFrameLength(forMessageLength: 1 << 20) == 1 + (1 << 20))
+        #expect(WireProtocol.maximumFrameLength(forMessageLength: 10) == 1 + 4 + WireProtocol.maximumContextLength)
+        #expect(WireProtocol.defaultMaximumMessageLength == 1 << 20)
+        #expect(WireProtocol.headerLength == 5)
+    }
+
+    @Test("a DATA frame's payload is exactly its bytes, with no neighbours")
+    func dataSlice() throws {
+        var buffer = ByteBuffer()
+        FrameEncoder.encode(.data(Fixtures.buffer("first")), into: &buffer)
+        FrameEncoder.encode(.data(Fixtures.buffer("second")), into: &buffer)
+        guard case .data(var first) = try FrameParser.parse(&buffer, maximumFrameLength: 64) else {
+            Issue.record("expected DATA")
+            return
+        }
+        #expect(first.readString(length: first.readableBytes) == "first")
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 64) == .data(Fixtures.buffer("second")))
+    }
+
+    // MARK: - FrameDecoder
+
+    @Test("ByteToMessageDecoderVerifier: byte by byte and many frames per buffer, up to 1 MiB")
+    func verifier() throws {
+        let frames: [Frame] =
+            Fixtures.oneOfEachType + [
+                .data(ByteBuffer()),
+                .data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength)),
+                .invite(Frame.Invite(timeoutMilliseconds: 5, context: ByteBuffer())),
+            ]
+        var pairs = frames.map { (FrameEncoder.buffer(for: $0), [$0]) }
+        // One input carrying several frames, and one carrying none.
+        var several = ByteBuffer()
+        for frame in [Frame.keepalive, .data(ByteBuffer()), .accept] {
+            FrameEncoder.encode(frame, into: &several)
+        }
+        pairs.append((several, [.keepalive, .data(ByteBuffer()), .accept]))
+        try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: pairs) {
+            FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+        }
+    }
+
+    @Test("1,000 frames in one buffer come out in order")
+    func thousandFramesInOneBuffer() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(maximumFrameLength: 4096)))
+        var expected: [Frame] = []
+        var input = ByteBuffer()
+        for index in 0..<1000 {
+            let frame: Frame
+            switch index % 4 {
+            case 0: frame = .data(Fixtures.buffer("message \(index)"))
+            case 1: frame = .keepalive
+            case 2: frame = .data(Fixtures.pattern(count: index))
+            default: frame = .goodbye(DisconnectReason(wireValue: UInt8(index % 14)))
+            }
+            FrameEncoder.encode(frame, into: &input)
+            expected.append(frame)
+        }
+        try channel.writeInbound(input)
+        for (index, frame) in expected.enumerated() {
+            let received = try channel.readInbound(as: Frame.self)
+            #expect(received == frame, "frame \(index)")
+        }
+        #expect(try channel.readInbound(as: Frame.self) == nil)
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("a frame fed one byte at a time comes out once, after its last byte")
+    func oneByteAtATime() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(maximumFrameLength: 4096)))
+        for frame in Fixtures.oneOfEachType + [.data(Fixtures.pattern(count: 3000))] {
+            let bytes = Array(FrameEncoder.buffer(for: frame).readableBytesView)
+            for (index, byte) in bytes.enumerated() {
+                try channel.writeInbound(Fixtures.buffer([byte]))
+                let received = try channel.readInbound(as: Frame.self)
+                if index == bytes.count - 1 {
+                    #expect(received == frame)
+                } else if received != nil {
+                    Issue.record("\(frame.type) came out after \(index + 1) of \(bytes.count) bytes")
+                }
+            }
+        }
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("raising the shared FrameLengthLimit admits larger frames at once")
+    func sharedLimit() throws {
+        let limit = FrameLengthLimit(FrameLengthLimit.handshake)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(limit: limit)))
+        try channel.writeInbound(FrameEncoder.buffer(for: .hello(Frame.Hello(peer: Fixtures.bob))))
+        #expect(try channel.readInbound(as: Frame.self) == .hello(Frame.Hello(peer: Fixtures.bob)))
+        limit.value = Fixtures.sessionLimit
+        let big = Frame.data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength))
+        try channel.writeInbound(FrameEncoder.buffer(for: big))
+        #expect(try channel.readInbound(as: Frame.self) == big)
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("a lower limit applies to the next frame")
+    func loweredLimit() throws {
+        let limit = FrameLengthLimit(100)
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(limit: limit)))
+        try channel.writeInbound(FrameEncoder.buffer(for: .data(Fixtures.pattern(count: 50))))
+        #expect(try channel.readInbound(as: Frame.self) == .data(Fixtures.pattern(count: 50)))
+        limit.value = 10
+        #expect(throws: ProtocolError.frameTooLong(length: 51, limit: 10)) {
+            try channel.writeInbound(FrameEncoder.buffer(for: .data(Fixtures.pattern(count: 50))))
+        }
+        _ = try? channel.finish()
+    }
+}
