@@ -42,7 +42,8 @@ struct DiscoveryRecord: Sendable {
         guard !serviceType.contains("--") else { throw fail("must not contain \"--\"") }
     }
 
-    /// Checks discoveryInfo: keys not empty, without '=', not starting with "pc."; each key=value at most 255 bytes.
+    /// Checks discoveryInfo: keys not empty, printable ASCII without '=', not starting with "pc.",
+    /// not differing only in case; each key=value at most 255 bytes; the record at most 65,535 bytes.
     ///
     /// - Throws: ``DiscoveryError/invalidDiscoveryInfo(_:)`` naming the key.
     static func validate(discoveryInfo: [String: String]) throws(DiscoveryError) {
@@ -58,6 +59,11 @@ struct DiscoveryRecord: Sendable {
                     "discoveryInfo entry \"\(key)\" is \(length) bytes as key=value, at most \(TXTRecord.maximumEntryLength) allowed"
                 )
             }
+        }
+        do {
+            _ = try TXTRecord.encode(discoveryInfo)
+        } catch {
+            throw .invalidDiscoveryInfo("discoveryInfo: \(error)")
         }
     }
 

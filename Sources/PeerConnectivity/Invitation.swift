@@ -27,7 +27,7 @@ public struct Invitation: Sendable {
         do {
             try await session.core.accept(connection, from: peer)
         } catch let error as SessionError {
-            connection.decline(error == .sessionFull(limit: 0) ? .sessionFull : .declined)
+            connection.decline(error.declineReason)
             throw error
         }
     }

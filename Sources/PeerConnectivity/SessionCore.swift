@@ -23,6 +23,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
     private let connectionConfiguration: ConnectionConfiguration
     private let continuation: AsyncStream<SessionEvent>.Continuation
     private let peers = Mutex([PeerID: Entry]())
+    /// Direct dials refused once the peer said who it is (already in the session, or the session
+    /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
+    private let refusals = Mutex([ObjectIdentifier: SessionError]())
     /// Bytes of data events yielded and not yet taken by the consumer.
     private let buffered = Atomic<Int>(0)
     private let readingPaused = Atomic<Bool>(false)
@@ -98,6 +101,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
         if let expectedPeer {
             try reserve(expectedPeer, connection: nil)
+        } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
+            throw SessionError.sessionFull(limit: configuration.maximumPeers)
         }
         let invitation = ConnectionStateMachine.Invitation(
             expectedPeer: expectedPeer,
@@ -130,6 +135,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 connection.close(.localDisconnect.with(detail: "the invitation was cancelled"))
             }
         } catch let error as ConnectionClosedError {
+            if let refusal = refusals.withLock({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
+                throw refusal
+            }
             if let peer = error.peer ?? expectedPeer { release(peer, connection: connection, reason: error.reason) }
             throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
         }
@@ -203,24 +211,25 @@ final class SessionCore: ConnectionDelegate, Sendable {
     // MARK: - ConnectionDelegate (on event loops)
 
     func connection(_ connection: Connection, identified peer: PeerID) {
-        let accepted = peers.withLock { table -> DisconnectReason? in
+        let refusal = peers.withLock { table -> SessionError? in
             if let entry = table[peer] {
                 if entry.connection === connection { return nil }
                 if entry.connection == nil, entry.state == .connecting {
                     table[peer]?.connection = connection
                     return nil
                 }
-                return DisconnectReason.unexpectedPeer.with(detail: "\(peer) is already in the session")
+                return SessionError.alreadyInSession(peer)
             }
             if table.count >= configuration.maximumPeers {
-                return DisconnectReason.sessionFull.with(detail: "limit \(configuration.maximumPeers)")
+                return SessionError.sessionFull(limit: configuration.maximumPeers)
             }
             table[peer] = Entry(state: .connecting, connection: connection)
             continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
             return nil
         }
-        if let refusal = accepted {
-            connection.close(refusal)
+        if let refusal {
+            refusals.withLock { $0[ObjectIdentifier(connection)] = refusal }
+            connection.close(.localDisconnect.with(detail: refusal.description))
         }
     }
 

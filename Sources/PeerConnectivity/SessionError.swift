@@ -2,7 +2,7 @@
 public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case peerNotConnected
-        case sessionFull(limit: Int)
+        case sessionFull
         case alreadyInSession
         case messageTooLarge(size: Int, limit: Int)
         case noPeers
@@ -16,10 +16,14 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why the peer is not connected, when known.
     public let reason: DisconnectReason?
 
-    private init(_ code: Code, peer: PeerID? = nil, reason: DisconnectReason? = nil) {
+    /// The session's peer limit, for ``sessionFull(limit:)``.
+    public let limit: Int?
+
+    private init(_ code: Code, peer: PeerID? = nil, reason: DisconnectReason? = nil, limit: Int? = nil) {
         self.code = code
         self.peer = peer
         self.reason = reason
+        self.limit = limit
     }
 
     /// A target of `send` is not connected (never was, or its connection closed).
@@ -34,7 +38,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The session already holds its maximum number of peers.
     ///
     /// - Parameter limit: ``Session/Configuration/maximumPeers``.
-    public static func sessionFull(limit: Int) -> SessionError { SessionError(.sessionFull(limit: limit)) }
+    public static func sessionFull(limit: Int) -> SessionError { SessionError(.sessionFull, limit: limit) }
 
     /// The peer is already connected or connecting in this session.
     ///
@@ -53,6 +57,11 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `send` was given no peers.
     public static let noPeers = SessionError(.noPeers)
 
+    /// What an invitee tells the inviter when accepting fails with this error.
+    var declineReason: DisconnectReason {
+        code == .sessionFull ? .sessionFull : .declined.with(detail: description)
+    }
+
     /// Errors are equal when they are of the same kind and name the same peer.
     public static func == (lhs: SessionError, rhs: SessionError) -> Bool {
         lhs.code == rhs.code && lhs.peer == rhs.peer
@@ -70,8 +79,8 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .peerNotConnected:
             let why = reason.map { " (\($0))" } ?? ""
             return "peer \(peer.map { "\($0)" } ?? "?") is not connected\(why)"
-        case .sessionFull(let limit):
-            return "the session is full: it holds at most \(limit) peers (Session.Configuration.maximumPeers)"
+        case .sessionFull:
+            return "the session is full: it holds at most \(limit ?? 0) peers (Session.Configuration.maximumPeers)"
         case .alreadyInSession:
             return "peer \(peer.map { "\($0)" } ?? "?") is already connected or connecting in this session"
         case .messageTooLarge(let size, let limit):

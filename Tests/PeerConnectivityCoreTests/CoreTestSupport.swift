@@ -12,7 +12,9 @@ enum Fixtures {
     static let eve = try! PeerID(id: uuid(0xE0), displayName: "eve")
 
     /// The frame limit a session with the default message length enforces once connected.
-    static let sessionLimit = WireProtocol.maximumFrameLength(forMessageLength: WireProtocol.defaultMaximumMessageLength)
+    static let sessionLimit = WireProtocol.maximumFrameLength(
+        forMessageLength: WireProtocol.defaultMaximumMessageLength
+    )
 
     /// A UUID whose bytes are all `byte`, so tests are reproducible.
     static func uuid(_ byte: UInt8) -> UUID {

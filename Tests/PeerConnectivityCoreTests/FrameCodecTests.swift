@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOTestUtils
@@ -14,7 +15,10 @@ struct FrameCodecTests {
             .invite(Frame.Invite(timeoutMilliseconds: 0, context: ByteBuffer())),
             .invite(Frame.Invite(timeoutMilliseconds: .max, context: Fixtures.pattern(count: 1000))),
             .invite(
-                Frame.Invite(timeoutMilliseconds: 1, context: Fixtures.pattern(count: WireProtocol.maximumContextLength))
+                Frame.Invite(
+                    timeoutMilliseconds: 1,
+                    context: Fixtures.pattern(count: WireProtocol.maximumContextLength)
+                )
             ),
             .data(ByteBuffer()),
             .data(Fixtures.pattern(count: 1)),
@@ -164,16 +168,16 @@ struct FrameCodecTests {
 
     // MARK: - FrameDecoder
 
-    @Test("ByteToMessageDecoderVerifier: byte by byte and many frames per buffer, up to 1 MiB")
-    func verifier() throws {
+    /// Runs the verifier on one frame of each type, an empty DATA frame, a DATA frame of `largeDataLength` bytes,
+    /// an empty INVITE, one input carrying several frames.
+    private static func verify(largeDataLength: Int) throws {
         let frames: [Frame] =
             Fixtures.oneOfEachType + [
                 .data(ByteBuffer()),
-                .data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength)),
+                .data(Fixtures.pattern(count: largeDataLength)),
                 .invite(Frame.Invite(timeoutMilliseconds: 5, context: ByteBuffer())),
             ]
         var pairs = frames.map { (FrameEncoder.buffer(for: $0), [$0]) }
-        // One input carrying several frames, and one carrying none.
         var several = ByteBuffer()
         for frame in [Frame.keepalive, .data(ByteBuffer()), .accept] {
             FrameEncoder.encode(frame, into: &several)
@@ -181,6 +185,49 @@ struct FrameCodecTests {
         pairs.append((several, [.keepalive, .data(ByteBuffer()), .accept]))
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: pairs) {
             FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+        }
+    }
+
+    @Test("ByteToMessageDecoderVerifier: byte by byte and many frames per buffer, with empty and 8 KiB DATA")
+    func verifier() throws {
+        try Self.verify(largeDataLength: 8 * 1024)
+    }
+
+    /// The verifier drip-feeds every input byte by byte ten times over: with a 1 MiB frame that is about
+    /// 10.5 million channel writes, some 8 minutes in a debug build, so it runs only when asked for.
+    @Test(
+        "ByteToMessageDecoderVerifier with a 1 MiB DATA frame (slow; set PEERCONNECTIVITY_SLOW_TESTS=1)",
+        .enabled(if: ProcessInfo.processInfo.environment["PEERCONNECTIVITY_SLOW_TESTS"] != nil)
+    )
+    func verifierOneMiB() throws {
+        try Self.verify(largeDataLength: WireProtocol.defaultMaximumMessageLength)
+    }
+
+    @Test("a 1 MiB DATA frame between small ones decodes fed whole, in random chunks, and split around its header")
+    func oneMiBFrame() throws {
+        let big = Frame.data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength))
+        let frames: [Frame] = [.keepalive, big, .data(ByteBuffer()), big, .accept]
+        var stream = ByteBuffer()
+        for frame in frames { FrameEncoder.encode(frame, into: &stream) }
+        let bytes = Array(stream.readableBytesView)
+        let bigStart = 5  // after the KEEPALIVE
+
+        var random = SplitMix64(seed: 0x1_0000)
+        let randomCuts = (0..<200).map { _ in Int.random(in: 1..<bytes.count, using: &random) }
+        let headerCuts = Array(bigStart...(bigStart + 6)) + [bytes.count - 1]
+        for cuts in [[], randomCuts, headerCuts] {
+            let channel = EmbeddedChannel(
+                handler: ByteToMessageHandler(FrameDecoder(maximumFrameLength: Fixtures.sessionLimit))
+            )
+            var received: [Frame] = []
+            var start = 0
+            for end in Set(cuts + [bytes.count]).sorted() {
+                try channel.writeInbound(ByteBuffer(bytes: bytes[start..<end]))
+                start = end
+                while let frame = try channel.readInbound(as: Frame.self) { received.append(frame) }
+            }
+            #expect(received == frames, "\(cuts.count) cuts")
+            #expect(try channel.finish().isClean)
         }
     }
 

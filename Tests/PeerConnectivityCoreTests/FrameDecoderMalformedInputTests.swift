@@ -312,7 +312,7 @@ struct FrameDecoderMalformedInputTests {
     // MARK: - Regression cases
 
     @Test("regression: UInt32.max length with a 64-bit limit is not added up into an overflow")
-    func regressionMaxLength() {
+    func regressionMaxLength() throws {
         #expect(throws: ProtocolError.frameTooLong(length: Int(UInt32.max), limit: Int(UInt32.max) - 1)) {
             try F.parse([0xFF, 0xFF, 0xFF, 0xFF], limit: Int(UInt32.max) - 1)
         }

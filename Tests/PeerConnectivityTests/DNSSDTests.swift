@@ -142,7 +142,8 @@ struct DNSSDTests {
 
     @Test(
         "each resolve deallocates its ref: more resolves than D-Bus allows live connections",
-        .disabled(if: isProbeProcess))
+        .disabled(if: isProbeProcess)
+    )
     func resolvesDoNotLeakRefs() async throws {
         let service = TestService.unique(namePrefix: "PC many")
         let registration = try await service.register()
@@ -250,7 +251,11 @@ private struct TestService {
     /// The instance as a browse on the loopback interface reports it.
     var instance: DNSServiceInstance {
         DNSServiceInstance(
-            name: self.name, type: self.type + ".", domain: "local.", interfaceIndex: self.interfaceIndex)
+            name: self.name,
+            type: self.type + ".",
+            domain: "local.",
+            interfaceIndex: self.interfaceIndex
+        )
     }
 
     /// Registers the service.

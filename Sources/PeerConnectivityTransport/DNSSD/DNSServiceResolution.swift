@@ -63,8 +63,18 @@ private final class ResolveContext: DNSServiceCallbackContext {
 }
 
 /// The `DNSServiceResolveReply` callback; `context` is a retained ``ResolveContext``.
-private let resolveReply: DNSServiceResolveReply = {
-    _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txtRecord, context in
+private func resolveReply(
+    _ ref: DNSServiceRef?,
+    _ flags: DNSServiceFlags,
+    _ interfaceIndex: UInt32,
+    _ errorCode: DNSServiceErrorType,
+    _ fullName: UnsafePointer<CChar>?,
+    _ hostTarget: UnsafePointer<CChar>?,
+    _ port: UInt16,
+    _ txtLength: UInt16,
+    _ txtRecord: UnsafePointer<UInt8>?,
+    _ context: UnsafeMutableRawPointer?
+) {
     guard let context else {
         return
     }

@@ -1,0 +1,121 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Bad input over real sockets: the advertiser closes that connection and goes on serving.
+@Suite("Hostile input on a real socket", .timeLimit(.minutes(1)))
+struct HostileInputTests {
+    /// An advertiser on loopback without DNS-SD that accepts every invitation into its session.
+    final class Host: Sendable {
+        let advertiser: Advertiser
+        let session: Session
+        let task: Task<Void, Never>
+
+        init() async throws {
+            let peer = try PeerID(displayName: "target")
+            var configuration = Advertiser.Configuration.default
+            configuration.host = "127.0.0.1"
+            configuration.publishesService = false
+            advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
+            session = Session(peer: peer)
+            try await advertiser.start()
+            let (advertiser, session) = (self.advertiser, self.session)
+            task = Task {
+                for await invitation in advertiser.invitations {
+                    try? await invitation.accept(into: session)
+                }
+            }
+        }
+
+        var port: Int { advertiser.port! }
+
+        /// A real peer still connects and is echoed... at least reaches connected.
+        func stillServes() async throws {
+            let visitor = Session(peer: try PeerID(displayName: "visitor"))
+            let peer = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+            #expect(peer == advertiser.peer)
+            await visitor.disconnect()
+        }
+    }
+
+    /// Sends `bytes`, then expects the advertiser to close the connection (after at most a GOODBYE).
+    private func expectClosed(after bytes: [UInt8], on host: Host, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let socket = try RawSocket(port: host.port)
+        socket.send(bytes)
+        let reply = socket.readUntilClosed()
+        #expect(reply != nil, "the connection was not closed within 3 s", sourceLocation: sourceLocation)
+    }
+
+    @Test("garbage, oversize lengths, unknown types and DATA before acceptance each close the connection")
+    func malformed() async throws {
+        let host = try await Host()
+        try expectClosed(after: Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8), on: host)
+        try expectClosed(after: [0xFF, 0xFF, 0xFF, 0xFF], on: host)
+        try expectClosed(after: [0x00, 0x00, 0x00, 0x00], on: host)
+        try expectClosed(after: HandFrames.frame(type: 0x7F, body: []), on: host)
+        try expectClosed(after: HandFrames.data(Array("sneaky".utf8)), on: host)
+        try expectClosed(after: HandFrames.hello() + HandFrames.data(Array("too early".utf8)), on: host)
+        try expectClosed(after: HandFrames.hello() + HandFrames.hello(), on: host)
+        try expectClosed(after: HandFrames.frame(type: 0x01, body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x09]), on: host)
+        var badName = HandFrames.hello(name: "abc")
+        badName[badName.count - 2] = 0xFF
+        try expectClosed(after: badName, on: host)
+        try await host.stillServes()
+    }
+
+    @Test("an invited connection that sends DATA before the answer is closed; nothing is delivered")
+    func dataBeforeAcceptance() async throws {
+        let peer = try PeerID(displayName: "slow-target")
+        var configuration = Advertiser.Configuration.default
+        configuration.host = "127.0.0.1"
+        configuration.publishesService = false
+        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
+        try await advertiser.start()
+        let socket = try RawSocket(port: advertiser.port!)
+        socket.send(HandFrames.hello() + HandFrames.invite())
+        var invitations = advertiser.invitations.makeAsyncIterator()
+        let invitation = try #require(await invitations.next())
+        socket.send(HandFrames.data(Array("not yet".utf8)))
+        #expect(socket.readUntilClosed() != nil)
+        let session = Session(peer: peer)
+        await #expect(throws: InvitationError.self) { try await invitation.accept(into: session) }
+        #expect(session.connectedPeers.isEmpty)
+    }
+
+    @Test("a connection that never says HELLO is closed at the handshake timeout")
+    func silentConnection() async throws {
+        let peer = try PeerID(displayName: "patient")
+        var configuration = Advertiser.Configuration.default
+        configuration.host = "127.0.0.1"
+        configuration.publishesService = false
+        configuration.handshakeTimeout = .milliseconds(500)
+        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
+        try await advertiser.start()
+        let socket = try RawSocket(port: advertiser.port!)
+        let start = ContinuousClock.now
+        #expect(socket.readUntilClosed() != nil)
+        let elapsed = start.duration(to: .now)
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(2), "closed after \(elapsed)")
+    }
+
+    @Test("invitations beyond the pending limit are declined as busy")
+    func pendingInvitationLimit() async throws {
+        let peer = try PeerID(displayName: "popular")
+        var configuration = Advertiser.Configuration.default
+        configuration.host = "127.0.0.1"
+        configuration.publishesService = false
+        configuration.maximumPendingInvitations = 2
+        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
+        try await advertiser.start()
+        let sockets = try (0..<2).map { _ in try RawSocket(port: advertiser.port!) }
+        for socket in sockets { socket.send(HandFrames.hello() + HandFrames.invite()) }
+        var invitations = advertiser.invitations.makeAsyncIterator()
+        _ = await invitations.next()
+        _ = await invitations.next()
+        let session = Session(peer: try PeerID(displayName: "one-too-many"))
+        let error = await #expect(throws: InvitationError.self) {
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        }
+        #expect(error?.reason == .busy)
+    }
+}

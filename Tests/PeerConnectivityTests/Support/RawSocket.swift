@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A plain blocking TCP client, to speak to an advertiser the way a hostile or broken peer would.
+final class RawSocket {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+    }
+
+    /// Reads until the peer closes (returns everything read) or 3 s pass without data (returns nil).
+    func readUntilClosed() -> [UInt8]? {
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count == 0 { return all }
+            if count < 0 { return errno == ECONNRESET ? all : nil }
+            all += buffer[0..<count]
+        }
+    }
+}
+
+/// Frames written by hand, as the wire format says (docs/PROTOCOL.md).
+enum HandFrames {
+    static func frame(type: UInt8, body: [UInt8]) -> [UInt8] {
+        let length = UInt32(1 + body.count)
+        return withUnsafeBytes(of: length.bigEndian) { Array($0) } + [type] + body
+    }
+
+    static func hello(name: String = "mallory", id: UUID = UUID()) -> [UInt8] {
+        let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
+        let nameBytes = Array(name.utf8)
+        return frame(type: 0x01, body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x01] + uuid + [UInt8(nameBytes.count)] + nameBytes)
+    }
+
+    static func invite(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 10_000) -> [UInt8] {
+        frame(type: 0x02, body: withUnsafeBytes(of: timeoutMilliseconds.bigEndian) { Array($0) } + context)
+    }
+
+    static func data(_ bytes: [UInt8]) -> [UInt8] { frame(type: 0x10, body: bytes) }
+}
