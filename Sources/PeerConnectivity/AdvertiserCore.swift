@@ -146,7 +146,12 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     func connection(_ connection: Connection, identified peer: PeerID) {}
 
-    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount) {
+    func connection(
+        _ connection: Connection,
+        receivedInvitationFrom peer: PeerID,
+        context: ByteBuffer,
+        timeout: TimeAmount
+    ) {
         let admitted = state.withLock { state -> Bool in
             guard !state.isStopped, state.pending.count < configuration.maximumPendingInvitations else {
                 return false

@@ -80,7 +80,10 @@ final class BrowserCore: Sendable {
 
     var foundPeers: [PeerID: [String: String]] {
         state.withLock { state in
-            Dictionary(state.found.values.map { ($0.record.peer, $0.record.discoveryInfo) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(
+                state.found.values.map { ($0.record.peer, $0.record.discoveryInfo) },
+                uniquingKeysWith: { a, _ in a }
+            )
         }
     }
 
@@ -98,7 +101,9 @@ final class BrowserCore: Sendable {
                 guard case .started = state.phase else { return }
                 let seen = state.sightings[instance.name, default: 0] + 1
                 state.sightings[instance.name] = seen
-                guard seen == 1, state.found[instance.name] == nil, state.resolving[instance.name] == nil else { return }
+                guard seen == 1, state.found[instance.name] == nil, state.resolving[instance.name] == nil else {
+                    return
+                }
                 state.resolving[instance.name] = Task { await self.resolve(instance) }
             }
         case .removed(let instance):
@@ -117,7 +122,9 @@ final class BrowserCore: Sendable {
             }
         case .failed(let failure):
             configuration.logger.error("browsing \(registrationType) failed: \(failure)")
-            continuation.finish(throwing: failure.isDaemonNotRunning ? DiscoveryError.daemonNotRunning : .dnsServiceFailed("\(failure)"))
+            continuation.finish(
+                throwing: failure.isDaemonNotRunning ? DiscoveryError.daemonNotRunning : .dnsServiceFailed("\(failure)")
+            )
         }
     }
 

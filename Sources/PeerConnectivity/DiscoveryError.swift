@@ -22,7 +22,9 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
     /// The service type breaks the rules (1-15 of a-z, 0-9 and '-', a letter, no edge or double hyphen).
     ///
     /// - Parameter detail: what is wrong.
-    public static func invalidServiceType(_ detail: String) -> DiscoveryError { DiscoveryError(.invalidServiceType, detail) }
+    public static func invalidServiceType(_ detail: String) -> DiscoveryError {
+        DiscoveryError(.invalidServiceType, detail)
+    }
 
     /// A discoveryInfo key or value breaks the TXT record rules.
     ///
@@ -40,7 +42,9 @@ public struct DiscoveryError: Error, Hashable, Sendable, CustomStringConvertible
     /// A DNS-SD call failed.
     ///
     /// - Parameter detail: the call and its error code.
-    public static func dnsServiceFailed(_ detail: String) -> DiscoveryError { DiscoveryError(.dnsServiceFailed, detail) }
+    public static func dnsServiceFailed(_ detail: String) -> DiscoveryError {
+        DiscoveryError(.dnsServiceFailed, detail)
+    }
 
     /// The advertiser could not listen on its TCP port.
     ///

@@ -51,7 +51,9 @@ struct DiscoveryRecord: Sendable {
             if key.isEmpty { throw .invalidDiscoveryInfo("discoveryInfo has an empty key") }
             if key.contains("=") { throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" contains '='") }
             if key.hasPrefix(reservedPrefix) {
-                throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" uses the reserved prefix \"\(reservedPrefix)\"")
+                throw .invalidDiscoveryInfo(
+                    "discoveryInfo key \"\(key)\" uses the reserved prefix \"\(reservedPrefix)\""
+                )
             }
             let length = key.utf8.count + 1 + value.utf8.count
             if length > TXTRecord.maximumEntryLength {

@@ -70,7 +70,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
     private func reserve(_ peer: PeerID, connection: Connection?) throws(SessionError) {
         try peers.withLock { table throws(SessionError) in
             if table[peer] != nil { throw SessionError.alreadyInSession(peer) }
-            if table.count >= configuration.maximumPeers { throw SessionError.sessionFull(limit: configuration.maximumPeers) }
+            if table.count >= configuration.maximumPeers {
+                throw SessionError.sessionFull(limit: configuration.maximumPeers)
+            }
             table[peer] = Entry(state: .connecting, connection: connection)
             continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
         }
@@ -96,7 +98,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
         guard context.count <= WireProtocol.maximumContextLength else {
             throw InvitationError.failed(
                 peer: expectedPeer,
-                reason: .protocolViolation.with(detail: "context of \(context.count) bytes exceeds \(WireProtocol.maximumContextLength)")
+                reason: .protocolViolation.with(
+                    detail: "context of \(context.count) bytes exceeds \(WireProtocol.maximumContextLength)"
+                )
             )
         }
         if let expectedPeer {
@@ -233,14 +237,21 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
     }
 
-    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount) {
+    func connection(
+        _ connection: Connection,
+        receivedInvitationFrom peer: PeerID,
+        context: ByteBuffer,
+        timeout: TimeAmount
+    ) {
         // Sessions only dial out; invitations arrive at an Advertiser.
         connection.decline(.declined)
     }
 
     func connection(_ connection: Connection, establishedWith peer: PeerID) {
         let ours = peers.withLock { table -> Bool in
-            guard let entry = table[peer], entry.connection === connection || entry.connection == nil else { return false }
+            guard let entry = table[peer], entry.connection === connection || entry.connection == nil else {
+                return false
+            }
             table[peer] = Entry(state: .connected, connection: connection)
             continuation.yield(.peerStateChanged(peer, .connected, reason: nil))
             return true

@@ -84,7 +84,8 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .alreadyInSession:
             return "peer \(peer.map { "\($0)" } ?? "?") is already connected or connecting in this session"
         case .messageTooLarge(let size, let limit):
-            return "message of \(size) bytes exceeds the limit of \(limit) bytes (Session.Configuration.maximumMessageLength)"
+            return
+                "message of \(size) bytes exceeds the limit of \(limit) bytes (Session.Configuration.maximumMessageLength)"
         case .noPeers:
             return "no peers given to send to"
         }

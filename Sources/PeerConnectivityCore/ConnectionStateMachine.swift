@@ -155,6 +155,9 @@ package struct ConnectionStateMachine {
             return closeQuietly(peer: peer, reason == .localDisconnect ? .declined : reason)
 
         case (.inviteeAwaitingHello, .hello(let hello)):
+            if hello.peer == localPeer {
+                return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
+            }
             state = .inviteeAwaitingInvite(hello.peer)
             return .none
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
@@ -295,7 +298,10 @@ package struct ConnectionStateMachine {
             .inviteeAwaitingDecision, .established:
             let peer = self.peer
             state = .closed
-            return .reportClosed(peer: peer, reason: DisconnectReason.connectionLost.with(detail: "closed without GOODBYE"))
+            return .reportClosed(
+                peer: peer,
+                reason: DisconnectReason.connectionLost.with(detail: "closed without GOODBYE")
+            )
         }
     }
 

@@ -46,7 +46,10 @@ package enum FrameParser {
                 throw .malformed(type, "missing the 4-byte timeout")
             }
             guard body.readableBytes <= WireProtocol.maximumContextLength else {
-                throw .malformed(type, "context of \(body.readableBytes) bytes exceeds \(WireProtocol.maximumContextLength)")
+                throw .malformed(
+                    type,
+                    "context of \(body.readableBytes) bytes exceeds \(WireProtocol.maximumContextLength)"
+                )
             }
             return .invite(Frame.Invite(timeoutMilliseconds: timeout, context: body))
         case .hello:
@@ -66,8 +69,8 @@ package enum FrameParser {
         guard body.readableBytes == Int(nameLength) else {
             throw .malformed(.hello, "name length \(nameLength) but \(body.readableBytes) bytes follow")
         }
-        guard let name = body.readString(length: Int(nameLength)), name.utf8.count == Int(nameLength),
-            String(validating: name.utf8, as: UTF8.self) != nil
+        guard let nameBytes = body.readBytes(length: Int(nameLength)),
+            let name = String(validating: nameBytes, as: UTF8.self)
         else {
             throw .malformed(.hello, "display name is not valid UTF-8")
         }

@@ -58,7 +58,13 @@ struct CoreBench: AsyncParsableCommand {
             last = attempt
         }
         let (_, session, peer) = last!
-        let ourRoundTrips = try await bench.roundTrips(session: session, peer: peer, size: 64, count: roundTrips, warmup: warmup)
+        let ourRoundTrips = try await bench.roundTrips(
+            session: session,
+            peer: peer,
+            size: 64,
+            count: roundTrips,
+            warmup: warmup
+        )
         let ourBulk = try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulk)
         let ourSmall = try await bench.oneWay(session: session, peer: peer, size: 64, count: small)
         await session.disconnect()
@@ -79,7 +85,13 @@ struct CoreBench: AsyncParsableCommand {
             date: Date(),
             hostname: ProcessInfo.processInfo.hostName,
             cpus: ProcessInfo.processInfo.activeProcessorCount,
-            plan: .init(roundTrips: roundTrips, warmup: warmup, bulkMessages1MiB: bulk, smallMessages: small, connectRepetitions: connects),
+            plan: .init(
+                roundTrips: roundTrips,
+                warmup: warmup,
+                bulkMessages1MiB: bulk,
+                smallMessages: small,
+                connectRepetitions: connects
+            ),
             rawTCP: raw,
             peerConnectivity: ours,
             connectMilliseconds: connectTimes,
@@ -97,21 +109,44 @@ struct CoreBench: AsyncParsableCommand {
 
     private func report(_ result: CoreBenchResult) {
         func row(_ name: String, _ raw: String, _ ours: String, _ ratio: String) {
-            print(name.padding(toLength: 34, withPad: " ", startingAt: 0), raw.padding(toLength: 16, withPad: " ", startingAt: 0),
-                  ours.padding(toLength: 18, withPad: " ", startingAt: 0), ratio)
+            print(
+                name.padding(toLength: 34, withPad: " ", startingAt: 0),
+                raw.padding(toLength: 16, withPad: " ", startingAt: 0),
+                ours.padding(toLength: 18, withPad: " ", startingAt: 0),
+                ratio
+            )
         }
         let raw = result.rawTCP
         let ours = result.peerConnectivity
         row("", "raw TCP", "PeerConnectivity", "ratio")
-        row("64 B round trip p50 (us)", String(format: "%.1f", raw.roundTrip64Bytes.p50Microseconds),
-            String(format: "%.1f", ours.roundTrip64Bytes.p50Microseconds), String(format: "%.2fx", result.ratios.roundTripP50))
-        row("64 B round trip p99 (us)", String(format: "%.1f", raw.roundTrip64Bytes.p99Microseconds),
-            String(format: "%.1f", ours.roundTrip64Bytes.p99Microseconds), "")
-        row("1 MiB one way (MB/s)", String(format: "%.0f", raw.throughput1MiBBytesPerSecond / 1e6),
-            String(format: "%.0f", ours.throughput1MiBBytesPerSecond / 1e6), String(format: "%.0f%%", result.ratios.throughput1MiB * 100))
-        row("64 B one way (messages/s)", String(format: "%.0f", raw.messages64BytesPerSecond),
-            String(format: "%.0f", ours.messages64BytesPerSecond), String(format: "%.0f%%", result.ratios.messages64Bytes * 100))
-        print("browser start -> connected (ms):", result.connectMilliseconds.map { String(format: "%.1f", $0) }.joined(separator: ", "))
+        row(
+            "64 B round trip p50 (us)",
+            String(format: "%.1f", raw.roundTrip64Bytes.p50Microseconds),
+            String(format: "%.1f", ours.roundTrip64Bytes.p50Microseconds),
+            String(format: "%.2fx", result.ratios.roundTripP50)
+        )
+        row(
+            "64 B round trip p99 (us)",
+            String(format: "%.1f", raw.roundTrip64Bytes.p99Microseconds),
+            String(format: "%.1f", ours.roundTrip64Bytes.p99Microseconds),
+            ""
+        )
+        row(
+            "1 MiB one way (MB/s)",
+            String(format: "%.0f", raw.throughput1MiBBytesPerSecond / 1e6),
+            String(format: "%.0f", ours.throughput1MiBBytesPerSecond / 1e6),
+            String(format: "%.0f%%", result.ratios.throughput1MiB * 100)
+        )
+        row(
+            "64 B one way (messages/s)",
+            String(format: "%.0f", raw.messages64BytesPerSecond),
+            String(format: "%.0f", ours.messages64BytesPerSecond),
+            String(format: "%.0f%%", result.ratios.messages64Bytes * 100)
+        )
+        print(
+            "browser start -> connected (ms):",
+            result.connectMilliseconds.map { String(format: "%.1f", $0) }.joined(separator: ", ")
+        )
         for (target, met) in result.targetsMet.sorted(by: { $0.key < $1.key }) {
             print(met ? "MET    " : "MISSED ", target)
         }
@@ -121,7 +156,11 @@ struct CoreBench: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let day = ISO8601DateFormatter.string(from: result.date, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let day = ISO8601DateFormatter.string(
+            from: result.date,
+            timeZone: TimeZone(identifier: "UTC")!,
+            formatOptions: [.withFullDate]
+        )
         let path = output ?? "results/core-bench-\(day).json"
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(),

@@ -106,7 +106,8 @@ final class PeerBench: Sendable {
         while let event = await events.next() {
             switch event {
             case .dataReceived(let data, _): return data
-            case .peerStateChanged(_, .notConnected, let reason): throw BenchError("disconnected: \(String(describing: reason))")
+            case .peerStateChanged(_, .notConnected, let reason):
+                throw BenchError("disconnected: \(String(describing: reason))")
             case .peerStateChanged: continue
             }
         }

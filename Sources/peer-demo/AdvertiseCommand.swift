@@ -39,7 +39,12 @@ struct AdvertiseCommand: AsyncParsableCommand {
         var configuration = Advertiser.Configuration.default
         configuration.port = port
         configuration.publishesService = !noDnssd
-        let advertiser = try Advertiser(peer: me, discoveryInfo: ["role": "echo"], serviceType: service, configuration: configuration)
+        let advertiser = try Advertiser(
+            peer: me,
+            discoveryInfo: ["role": "echo"],
+            serviceType: service,
+            configuration: configuration
+        )
         do {
             try await advertiser.start()
         } catch {
@@ -52,10 +57,14 @@ struct AdvertiseCommand: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await invitation in advertiser.invitations {
-                    Output.line("invitation from=\(invitation.peer.displayName) context=\(String(decoding: invitation.context, as: UTF8.self))")
+                    Output.line(
+                        "invitation from=\(invitation.peer.displayName) context=\(String(decoding: invitation.context, as: UTF8.self))"
+                    )
                     switch answer {
                     case .accept:
-                        do { try await invitation.accept(into: session) } catch { Output.line("accept failed: \(error)") }
+                        do { try await invitation.accept(into: session) } catch {
+                            Output.line("accept failed: \(error)")
+                        }
                     case .decline:
                         invitation.decline()
                     case .ignore:

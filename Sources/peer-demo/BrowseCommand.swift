@@ -27,7 +27,9 @@ struct BrowseCommand: AsyncParsableCommand {
     func validate() throws {
         guard count >= 0, count <= 1_000_000 else { throw ValidationError("--count must be 0...1000000") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        if let connect, parseEndpoint(connect) == nil { throw ValidationError("--connect takes HOST:PORT, e.g. 127.0.0.1:7000") }
+        if let connect, parseEndpoint(connect) == nil {
+            throw ValidationError("--connect takes HOST:PORT, e.g. 127.0.0.1:7000")
+        }
     }
 
     func run() async throws {
@@ -37,7 +39,12 @@ struct BrowseCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let peer: PeerID
         if let connect, let (host, port) = parseEndpoint(connect) {
-            peer = try await session.connectPeer(host: host, port: port, withContext: Data("hello from \(name)".utf8), timeout: .seconds(timeout))
+            peer = try await session.connectPeer(
+                host: host,
+                port: port,
+                withContext: Data("hello from \(name)".utf8),
+                timeout: .seconds(timeout)
+            )
         } else {
             let browser = try Browser(peer: me, serviceType: service)
             try browser.start()
@@ -45,7 +52,12 @@ struct BrowseCommand: AsyncParsableCommand {
                 throw ValidationError("no advertiser of _\(service)._tcp found within \(timeout) s")
             }
             Output.line("found \(found) info=\(info) after \(started.duration(to: .now))")
-            try await browser.invitePeer(found, to: session, withContext: Data("hello from \(name)".utf8), timeout: .seconds(timeout))
+            try await browser.invitePeer(
+                found,
+                to: session,
+                withContext: Data("hello from \(name)".utf8),
+                timeout: .seconds(timeout)
+            )
             browser.stop()
             peer = found
         }

@@ -368,13 +368,7 @@ struct ConnectionStateMachineTests {
     }
 
     @Test(
-        "invitee: a HELLO carrying the local peer itself closes with unexpectedPeer",
-        .disabled(
-            """
-            gap: the invitee side does not check hello.peer == localPeer, so a connection to itself \
-            delivers an invitation from itself before the inviter side closes it
-            """
-        )
+        "invitee: a HELLO carrying the local peer itself closes with unexpectedPeer"
     )
     func inviteeConnectedToItself() {
         var machine = Stage.inviteeAwaitingHello.machine()

@@ -5,11 +5,14 @@ import Testing
 /// Advertiser and Browser through the real avahi-daemon.
 @Suite("Discovery", .timeLimit(.minutes(1)))
 struct DiscoveryTests {
-    @Test("service types and discoveryInfo follow MPC's rules", arguments: [
-        ("chat", true), ("a", true), ("p2p-bench", true), ("a1-b2-c3", true), ("abcdefghijklmno", true),
-        ("", false), ("abcdefghijklmnop", false), ("Chat", false), ("123", false), ("-chat", false),
-        ("chat-", false), ("ch--at", false), ("ch_at", false), ("chät", false),
-    ])
+    @Test(
+        "service types and discoveryInfo follow MPC's rules",
+        arguments: [
+            ("chat", true), ("a", true), ("p2p-bench", true), ("a1-b2-c3", true), ("abcdefghijklmno", true),
+            ("", false), ("abcdefghijklmnop", false), ("Chat", false), ("123", false), ("-chat", false),
+            ("chat-", false), ("ch--at", false), ("ch_at", false), ("chät", false),
+        ]
+    )
     func serviceTypes(type: String, valid: Bool) throws {
         let peer = try PeerID(displayName: "rules")
         if valid {
@@ -51,7 +54,10 @@ struct DiscoveryTests {
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let resolved = output.split(separator: "\n").filter { $0.hasPrefix("=") }
-        let line = try #require(resolved.first { $0.contains(peer.id.uuidString.lowercased()) }, "avahi-browse printed: \(output)")
+        let line = try #require(
+            resolved.first { $0.contains(peer.id.uuidString.lowercased()) },
+            "avahi-browse printed: \(output)"
+        )
         #expect(line.contains("\"pc.name=visible peer\""))
         #expect(line.contains("\"pc.id=\(peer.id.uuidString.lowercased())\""))
         #expect(line.contains("\"pc.v=1\""))
@@ -90,7 +96,11 @@ struct DiscoveryTests {
     func stopIsFinal() async throws {
         var configuration = Advertiser.Configuration.default
         configuration.publishesService = false
-        let advertiser = try Advertiser(peer: try PeerID(displayName: "once"), serviceType: "chat", configuration: configuration)
+        let advertiser = try Advertiser(
+            peer: try PeerID(displayName: "once"),
+            serviceType: "chat",
+            configuration: configuration
+        )
         try await advertiser.start()
         await advertiser.stop()
         var iterator = advertiser.invitations.makeAsyncIterator()

@@ -39,7 +39,9 @@ struct HostileInputTests {
     }
 
     /// Sends `bytes`, then expects the advertiser to close the connection (after at most a GOODBYE).
-    private func expectClosed(after bytes: [UInt8], on host: Host, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectClosed(after bytes: [UInt8], on host: Host, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let socket = try RawSocket(port: host.port)
         socket.send(bytes)
         let reply = socket.readUntilClosed()

@@ -115,7 +115,8 @@ package final class Connection: Sendable {
 
     /// Takes every queued frame, or marks the queue idle and returns `nil` when it is empty.
     func takePending() -> CircularBuffer<ByteBuffer>? {
-        let (batch, waiters) = outbound.withLock { state -> (CircularBuffer<ByteBuffer>?, [CheckedContinuation<Void, any Error>]) in
+        let (batch, waiters) = outbound.withLock {
+            state -> (CircularBuffer<ByteBuffer>?, [CheckedContinuation<Void, any Error>]) in
             guard !state.pending.isEmpty else {
                 state.drainScheduled = false
                 return (nil, [])

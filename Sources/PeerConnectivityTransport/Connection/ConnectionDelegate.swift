@@ -9,7 +9,12 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
 
     /// An invitation arrived on an invitee connection; answer with ``Connection/accept(delegate:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
     /// or ``Connection/decline(_:)`` before `timeout`.
-    func connection(_ connection: Connection, receivedInvitationFrom peer: PeerID, context: ByteBuffer, timeout: TimeAmount)
+    func connection(
+        _ connection: Connection,
+        receivedInvitationFrom peer: PeerID,
+        context: ByteBuffer,
+        timeout: TimeAmount
+    )
 
     /// The handshake completed: both sides may now send data.
     func connection(_ connection: Connection, establishedWith peer: PeerID)

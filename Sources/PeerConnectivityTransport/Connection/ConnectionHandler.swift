@@ -86,7 +86,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate: delegate,
             eventLoop: channel.eventLoop
         )
-        let connection = Connection(channel: channel, handler: handler, highWatermark: configuration.outboundHighWatermark)
+        let connection = Connection(
+            channel: channel,
+            handler: handler,
+            highWatermark: configuration.outboundHighWatermark
+        )
         handler.connection = connection
         if let remote = channel.remoteAddress {
             handler.logger[metadataKey: "remote"] = "\(remote)"
@@ -164,7 +168,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     ) throws {
         guard let action = stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
         else {
-            throw ConnectionClosedError(reason: .timedOut.with(detail: "the invitation is no longer pending"), peer: stateMachine.peer)
+            throw ConnectionClosedError(
+                reason: .timedOut.with(detail: "the invitation is no longer pending"),
+                peer: stateMachine.peer
+            )
         }
         self.delegate = delegate
         self.keepaliveInterval = keepaliveInterval
@@ -217,7 +224,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
         case .send(let frames):
             for frame in frames {
-                context.write(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: nil)
+                context.write(
+                    wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+                    promise: nil
+                )
             }
             context.flush()
 
@@ -236,7 +246,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             establishedPeer = peer
             frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
             if let frame {
-                context.writeAndFlush(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+                    promise: nil
+                )
             }
             scheduleKeepalive(context: context)
             logger.debug("connected")
@@ -261,7 +274,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 return
             }
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)), promise: written)
+            context.writeAndFlush(
+                wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+                promise: written
+            )
             let grace = context.eventLoop.assumeIsolated().scheduleTask(in: Self.goodbyeGracePeriod) {
                 context.close(promise: nil)
             }

@@ -45,7 +45,9 @@ package final class ConnectionListener: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelInitializer { channel in
                 guard pending.enter() else {
-                    logger.warning("refusing connection from \(channel.remoteAddress.map { "\($0)" } ?? "?"): \(maximumPendingHandshakes) handshakes already pending")
+                    logger.warning(
+                        "refusing connection from \(channel.remoteAddress.map { "\($0)" } ?? "?"): \(maximumPendingHandshakes) handshakes already pending"
+                    )
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A plain blocking TCP client, to speak to an advertiser the way a hostile or broken peer would.
 final class RawSocket {
@@ -54,7 +55,10 @@ enum HandFrames {
     static func hello(name: String = "mallory", id: UUID = UUID()) -> [UInt8] {
         let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
         let nameBytes = Array(name.utf8)
-        return frame(type: 0x01, body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x01] + uuid + [UInt8(nameBytes.count)] + nameBytes)
+        return frame(
+            type: 0x01,
+            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x01] + uuid + [UInt8(nameBytes.count)] + nameBytes
+        )
     }
 
     static func invite(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 10_000) -> [UInt8] {

@@ -26,7 +26,9 @@ final class EventLog: Sendable {
     /// The state changes of `peer`, in order, with their reasons.
     func states(of peer: PeerID) -> [(PeerState, DisconnectReason?)] {
         all.compactMap { event in
-            if case .peerStateChanged(let changed, let state, let reason) = event, changed == peer { return (state, reason) }
+            if case .peerStateChanged(let changed, let state, let reason) = event, changed == peer {
+                return (state, reason)
+            }
             return nil
         }
     }
@@ -44,7 +46,10 @@ final class EventLog: Sendable {
             if let match = states(of: peer).first(where: { $0.0 == state }) { return .some(match.1) }
             try await Task.sleep(for: .milliseconds(5))
         }
-        Issue.record("\(peer) did not become \(state) within \(timeout); saw \(states(of: peer))", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(peer) did not become \(state) within \(timeout); saw \(states(of: peer))",
+            sourceLocation: sourceLocation
+        )
         return nil
     }
 }
