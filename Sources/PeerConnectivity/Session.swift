@@ -42,9 +42,8 @@ public final class Session: Sendable {
     public init(peer: PeerID, configuration: Configuration = .default) {
         self.peer = peer
         self.configuration = configuration
-        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self)
-        self.core = SessionCore(peer: peer, configuration: configuration, continuation: continuation)
-        self.events = Events(stream: stream, core: core)
+        self.core = SessionCore(peer: peer, configuration: configuration)
+        self.events = Events(core: core)
     }
 
     deinit {
@@ -79,15 +78,24 @@ public final class Session: Sendable {
         guard data.count <= configuration.maximumMessageLength else {
             throw SessionError.messageTooLarge(size: data.count, limit: configuration.maximumMessageLength)
         }
+        if peers.count == 1 {
+            let connection = try core.connection(to: peers[0])
+            try await Self.send(data.withUnsafeBytes { FrameEncoder.dataFrame($0) }, on: connection, to: peers[0])
+            return
+        }
         guard !peers.isEmpty else { throw SessionError.noPeers }
         let connections = try core.connections(to: peers)
-        let frame = FrameEncoder.dataFrame(data)
+        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
         for (peer, connection) in zip(peers, connections) {
-            do {
-                try await connection.send(frame)
-            } catch let error as ConnectionClosedError {
-                throw SessionError.peerNotConnected(peer, reason: error.reason)
-            }
+            try await Self.send(frame, on: connection, to: peer)
+        }
+    }
+
+    private static func send(_ frame: EncodedFrame, on connection: Connection, to peer: PeerID) async throws {
+        do {
+            try await connection.send(frame)
+        } catch let error as ConnectionClosedError {
+            throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
     }
 

@@ -21,7 +21,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let peer: PeerID
     let configuration: Session.Configuration
     private let connectionConfiguration: ConnectionConfiguration
-    private let continuation: AsyncStream<SessionEvent>.Continuation
+    /// The session's events, in order; ``Session/Events`` reads them.
+    let events = EventQueue<SessionEvent>()
     private let peers = Mutex([PeerID: Entry]())
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
@@ -30,10 +31,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
     private let buffered = Atomic<Int>(0)
     private let readingPaused = Atomic<Bool>(false)
 
-    init(peer: PeerID, configuration: Session.Configuration, continuation: AsyncStream<SessionEvent>.Continuation) {
+    init(peer: PeerID, configuration: Session.Configuration) {
         self.peer = peer
         self.configuration = configuration
-        self.continuation = continuation
         self.connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
             handshakeTimeout: .seconds(5),
@@ -51,6 +51,15 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     func state(of peer: PeerID) -> PeerState {
         peers.withLock { $0[peer]?.state ?? .notConnected }
+    }
+
+    func connection(to target: PeerID) throws(SessionError) -> Connection {
+        try peers.withLock { table throws(SessionError) in
+            guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
+                throw SessionError.peerNotConnected(target)
+            }
+            return connection
+        }
     }
 
     func connections(to targets: [PeerID]) throws(SessionError) -> [Connection] {
@@ -74,7 +83,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 throw SessionError.sessionFull(limit: configuration.maximumPeers)
             }
             table[peer] = Entry(state: .connecting, connection: connection)
-            continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
         }
     }
 
@@ -83,7 +92,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         peers.withLock { table in
             guard let entry = table[peer], entry.connection == nil || entry.connection === connection else { return }
             table[peer] = nil
-            continuation.yield(.peerStateChanged(peer, .notConnected, reason: reason))
+            events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
         }
     }
 
@@ -177,7 +186,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         let connections = peers.withLock { table -> [Connection] in
             for (peer, entry) in table where entry.connection == nil {
                 table[peer] = nil
-                continuation.yield(.peerStateChanged(peer, .notConnected, reason: .localDisconnect))
+                events.yield(.peerStateChanged(peer, .notConnected, reason: .localDisconnect))
             }
             return table.values.compactMap(\.connection)
         }
@@ -195,7 +204,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         for connection in connections {
             connection.close(.localDisconnect)
         }
-        continuation.finish()
+        events.finish()
     }
 
     // MARK: - Receive backpressure
@@ -228,7 +237,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 return SessionError.sessionFull(limit: configuration.maximumPeers)
             }
             table[peer] = Entry(state: .connecting, connection: connection)
-            continuation.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
             return nil
         }
         if let refusal {
@@ -253,7 +262,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 return false
             }
             table[peer] = Entry(state: .connected, connection: connection)
-            continuation.yield(.peerStateChanged(peer, .connected, reason: nil))
+            events.yield(.peerStateChanged(peer, .connected, reason: nil))
             return true
         }
         if !ours {
@@ -264,7 +273,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
         let data = Data(buffer: message, byteTransferStrategy: .automatic)
         let total = buffered.add(data.count, ordering: .sequentiallyConsistent).newValue
-        continuation.yield(.dataReceived(data, from: peer))
+        events.yield(.dataReceived(data, from: peer))
         guard total > configuration.receiveBufferLimit else { return true }
         readingPaused.store(true, ordering: .sequentiallyConsistent)
         // The consumer may have drained the buffer before it could see the flag: check again.

@@ -44,20 +44,37 @@ package enum FrameEncoder {
         return buffer
     }
 
-    /// A DATA frame carrying `bytes`, in a single buffer (the bytes are copied once).
+    /// The largest buffer a DATA frame is encoded into: larger messages are split over several
+    /// buffers (one frame on the wire). Buffers this small come from malloc's arenas and are reused,
+    /// where one large buffer per message would be fresh memory whose every page faults on first touch.
+    package static let chunkLength = 64 << 10
+
+    /// A DATA frame carrying `bytes`, copied once into buffers of at most ``chunkLength`` bytes.
     ///
     /// - Parameters:
     ///   - bytes: the message.
-    ///   - allocator: where the buffer comes from.
+    ///   - allocator: where the buffers come from.
     /// - Returns: the encoded frame.
     package static func dataFrame(
-        _ bytes: some Collection<UInt8>,
+        _ bytes: UnsafeRawBufferPointer,
         allocator: ByteBufferAllocator = ByteBufferAllocator()
-    ) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: WireProtocol.headerLength + bytes.count)
-        writeHeader(type: .data, payloadLength: bytes.count, into: &buffer)
-        buffer.writeBytes(bytes)
-        return buffer
+    ) -> EncodedFrame {
+        let headLength = min(bytes.count, chunkLength - WireProtocol.headerLength)
+        var head = allocator.buffer(capacity: WireProtocol.headerLength + headLength)
+        writeHeader(type: .data, payloadLength: bytes.count, into: &head)
+        head.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[0..<headLength]))
+        guard headLength < bytes.count else { return EncodedFrame(head: head) }
+        var rest: [ByteBuffer] = []
+        rest.reserveCapacity((bytes.count - headLength + chunkLength - 1) / chunkLength)
+        var offset = headLength
+        while offset < bytes.count {
+            let end = min(offset + chunkLength, bytes.count)
+            var chunk = allocator.buffer(capacity: end - offset)
+            chunk.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            rest.append(chunk)
+            offset = end
+        }
+        return EncodedFrame(head: head, rest: rest)
     }
 
     /// Writes the 4-byte length (type byte plus payload) and the type byte.

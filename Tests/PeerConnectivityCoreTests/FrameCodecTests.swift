@@ -92,11 +92,24 @@ struct FrameCodecTests {
         #expect(Array(hello[9..<11]) == [0, 1])
     }
 
-    @Test("dataFrame(_:) writes the same bytes as encoding a DATA frame")
-    func dataFrameHelper() {
-        let payload = Array(Fixtures.pattern(count: 777).readableBytesView)
-        #expect(FrameEncoder.dataFrame(payload) == FrameEncoder.buffer(for: .data(ByteBuffer(bytes: payload))))
-        #expect(FrameEncoder.dataFrame([UInt8]()) == FrameEncoder.buffer(for: .data(ByteBuffer())))
+    @Test(
+        "dataFrame(_:) writes the same bytes as encoding a DATA frame, in chunks of at most chunkLength",
+        arguments: [
+            0, 777, FrameEncoder.chunkLength - 5, FrameEncoder.chunkLength - 4, FrameEncoder.chunkLength * 3 + 1,
+            1 << 20,
+        ]
+    )
+    func dataFrameHelper(size: Int) {
+        let payload = Array(Fixtures.pattern(count: size).readableBytesView)
+        let encoded = payload.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+        var joined = encoded.head
+        for chunk in encoded.rest {
+            #expect(chunk.readableBytes <= FrameEncoder.chunkLength)
+            joined.writeImmutableBuffer(chunk)
+        }
+        #expect(encoded.head.readableBytes <= FrameEncoder.chunkLength)
+        #expect(encoded.byteCount == 5 + size)
+        #expect(joined == FrameEncoder.buffer(for: .data(ByteBuffer(bytes: payload))))
     }
 
     @Test("encode appends after what the buffer already holds")

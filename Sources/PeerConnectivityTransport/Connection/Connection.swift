@@ -46,11 +46,15 @@ package final class Connection: Sendable {
     ///
     /// - Parameter frame: an encoded frame (see ``FrameEncoder``).
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
-    package func send(_ frame: ByteBuffer) async throws {
+    package func send(_ frame: EncodedFrame) async throws {
         let (scheduleDrain, mustWait) = try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
             if let closed = state.closed { throw closed }
-            state.pending.append(frame)
-            state.pendingBytes += frame.readableBytes
+            state.pending.append(frame.head)
+            state.pendingBytes += frame.head.readableBytes
+            for chunk in frame.rest {
+                state.pending.append(chunk)
+                state.pendingBytes += chunk.readableBytes
+            }
             let schedule = !state.drainScheduled
             state.drainScheduled = true
             return (schedule, state.pendingBytes > highWatermark)
