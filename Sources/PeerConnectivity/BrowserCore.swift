@@ -18,8 +18,8 @@ final class BrowserCore: Sendable {
 
     private struct State {
         var phase = Phase.idle
-        /// Per instance name: on how many interfaces / IP versions it is seen now.
-        var sightings: [String: Int] = [:]
+        /// Per instance name and interface: how many ADDs (one per IP version) are not yet removed.
+        var sightings: [String: [UInt32: Int]] = [:]
         var resolving: [String: Task<Void, Never>] = [:]
         var found: [String: Found] = [:]
     }
@@ -87,9 +87,15 @@ final class BrowserCore: Sendable {
         }
     }
 
+    /// Where to connect to a found peer: 127.0.0.1 when Avahi reports its service on the loopback
+    /// interface (it runs on this host, and loopback is the shortest way), else its host name.
     func endpoint(of peer: PeerID) -> (host: String, port: Int)? {
         state.withLock { state in
-            state.found.values.first { $0.record.peer == peer }.map { ($0.host, $0.port) }
+            guard let (name, found) = state.found.first(where: { $0.value.record.peer == peer }) else { return nil }
+            if let loopback = LoopbackInterface.index, state.sightings[name]?[loopback] != nil {
+                return (LoopbackInterface.address, found.port)
+            }
+            return (found.host, found.port)
         }
     }
 
@@ -99,18 +105,20 @@ final class BrowserCore: Sendable {
             guard instance.name != ownInstanceName else { return }
             state.withLock { state in
                 guard case .started = state.phase else { return }
-                let seen = state.sightings[instance.name, default: 0] + 1
-                state.sightings[instance.name] = seen
-                guard seen == 1, state.found[instance.name] == nil, state.resolving[instance.name] == nil else {
+                let firstSighting = state.sightings[instance.name] == nil
+                state.sightings[instance.name, default: [:]][instance.interfaceIndex, default: 0] += 1
+                guard firstSighting, state.found[instance.name] == nil, state.resolving[instance.name] == nil else {
                     return
                 }
                 state.resolving[instance.name] = Task { await self.resolve(instance) }
             }
         case .removed(let instance):
             let lost = state.withLock { state -> DiscoveryRecord? in
-                guard let seen = state.sightings[instance.name] else { return nil }
-                if seen > 1 {
-                    state.sightings[instance.name] = seen - 1
+                guard var interfaces = state.sightings[instance.name], let seen = interfaces[instance.interfaceIndex]
+                else { return nil }
+                interfaces[instance.interfaceIndex] = seen > 1 ? seen - 1 : nil
+                guard interfaces.isEmpty else {
+                    state.sightings[instance.name] = interfaces
                     return nil
                 }
                 state.sightings[instance.name] = nil
@@ -149,7 +157,7 @@ final class BrowserCore: Sendable {
         let found = Found(record: record, host: host, port: Int(resolved.port))
         let report = state.withLock { state -> Bool in
             state.resolving[instance.name] = nil
-            guard case .started = state.phase, state.sightings[instance.name, default: 0] > 0 else { return false }
+            guard case .started = state.phase, state.sightings[instance.name] != nil else { return false }
             state.found[instance.name] = found
             return true
         }

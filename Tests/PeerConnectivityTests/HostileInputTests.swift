@@ -12,24 +12,14 @@ struct HostileInputTests {
         let task: Task<Void, Never>
 
         init() async throws {
-            let peer = try PeerID(displayName: "target")
-            var configuration = Advertiser.Configuration.default
-            configuration.host = "127.0.0.1"
-            configuration.publishesService = false
-            advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
-            session = Session(peer: peer)
-            try await advertiser.start()
-            let (advertiser, session) = (self.advertiser, self.session)
-            task = Task {
-                for await invitation in advertiser.invitations {
-                    try? await invitation.accept(into: session)
-                }
-            }
+            advertiser = try await loopbackAdvertiser("target")
+            session = Session(peer: advertiser.peer)
+            task = acceptAll(advertiser, into: session)
         }
 
         var port: Int { advertiser.port! }
 
-        /// A real peer still connects and is echoed... at least reaches connected.
+        /// A real peer still connects.
         func stillServes() async throws {
             let visitor = Session(peer: try PeerID(displayName: "visitor"))
             let peer = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
@@ -67,32 +57,21 @@ struct HostileInputTests {
 
     @Test("an invited connection that sends DATA before the answer is closed; nothing is delivered")
     func dataBeforeAcceptance() async throws {
-        let peer = try PeerID(displayName: "slow-target")
-        var configuration = Advertiser.Configuration.default
-        configuration.host = "127.0.0.1"
-        configuration.publishesService = false
-        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
-        try await advertiser.start()
+        let advertiser = try await loopbackAdvertiser("slow-target")
         let socket = try RawSocket(port: advertiser.port!)
         socket.send(HandFrames.hello() + HandFrames.invite())
         var invitations = advertiser.invitations.makeAsyncIterator()
         let invitation = try #require(await invitations.next())
         socket.send(HandFrames.data(Array("not yet".utf8)))
         #expect(socket.readUntilClosed() != nil)
-        let session = Session(peer: peer)
+        let session = Session(peer: advertiser.peer)
         await #expect(throws: InvitationError.self) { try await invitation.accept(into: session) }
         #expect(session.connectedPeers.isEmpty)
     }
 
     @Test("a connection that never says HELLO is closed at the handshake timeout")
     func silentConnection() async throws {
-        let peer = try PeerID(displayName: "patient")
-        var configuration = Advertiser.Configuration.default
-        configuration.host = "127.0.0.1"
-        configuration.publishesService = false
-        configuration.handshakeTimeout = .milliseconds(500)
-        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
-        try await advertiser.start()
+        let advertiser = try await loopbackAdvertiser("patient") { $0.handshakeTimeout = .milliseconds(500) }
         let socket = try RawSocket(port: advertiser.port!)
         let start = ContinuousClock.now
         #expect(socket.readUntilClosed() != nil)
@@ -102,13 +81,7 @@ struct HostileInputTests {
 
     @Test("invitations beyond the pending limit are declined as busy")
     func pendingInvitationLimit() async throws {
-        let peer = try PeerID(displayName: "popular")
-        var configuration = Advertiser.Configuration.default
-        configuration.host = "127.0.0.1"
-        configuration.publishesService = false
-        configuration.maximumPendingInvitations = 2
-        let advertiser = try Advertiser(peer: peer, serviceType: "hostile", configuration: configuration)
-        try await advertiser.start()
+        let advertiser = try await loopbackAdvertiser("popular") { $0.maximumPendingInvitations = 2 }
         let sockets = try (0..<2).map { _ in try RawSocket(port: advertiser.port!) }
         for socket in sockets { socket.send(HandFrames.hello() + HandFrames.invite()) }
         var invitations = advertiser.invitations.makeAsyncIterator()

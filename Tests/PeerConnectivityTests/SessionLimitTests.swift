@@ -10,19 +10,9 @@ struct SessionLimitTests {
         _ name: String,
         session configuration: Session.Configuration = .default
     ) async throws -> (Advertiser, Session, Task<Void, Never>) {
-        let peer = try PeerID(displayName: name)
-        var advertiserConfiguration = Advertiser.Configuration.default
-        advertiserConfiguration.host = "127.0.0.1"
-        advertiserConfiguration.publishesService = false
-        let advertiser = try Advertiser(peer: peer, serviceType: "limits", configuration: advertiserConfiguration)
-        let session = Session(peer: peer, configuration: configuration)
-        try await advertiser.start()
-        let task = Task {
-            for await invitation in advertiser.invitations {
-                try? await invitation.accept(into: session)
-            }
-        }
-        return (advertiser, session, task)
+        let advertiser = try await loopbackAdvertiser(name)
+        let session = Session(peer: advertiser.peer, configuration: configuration)
+        return (advertiser, session, acceptAll(advertiser, into: session))
     }
 
     @Test("inviting past maximumPeers throws SessionError.sessionFull; the first peer stays connected")

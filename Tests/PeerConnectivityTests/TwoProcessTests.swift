@@ -76,15 +76,11 @@ struct TwoProcessTests {
 
     @Test("a declined invitation: connecting, then notConnected with reason declined")
     func decline() async throws {
-        let service = uniqueServiceType("decl")
-        let child = try DemoProcess(["advertise", "--service", service, "--name", "decliner", "--answer", "decline"])
-        try #require(try await child.waitForLine(containing: "ready") != nil)
-        let me = try PeerID(displayName: "invitee-of-decline")
-        let session = Session(peer: me)
-        let log = EventLog(session)
-        let browser = try Browser(peer: me, serviceType: service)
-        try browser.start()
-        let found = try #require(try await waitForFound(browser, named: "decliner", timeout: .seconds(5)))
+        let (child, session, log, browser, found) = try await findChild(
+            name: "decliner",
+            options: ["--answer", "decline"]
+        )
+        defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
 
         let error = await #expect(throws: InvitationError.self) {
             try await browser.invitePeer(found, to: session, timeout: .seconds(10))
@@ -97,15 +93,11 @@ struct TwoProcessTests {
 
     @Test("an unanswered invitation times out: notConnected with reason timedOut, after the timeout")
     func timeout() async throws {
-        let service = uniqueServiceType("tmo")
-        let child = try DemoProcess(["advertise", "--service", service, "--name", "ignorer", "--answer", "ignore"])
-        try #require(try await child.waitForLine(containing: "ready") != nil)
-        let me = try PeerID(displayName: "impatient")
-        let session = Session(peer: me)
-        let log = EventLog(session)
-        let browser = try Browser(peer: me, serviceType: service)
-        try browser.start()
-        let found = try #require(try await waitForFound(browser, named: "ignorer", timeout: .seconds(5)))
+        let (child, session, log, browser, found) = try await findChild(
+            name: "ignorer",
+            options: ["--answer", "ignore"]
+        )
+        defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
 
         let start = ContinuousClock.now
         let error = await #expect(throws: InvitationError.self) {
@@ -120,15 +112,11 @@ struct TwoProcessTests {
 
     @Test("disconnect by the other side is seen here as peerDisconnected")
     func remoteDisconnect() async throws {
-        let service = uniqueServiceType("rdis")
-        let child = try DemoProcess(["advertise", "--service", service, "--name", "leaver", "--disconnect-after", "1"])
-        try #require(try await child.waitForLine(containing: "ready") != nil)
-        let me = try PeerID(displayName: "stayer")
-        let session = Session(peer: me)
-        let log = EventLog(session)
-        let browser = try Browser(peer: me, serviceType: service)
-        try browser.start()
-        let found = try #require(try await waitForFound(browser, named: "leaver", timeout: .seconds(5)))
+        let (child, session, log, browser, found) = try await findChild(
+            name: "leaver",
+            options: ["--disconnect-after", "1"]
+        )
+        defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
         try await browser.invitePeer(found, to: session, timeout: .seconds(10))
         try await session.send(Data("bye?".utf8), toPeers: [found])
         let reason = try await log.waitFor(found, .notConnected, timeout: .seconds(5))
@@ -197,18 +185,29 @@ struct TwoProcessTests {
         }
     }
 
-    private func connectToChild(
+    /// Starts a `peer-demo advertise` child named `name` and finds it with a new browser and session.
+    private func findChild(
         name: String,
+        options: [String] = [],
         configuration: Session.Configuration = .default
-    ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
+    ) async throws -> (DemoProcess, Session, EventLog, Browser, PeerID) {
         let service = uniqueServiceType(String(name.prefix(6)))
-        let child = try DemoProcess(["advertise", "--service", service, "--name", name])
+        let child = try DemoProcess(["advertise", "--service", service, "--name", name] + options)
         try #require(try await child.waitForLine(containing: "ready") != nil)
         let session = Session(peer: try PeerID(displayName: "observer"), configuration: configuration)
         let log = EventLog(session)
         let browser = try Browser(peer: session.peer, serviceType: service)
         try browser.start()
         let found = try #require(try await waitForFound(browser, named: name, timeout: .seconds(5)))
+        return (child, session, log, browser, found)
+    }
+
+    /// Starts a child, finds it, and connects to it.
+    private func connectToChild(
+        name: String,
+        configuration: Session.Configuration = .default
+    ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
+        let (child, session, log, browser, found) = try await findChild(name: name, configuration: configuration)
         try await browser.invitePeer(found, to: session, timeout: .seconds(10))
         try await log.waitFor(found, .connected)
         return (child, session, log, found)
