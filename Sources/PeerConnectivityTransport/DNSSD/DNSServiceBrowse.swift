@@ -37,7 +37,7 @@ package final class DNSServiceBrowse: Sendable {
     /// - Parameters:
     ///   - type: The service type, e.g. `"_p2p-demo._tcp"`.
     ///   - interfaceIndex: The interface to browse on (`if_nametoindex`), or 0 for every interface.
-    ///   - handler: Called with each event, one at a time, on a serial DNS-SD queue; after `.failed` it is not
+    ///   - handler: Called with each event, one at a time, on the browse's DNS-SD thread; after `.failed` it is not
     ///     called again.
     /// - Returns: The running browse.
     /// - Throws: ``DNSServiceFailure`` when `DNSServiceBrowse` fails, at once with

@@ -4,7 +4,7 @@ protocol DNSServiceCallbackContext: AnyObject, Sendable {
     /// `DNSServiceProcessResult` and deallocates the ref once it is `true`.
     var isFinished: Bool { get }
 
-    /// Called on the processing queue when `DNSServiceProcessResult` fails; the ref is deallocated right after.
+    /// Called on the polling thread when `DNSServiceProcessResult` fails; the ref is deallocated right after.
     ///
     /// - Parameter failure: The failure.
     func processingFailed(_ failure: DNSServiceFailure)

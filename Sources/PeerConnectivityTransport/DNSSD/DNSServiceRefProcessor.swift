@@ -1,33 +1,44 @@
 import CDNSSD
-import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Drives the callbacks of one `DNSServiceRef` and owns it until it is cancelled.
 ///
 /// Avahi's compatibility layer runs one thread per `DNSServiceRef`; that thread writes to the ref's socket
 /// (`DNSServiceRefSockFD`) when results are waiting, and `DNSServiceProcessResult` then runs the callbacks on the
-/// calling thread. A `DispatchSourceRead` on that socket calls `DNSServiceProcessResult` on a serial queue, so the
-/// callbacks of one ref never run concurrently.
+/// calling thread. One thread per ref `poll`s that socket and a wake-up pipe, and calls `DNSServiceProcessResult`
+/// when the socket is readable, so the callbacks of one ref never run concurrently.
 ///
-/// ``cancel()`` cancels the source; the source's cancel handler, which libdispatch runs exactly once on the same
-/// serial queue after any running callback has returned, calls `DNSServiceRefDeallocate` and then releases the
-/// callback context. The processor also cancels itself when `DNSServiceProcessResult` fails or when the context says
+/// A libdispatch read source would be the obvious tool, but on Linux tearing read sources down while others are set
+/// up corrupts libdispatch's epoll bookkeeping and crashes the process in `_dispatch_event_loop_drain`
+/// (swift-corelibs-libdispatch issue 949; seen here in the test suite). A blocking `poll` registers nothing there.
+///
+/// ``cancel()`` writes to the wake-up pipe; the polling thread then leaves its loop and, on that same thread, after
+/// any running callback has returned, calls `DNSServiceRefDeallocate` and releases the callback context. The processor also cancels itself when `DNSServiceProcessResult` fails or when the context says
 /// it ``DNSServiceCallbackContext/isFinished``, e.g. a resolve right after its first result.
 final class DNSServiceRefProcessor: @unchecked Sendable {
-    // @unchecked Sendable: the only stored property is a `let` dispatch source, and the only thing done with it after
-    // `init` is `cancel()`, which libdispatch allows from any thread. The `DNSServiceRef` is used only by the
-    // source's event and cancel handlers, which libdispatch runs one at a time on the source's serial queue.
+    // @unchecked Sendable: the stored properties are the pipe's write end (written once, by the first cancel(),
+    // guarded by the atomic flag; closed in deinit) and an atomic flag. The `DNSServiceRef` is used only by the
+    // polling thread.
 
-    /// The read source on the ref's socket; its handlers own the ref and the retained callback context.
-    private let source: any DispatchSourceRead
+    /// The write end of the wake-up pipe: one byte written here ends the polling thread.
+    private let wakeWrite: Int32
+    private let cancelled = Atomic<Bool>(false)
 
-    /// Wraps the ref and the retained context so that the dispatch handlers may capture them.
+    /// Wraps the ref and the retained context so that the polling thread may capture them.
     private struct Owned: @unchecked Sendable {
-        // @unchecked Sendable: created before the source starts, then used only by the source's handlers on its
-        // serial queue (see the type's comment); never touched from two threads at once.
+        // @unchecked Sendable: created before the polling thread starts, then used only by that thread (see the
+        // type's comment); never touched from two threads at once.
 
-        /// The ref that the handlers process and finally deallocate.
+        /// The ref that the polling thread processes and finally deallocates.
         let ref: DNSServiceRef
-        /// The callback context, for the processing queue.
+        /// The callback context, for the polling thread.
         let context: any DNSServiceCallbackContext
         /// The callback context as passed to C: retained until the ref is deallocated, then released once.
         let retainedContext: Unmanaged<AnyObject>
@@ -39,7 +50,7 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     /// the object with `Unmanaged<Context>.fromOpaque(_:).takeUnretainedValue()`.
     ///
     /// - Parameters:
-    ///   - operation: The `dns_sd.h` function that `create` calls, for failures and the queue label.
+    ///   - operation: The `dns_sd.h` function that `create` calls, for failures and the thread's name.
     ///   - context: The object the C callback gets back as its `context` pointer.
     ///   - create: Calls the `dns_sd.h` function with the given context pointer and stores the new ref.
     /// - Returns: The running processor; cancel it when done.
@@ -67,50 +78,81 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
             retainedContext.release()
             throw DNSServiceFailure(operation: "DNSServiceRefSockFD", code: Int32(kDNSServiceErr_BadReference))
         }
-        return DNSServiceRefProcessor(
+        return try DNSServiceRefProcessor(
             operation: operation,
             owned: Owned(ref: ref, context: context, retainedContext: retainedContext),
             socket: socket
         )
     }
 
-    /// Sets up and starts the read source.
+    /// Starts the polling thread, which owns the ref from now on.
     ///
     /// - Parameters:
-    ///   - operation: For the queue label.
-    ///   - owned: The ref and retained context; the source's cancel handler releases them.
+    ///   - operation: For the thread's name.
+    ///   - owned: The ref and retained context; the polling thread releases them when it ends.
     ///   - socket: The ref's socket.
-    private init(operation: String, owned: Owned, socket: Int32) {
-        let queue = DispatchQueue(label: "PeerConnectivity.DNSSD.\(operation)")
-        let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
-        self.source = source
-        // Weak: the source must not keep its processor alive; when the processor goes, `deinit` cancels anyway.
-        source.setEventHandler { [weak self] in
-            let code = DNSServiceProcessResult(owned.ref)
-            if code != kDNSServiceErr_NoError {
-                // Avahi does not ask to be polled again after a failed poll: the ref is dead.
-                self?.cancel()
-                owned.context.processingFailed(DNSServiceFailure(operation: "DNSServiceProcessResult", code: code))
-            } else if owned.context.isFinished {
-                self?.cancel()
-            }
+    /// - Throws: when the wake-up pipe cannot be made (the ref is deallocated first).
+    private init(operation: String, owned: Owned, socket: Int32) throws(DNSServiceFailure) {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            DNSServiceRefDeallocate(owned.ref)
+            owned.retainedContext.release()
+            throw DNSServiceFailure(operation: "pipe", code: Int32(kDNSServiceErr_NoMemory))
         }
-        source.setCancelHandler {
+        let wakeRead = pipeEnds[0]
+        wakeWrite = pipeEnds[1]
+        let thread = Thread {
+            Self.poll(owned: owned, socket: socket, wake: wakeRead)
+            close(wakeRead)
+        }
+        thread.name = "PeerConnectivity.DNSSD.\(operation)"
+        thread.start()
+    }
+
+    /// The polling thread: processes each result as its socket becomes readable, until the
+    /// context is finished, processing fails, or ``cancel()`` writes to the wake-up pipe; then
+    /// deallocates the ref, on this same thread, so no callback can run after it.
+    private static func poll(owned: Owned, socket: Int32, wake: Int32) {
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        defer {
             DNSServiceRefDeallocate(owned.ref)
             owned.retainedContext.release()
         }
-        source.activate()
+        while true {
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            let ready = Glibc.poll(&descriptors, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                owned.context.processingFailed(
+                    DNSServiceFailure(operation: "poll", code: Int32(kDNSServiceErr_Unknown))
+                )
+                return
+            }
+            if descriptors[1].revents != 0 { return }
+            guard descriptors[0].revents != 0 else { continue }
+            let code = DNSServiceProcessResult(owned.ref)
+            if code != kDNSServiceErr_NoError {
+                // Avahi does not ask to be polled again after a failed poll: the ref is dead.
+                owned.context.processingFailed(DNSServiceFailure(operation: "DNSServiceProcessResult", code: code))
+                return
+            }
+            if owned.context.isFinished { return }
+        }
     }
 
     deinit {
-        self.source.cancel()
+        cancel()
+        close(wakeWrite)
     }
 
-    /// Stops processing and deallocates the ref (which ends its Avahi thread and D-Bus connection).
-    ///
-    /// Idempotent, callable from any thread, including from the ref's own callback. Returns at once; a callback
-    /// that is running on the processing queue finishes first, and no callback runs after it.
+    /// Stops processing; the polling thread deallocates the ref. Idempotent, from any thread.
     func cancel() {
-        self.source.cancel()
+        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
     }
 }

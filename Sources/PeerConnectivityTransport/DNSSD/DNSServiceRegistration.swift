@@ -42,7 +42,7 @@ package final class DNSServiceRegistration: Sendable {
     ///   - txtRecord: The TXT record's RDATA, e.g. from `TXTRecord.encode(_:)`; at most 65,535 bytes.
     ///   - interfaceIndex: The interface to advertise on (`if_nametoindex`), or 0 for every interface.
     ///   - timeout: How long to wait for the register callback.
-    ///   - onFailure: Called, on a DNS-SD queue, with errors reported after the registration succeeded (e.g.
+    ///   - onFailure: Called, on the registration's DNS-SD thread, with errors reported after the registration succeeded (e.g.
     ///     `kDNSServiceErr_Unknown` when avahi-daemon goes away); the service is no longer advertised then.
     /// - Returns: The registration; keep it for as long as the service should be advertised.
     /// - Throws: ``DNSServiceFailure`` when `DNSServiceRegister` fails or the callback reports an error (at once,

@@ -37,22 +37,41 @@ final class DemoProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        let pending = Locked("")
-        out.fileHandleForReading.readabilityHandler = { [lines] handle in
-            let chunk = String(decoding: handle.availableData, as: UTF8.self)
-            let complete = pending.withLock { buffer -> [String] in
-                buffer += chunk
-                var parts = buffer.components(separatedBy: "\n")
-                buffer = parts.removeLast()
-                return parts
-            }
-            lines.withLock { $0 += complete }
+        // Blocking read loops on their own threads, not `readabilityHandler`: its libdispatch read sources,
+        // torn down while others are set up, can crash the process on Linux (swift-corelibs-libdispatch 949).
+        let lines = self.lines
+        let errorText = self.errorText
+        Self.readLines(from: out.fileHandleForReading) { chunk in
+            lines.withLock { $0 += chunk }
         }
-        err.fileHandleForReading.readabilityHandler = { [errorText] handle in
-            let chunk = String(decoding: handle.availableData, as: UTF8.self)
-            errorText.withLock { $0 += chunk }
+        Self.readAll(from: err.fileHandleForReading) { text in
+            errorText.withLock { $0 += text }
         }
         try process.run()
+    }
+
+    /// Reads `handle` until EOF on a new thread, handing each complete line to `deliver`.
+    private static func readLines(from handle: FileHandle, deliver: @escaping @Sendable ([String]) -> Void) {
+        let thread = Thread {
+            var pending = ""
+            while let data = readSome(handle) {
+                pending += String(decoding: data, as: UTF8.self)
+                var parts = pending.components(separatedBy: "\n")
+                pending = parts.removeLast()
+                if !parts.isEmpty { deliver(parts) }
+            }
+        }
+        thread.start()
+    }
+
+    /// Reads `handle` until EOF on a new thread, handing each chunk of text to `deliver`.
+    private static func readAll(from handle: FileHandle, deliver: @escaping @Sendable (String) -> Void) {
+        let thread = Thread {
+            while let data = readSome(handle) {
+                deliver(String(decoding: data, as: UTF8.self))
+            }
+        }
+        thread.start()
     }
 
     deinit {
@@ -107,4 +126,16 @@ final class DemoProcess: Sendable {
 func uniqueServiceType(_ prefix: String) -> String {
     let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
     return String("\(prefix)-\(suffix)".prefix(15))
+}
+
+/// What one `read(2)` returns (as soon as anything is there, unlike `FileHandle.read(upToCount:)`,
+/// which waits for the whole count); nil at EOF or on error.
+private func readSome(_ handle: FileHandle) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress!, $0.count) }
+        if count > 0 { return Array(buffer[0..<count]) }
+        if count < 0 && errno == EINTR { continue }
+        return nil
+    }
 }
