@@ -42,25 +42,14 @@ struct DiscoveryRecord: Sendable {
         guard !serviceType.contains("--") else { throw fail("must not contain \"--\"") }
     }
 
-    /// Checks discoveryInfo: keys not empty, printable ASCII without '=', not starting with "pc.",
-    /// not differing only in case; each key=value at most 255 bytes; the record at most 65,535 bytes.
+    /// Checks discoveryInfo against the TXT record rules (``TXTRecord/encode(_:)``: keys not empty,
+    /// printable ASCII without '=', not differing only in case; each key=value at most 255 bytes) and
+    /// keeps keys starting with "pc.", in any letter case, for the library's own entries.
     ///
     /// - Throws: ``DiscoveryError/invalidDiscoveryInfo(_:)`` naming the key.
     static func validate(discoveryInfo: [String: String]) throws(DiscoveryError) {
-        for (key, value) in discoveryInfo {
-            if key.isEmpty { throw .invalidDiscoveryInfo("discoveryInfo has an empty key") }
-            if key.contains("=") { throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" contains '='") }
-            if key.hasPrefix(reservedPrefix) {
-                throw .invalidDiscoveryInfo(
-                    "discoveryInfo key \"\(key)\" uses the reserved prefix \"\(reservedPrefix)\""
-                )
-            }
-            let length = key.utf8.count + 1 + value.utf8.count
-            if length > TXTRecord.maximumEntryLength {
-                throw .invalidDiscoveryInfo(
-                    "discoveryInfo entry \"\(key)\" is \(length) bytes as key=value, at most \(TXTRecord.maximumEntryLength) allowed"
-                )
-            }
+        if let key = discoveryInfo.keys.first(where: { $0.lowercased().hasPrefix(reservedPrefix) }) {
+            throw .invalidDiscoveryInfo("discoveryInfo key \"\(key)\" uses the reserved prefix \"\(reservedPrefix)\"")
         }
         do {
             _ = try TXTRecord.encode(discoveryInfo)

@@ -1,4 +1,5 @@
 import Logging
+import PeerConnectivityCore
 
 extension Session {
     /// Limits and timers of a session.
@@ -7,7 +8,7 @@ extension Session {
         public var maximumPeers: Int = 8
         /// The largest data message sent or accepted, in bytes (default 1 MiB). A peer that sends a
         /// larger one is disconnected with a protocol violation.
-        public var maximumMessageLength: Int = 1 << 20
+        public var maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
         /// How often a keepalive frame is sent to each connected peer.
         public var keepaliveInterval: Duration = .seconds(1)
         /// A peer from which nothing arrives for this long is reported `notConnected` with

@@ -78,14 +78,13 @@ public final class Session: Sendable {
         guard data.count <= configuration.maximumMessageLength else {
             throw SessionError.messageTooLarge(size: data.count, limit: configuration.maximumMessageLength)
         }
-        if peers.count == 1 {
-            let connection = try core.connection(to: peers[0])
-            try await Self.send(data.withUnsafeBytes { FrameEncoder.dataFrame($0) }, on: connection, to: peers[0])
+        guard !peers.isEmpty else { throw SessionError.noPeers }
+        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+        if peers.count == 1 {  // the common case needs no array of connections
+            try await Self.send(frame, on: try core.connection(to: peers[0]), to: peers[0])
             return
         }
-        guard !peers.isEmpty else { throw SessionError.noPeers }
         let connections = try core.connections(to: peers)
-        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
         for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
         }

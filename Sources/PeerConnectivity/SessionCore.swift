@@ -54,23 +54,22 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
 
     func connection(to target: PeerID) throws(SessionError) -> Connection {
-        try peers.withLock { table throws(SessionError) in
-            guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
-                throw SessionError.peerNotConnected(target)
-            }
-            return connection
-        }
+        try peers.withLock { table throws(SessionError) in try Self.connectedConnection(to: target, in: table) }
     }
 
     func connections(to targets: [PeerID]) throws(SessionError) -> [Connection] {
         try peers.withLock { table throws(SessionError) in
-            try targets.map { target throws(SessionError) in
-                guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
-                    throw SessionError.peerNotConnected(target)
-                }
-                return connection
-            }
+            try targets.map { target throws(SessionError) in try Self.connectedConnection(to: target, in: table) }
         }
+    }
+
+    private static func connectedConnection(to target: PeerID, in table: [PeerID: Entry]) throws(SessionError)
+        -> Connection
+    {
+        guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
+            throw SessionError.peerNotConnected(target)
+        }
+        return connection
     }
 
     // MARK: - Joining

@@ -29,7 +29,7 @@ struct DiscoveryTests {
         let peer = try PeerID(displayName: "rules")
         let refused: [[String: String]] = [
             ["a=b": "c"], ["": "x"], ["pc.id": "x"], ["k": String(repeating: "v", count: 254)],
-            ["clé": "x"], ["Room": "a", "room": "b"],
+            ["clé": "x"], ["Room": "a", "room": "b"], ["PC.ID": "x"],
         ]
         for info in refused {
             #expect(throws: DiscoveryError.invalidDiscoveryInfo("")) {
