@@ -12,22 +12,22 @@ import Synchronization
 ///
 /// Avahi's compatibility layer runs one thread per `DNSServiceRef`; that thread writes to the ref's socket
 /// (`DNSServiceRefSockFD`) when results are waiting, and `DNSServiceProcessResult` then runs the callbacks on the
-/// calling thread. One thread per ref `poll`s that socket and a wake-up pipe, and calls `DNSServiceProcessResult`
+/// calling thread. One thread per ref `poll`s that socket and a wake-up socket, and calls `DNSServiceProcessResult`
 /// when the socket is readable, so the callbacks of one ref never run concurrently.
 ///
 /// A libdispatch read source would be the obvious tool, but on Linux tearing read sources down while others are set
 /// up corrupts libdispatch's epoll bookkeeping and crashes the process in `_dispatch_event_loop_drain`
 /// (swift-corelibs-libdispatch issue 949; seen here in the test suite). A blocking `poll` registers nothing there.
 ///
-/// ``cancel()`` writes to the wake-up pipe; the polling thread then leaves its loop and, on that same thread, after
+/// ``cancel()`` writes to the wake-up socket; the polling thread then leaves its loop and, on that same thread, after
 /// any running callback has returned, calls `DNSServiceRefDeallocate` and releases the callback context. The processor also cancels itself when `DNSServiceProcessResult` fails or when the context says
 /// it ``DNSServiceCallbackContext/isFinished``, e.g. a resolve right after its first result.
 final class DNSServiceRefProcessor: @unchecked Sendable {
-    // @unchecked Sendable: the stored properties are the pipe's write end (written once, by the first cancel(),
+    // @unchecked Sendable: the stored properties are the wake-up socket's sending end (written once, by the first cancel(),
     // guarded by the atomic flag; closed in deinit) and an atomic flag. The `DNSServiceRef` is used only by the
     // polling thread.
 
-    /// The write end of the wake-up pipe: one byte written here ends the polling thread.
+    /// The write end of the wake-up socket: one byte written here ends the polling thread.
     private let wakeWrite: Int32
     private let cancelled = Atomic<Bool>(false)
 
@@ -91,16 +91,19 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     ///   - operation: For the thread's name.
     ///   - owned: The ref and retained context; the polling thread releases them when it ends.
     ///   - socket: The ref's socket.
-    /// - Throws: when the wake-up pipe cannot be made (the ref is deallocated first).
+    /// - Throws: when the wake-up socket cannot be made (the ref is deallocated first).
     private init(operation: String, owned: Owned, socket: Int32) throws(DNSServiceFailure) {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
+        // A socket pair, not a pipe: the polling thread closes its end when it finishes by itself
+        // (a resolve's first result), and a later wake-up sent with MSG_NOSIGNAL then fails with EPIPE
+        // instead of raising SIGPIPE, which would kill the process.
+        var wakeEnds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &wakeEnds) == 0 else {
             DNSServiceRefDeallocate(owned.ref)
             owned.retainedContext.release()
-            throw DNSServiceFailure(operation: "pipe", code: Int32(kDNSServiceErr_NoMemory))
+            throw DNSServiceFailure(operation: "socketpair", code: Int32(kDNSServiceErr_NoMemory))
         }
-        let wakeRead = pipeEnds[0]
-        wakeWrite = pipeEnds[1]
+        let wakeRead = wakeEnds[0]
+        wakeWrite = wakeEnds[1]
         let thread = Thread {
             Self.poll(owned: owned, socket: socket, wake: wakeRead)
             close(wakeRead)
@@ -110,7 +113,7 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     }
 
     /// The polling thread: processes each result as its socket becomes readable, until the
-    /// context is finished, processing fails, or ``cancel()`` writes to the wake-up pipe; then
+    /// context is finished, processing fails, or ``cancel()`` writes to the wake-up socket; then
     /// deallocates the ref, on this same thread, so no callback can run after it.
     private static func poll(owned: Owned, socket: Int32, wake: Int32) {
         var descriptors = [
@@ -153,6 +156,6 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL))
     }
 }
