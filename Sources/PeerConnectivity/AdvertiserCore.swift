@@ -178,6 +178,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool { true }
 
+    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {}
+
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
         answered(connection)
     }

@@ -27,6 +27,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
     private let refusals = Mutex([ObjectIdentifier: SessionError]())
+    /// The receiving ends of the channels peers opened, by connection and channel number.
+    private let transfers = Mutex([TransferKey: any InboundTransfer]())
     /// Bytes of data events yielded and not yet taken by the consumer.
     private let buffered = Atomic<Int>(0)
     private let readingPaused = Atomic<Bool>(false)
@@ -283,9 +285,55 @@ final class SessionCore: ConnectionDelegate, Sendable {
         return false
     }
 
+    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {
+        switch event {
+        case .opened(let open):
+            opened(open, on: connection, from: peer)
+        case .received(let channel, let bytes):
+            transfers.withLock { $0[TransferKey(connection, channel)] }?.received(bytes)
+        case .ended(let channel, let digest):
+            transfers.withLock { $0.removeValue(forKey: TransferKey(connection, channel)) }?.ended(digest: digest)
+        case .reset(let channel, let code):
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: TransferKey(connection, channel)) })
+            else { return }
+            transfer.failed(.from(code, byPeer: true, peer: peer, name: transfer.name))
+        }
+    }
+
+    private func opened(_ open: Frame.Open, on connection: Connection, from peer: PeerID) {
+        let name = String(decoding: open.name, as: UTF8.self)
+        switch open.kind {
+        case .stream:
+            let receiver = StreamReceiver(name: name, peer: peer, connection: connection, channel: open.channel)
+            transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
+            events.yield(.streamReceived(IncomingStream(receiver: receiver)))
+        case .resource:
+            configuration.logger.warning("refusing resource \"\(name.prefix(80))\" from \(peer): not supported yet")
+            connection.resetInboundChannel(open.channel, .refused)
+        }
+    }
+
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
+        let ended = transfers.withLock { table -> [any InboundTransfer] in
+            let keys = table.keys.filter { $0.connection == ObjectIdentifier(connection) }
+            return keys.compactMap { table.removeValue(forKey: $0) }
+        }
+        for transfer in ended {
+            transfer.failed(.connectionClosed(reason, peer: peer, name: transfer.name))
+        }
         if let peer {
             release(peer, connection: connection, reason: reason)
         }
+    }
+}
+
+/// Identifies a channel within a session: its connection and its number.
+struct TransferKey: Hashable {
+    let connection: ObjectIdentifier
+    let channel: UInt32
+
+    init(_ connection: Connection, _ channel: UInt32) {
+        self.connection = ObjectIdentifier(connection)
+        self.channel = channel
     }
 }

@@ -6,4 +6,7 @@ public enum SessionEvent: Sendable {
     case peerStateChanged(PeerID, PeerState, reason: DisconnectReason?)
     /// A message arrived from a connected peer.
     case dataReceived(Data, from: PeerID)
+    /// A peer opened a stream to this side (``Session/startStream(withName:toPeer:)`` there): read
+    /// its chunks from the ``IncomingStream``, which carries its name and peer.
+    case streamReceived(IncomingStream)
 }

@@ -51,6 +51,8 @@ package struct ConnectionStateMachine {
         case establish(PeerID, sending: Frame?)
         /// Hand an application message to the owner.
         case deliverData(ByteBuffer)
+        /// Something happened on a channel (a stream or a resource): hand it to the owner.
+        case channel(ChannelTable.Action)
         /// Write `frame` if any, then close the channel. `reason` is reported when it has closed.
         case close(DisconnectReason, sending: Frame?)
         /// The channel has closed: tell the owner, once.
@@ -71,6 +73,9 @@ package struct ConnectionStateMachine {
 
     private var state: State
     private let localPeer: PeerID
+    private let isInviter: Bool
+    /// The channels; set up when the connection is established.
+    private var channels: ChannelTable
     private var keepaliveInterval: TimeAmount
     private var livenessTimeout: TimeAmount
     /// Keepalive ticks since anything arrived from the peer (ticks while reading is paused by us do not count).
@@ -84,9 +89,18 @@ package struct ConnectionStateMachine {
     ///   - role: inviter (with what it sends) or invitee.
     ///   - keepaliveInterval: how often a KEEPALIVE is sent once established.
     ///   - livenessTimeout: how long without any frame from the peer before it counts as gone.
-    package init(localPeer: PeerID, role: Role, keepaliveInterval: TimeAmount, livenessTimeout: TimeAmount) {
+    ///   - maximumInboundChannels: how many channels (streams and resources) the peer may have open at once.
+    package init(
+        localPeer: PeerID,
+        role: Role,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumInboundChannels: Int = 256
+    ) {
         self.localPeer = localPeer
         self.state = .idle(role)
+        if case .inviter = role { self.isInviter = true } else { self.isInviter = false }
+        self.channels = ChannelTable(localIsInviter: isInviter, maximumInboundChannels: maximumInboundChannels)
         self.keepaliveInterval = keepaliveInterval
         self.livenessTimeout = livenessTimeout
     }
@@ -135,6 +149,14 @@ package struct ConnectionStateMachine {
             return .deliverData(payload)
         case (.established, .keepalive):
             return .none
+        case (.established, .open), (.established, .chunk), (.established, .end), (.established, .reset),
+            (.established, .credit), (.established, .done):
+            switch channels.frameReceived(frame) {
+            case .violation(let error): return protocolViolation(error)
+            case .refuse(let channel): return .send([.reset(channel: channel, .refused)])
+            case .none: return .none
+            case let action: return .channel(action)
+            }
         case (.established(let peer), .goodbye(let said)):
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
@@ -251,6 +273,33 @@ package struct ConnectionStateMachine {
     /// - Parameter paused: whether reading is paused.
     package mutating func readingPaused(_ paused: Bool) {
         readingPaused = paused
+    }
+
+    /// This side's reader consumed bytes of a channel the peer opened: let the peer send as many more.
+    ///
+    /// - Parameters:
+    ///   - increment: bytes consumed.
+    ///   - channel: the channel.
+    /// - Returns: the CREDIT to send, or nothing when the channel or the connection has ended.
+    package mutating func grantCredit(_ increment: Int, on channel: UInt32) -> Action {
+        guard case .established = state, let frame = channels.grant(increment, on: channel) else { return .none }
+        return .send([frame])
+    }
+
+    /// This side ends a channel the peer opened, early (its reader stopped, or it cannot keep the data).
+    ///
+    /// - Parameters:
+    ///   - channel: the channel.
+    ///   - code: why, sent to the peer.
+    /// - Returns: the RESET to send, or nothing when the channel or the connection has ended.
+    package mutating func resetInboundChannel(_ channel: UInt32, _ code: ChannelResetCode) -> Action {
+        guard case .established = state, let frame = channels.reset(channel, code) else { return .none }
+        return .send([frame])
+    }
+
+    /// The first channel number this side opens; each next one is 2 more.
+    package var firstLocalChannel: UInt32 {
+        ChannelTable.firstLocalChannel(localIsInviter: isInviter)
     }
 
     /// This side closes the connection (disconnect, stop, or cancelling an invitation).

@@ -16,6 +16,37 @@ package enum Frame: Sendable, Hashable {
     case keepalive
     /// The sender is closing the connection, and why.
     case goodbye(DisconnectReason)
+    /// The sender opens a channel (a stream or a resource) to write on.
+    case open(Open)
+    /// Bytes on a channel, within the window the receiver granted.
+    case chunk(channel: UInt32, ByteBuffer)
+    /// The writer finished the channel; a resource's END carries the SHA-256 of its bytes.
+    case end(channel: UInt32, digest: [UInt8]?)
+    /// Either side ends a channel at once, and why.
+    case reset(channel: UInt32, ChannelResetCode)
+    /// The receiver of a channel lets the writer send `increment` more bytes.
+    case credit(channel: UInt32, increment: UInt32)
+    /// The receiver of a resource has checked it and put it in place.
+    case done(channel: UInt32)
+
+    /// The body of an OPEN frame.
+    package struct Open: Sendable, Hashable {
+        /// The channel's number, chosen by the opener (odd for the inviter, even for the invitee).
+        package var channel: UInt32
+        /// A byte stream or a resource.
+        package var kind: ChannelKind
+        /// A resource's length in bytes; 0 for a stream.
+        package var size: UInt64
+        /// The name the opener gave, as sent (untrusted: not necessarily UTF-8).
+        package var name: [UInt8]
+
+        package init(channel: UInt32, kind: ChannelKind, size: UInt64, name: [UInt8]) {
+            self.channel = channel
+            self.kind = kind
+            self.size = size
+            self.name = name
+        }
+    }
 
     /// The body of a HELLO frame.
     package struct Hello: Sendable, Hashable {
@@ -53,6 +84,12 @@ package enum Frame: Sendable, Hashable {
         case .data: return .data
         case .keepalive: return .keepalive
         case .goodbye: return .goodbye
+        case .open: return .open
+        case .chunk: return .chunk
+        case .end: return .end
+        case .reset: return .reset
+        case .credit: return .credit
+        case .done: return .done
         }
     }
 }

@@ -29,6 +29,31 @@ package enum FrameEncoder {
         case .data(let payload):
             writeHeader(type: .data, payloadLength: payload.readableBytes, into: &buffer)
             buffer.writeImmutableBuffer(payload)
+        case .open(let open):
+            writeHeader(type: .open, payloadLength: 4 + 1 + 8 + open.name.count, into: &buffer)
+            buffer.writeInteger(open.channel)
+            buffer.writeInteger(open.kind.rawValue)
+            buffer.writeInteger(open.size)
+            buffer.writeBytes(open.name)
+        case .chunk(let channel, let payload):
+            writeHeader(type: .chunk, payloadLength: 4 + payload.readableBytes, into: &buffer)
+            buffer.writeInteger(channel)
+            buffer.writeImmutableBuffer(payload)
+        case .end(let channel, let digest):
+            writeHeader(type: .end, payloadLength: 4 + (digest?.count ?? 0), into: &buffer)
+            buffer.writeInteger(channel)
+            if let digest { buffer.writeBytes(digest) }
+        case .reset(let channel, let code):
+            writeHeader(type: .reset, payloadLength: 4 + 1, into: &buffer)
+            buffer.writeInteger(channel)
+            buffer.writeInteger(code.rawValue)
+        case .credit(let channel, let increment):
+            writeHeader(type: .credit, payloadLength: 4 + 4, into: &buffer)
+            buffer.writeInteger(channel)
+            buffer.writeInteger(increment)
+        case .done(let channel):
+            writeHeader(type: .done, payloadLength: 4, into: &buffer)
+            buffer.writeInteger(channel)
         }
     }
 
@@ -75,6 +100,27 @@ package enum FrameEncoder {
             offset = end
         }
         return EncodedFrame(head: head, rest: rest)
+    }
+
+    /// A CHUNK frame carrying `bytes` (at most ``WireProtocol/maximumChunkLength``), copied once
+    /// into one buffer.
+    ///
+    /// - Parameters:
+    ///   - channel: the channel the bytes belong to.
+    ///   - bytes: the payload.
+    ///   - allocator: where the buffer comes from.
+    /// - Returns: the encoded frame.
+    package static func chunkFrame(
+        channel: UInt32,
+        _ bytes: UnsafeRawBufferPointer,
+        allocator: ByteBufferAllocator = ByteBufferAllocator()
+    ) -> ByteBuffer {
+        precondition((1...WireProtocol.maximumChunkLength).contains(bytes.count), "chunk of \(bytes.count) bytes")
+        var buffer = allocator.buffer(capacity: WireProtocol.headerLength + 4 + bytes.count)
+        writeHeader(type: .chunk, payloadLength: 4 + bytes.count, into: &buffer)
+        buffer.writeInteger(channel)
+        buffer.writeBytes(bytes)
+        return buffer
     }
 
     /// Writes the 4-byte length (type byte plus payload) and the type byte.

@@ -54,6 +54,61 @@ package enum FrameParser {
             return .invite(Frame.Invite(timeoutMilliseconds: timeout, context: body))
         case .hello:
             return .hello(try parseHello(&body))
+        case .open, .chunk, .end, .reset, .credit, .done:
+            return try parseChannelFrame(type: type, body: &body)
+        }
+    }
+
+    private static func parseChannelFrame(type: FrameType, body: inout ByteBuffer) throws(ProtocolError) -> Frame {
+        guard let channel = body.readInteger(as: UInt32.self) else {
+            throw .malformed(type, "missing the 4-byte channel number")
+        }
+        guard channel != 0 else { throw .malformed(type, "channel 0 is not a channel") }
+        switch type {
+        case .chunk:
+            guard (1...WireProtocol.maximumChunkLength).contains(body.readableBytes) else {
+                throw .malformed(
+                    type,
+                    "\(body.readableBytes) bytes; a chunk carries 1-\(WireProtocol.maximumChunkLength)"
+                )
+            }
+            return .chunk(channel: channel, body)
+        case .open:
+            guard let kindByte = body.readInteger(as: UInt8.self), let size = body.readInteger(as: UInt64.self) else {
+                throw .malformed(type, "truncated before the name")
+            }
+            guard let kind = ChannelKind(rawValue: kindByte) else {
+                throw .malformed(type, "unknown channel kind \(kindByte)")
+            }
+            guard kind == .resource || size == 0 else { throw .malformed(type, "a stream has no size") }
+            guard (1...WireProtocol.maximumChannelNameLength).contains(body.readableBytes) else {
+                throw .malformed(
+                    type,
+                    "name of \(body.readableBytes) bytes; allowed 1-\(WireProtocol.maximumChannelNameLength)"
+                )
+            }
+            let name = body.readBytes(length: body.readableBytes)!
+            return .open(Frame.Open(channel: channel, kind: kind, size: size, name: name))
+        case .end:
+            switch body.readableBytes {
+            case 0: return .end(channel: channel, digest: nil)
+            case WireProtocol.digestLength:
+                return .end(channel: channel, digest: body.readBytes(length: body.readableBytes))
+            default: throw .malformed(type, "\(body.readableBytes) bytes after the channel; expected 0 or 32")
+            }
+        case .reset:
+            guard body.readableBytes == 1, let code = body.readInteger(as: UInt8.self) else {
+                throw .malformed(type, "expected one code byte after the channel")
+            }
+            return .reset(channel: channel, ChannelResetCode(wireValue: code))
+        case .credit:
+            guard body.readableBytes == 4, let increment = body.readInteger(as: UInt32.self), increment > 0 else {
+                throw .malformed(type, "expected a non-zero 4-byte increment after the channel")
+            }
+            return .credit(channel: channel, increment: increment)
+        default:  // .done
+            try expectEmpty(body, type)
+            return .done(channel: channel)
         }
     }
 

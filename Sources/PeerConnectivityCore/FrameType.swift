@@ -7,6 +7,12 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case data = 0x10
     case keepalive = 0x11
     case goodbye = 0x12
+    case open = 0x20
+    case chunk = 0x21
+    case end = 0x22
+    case reset = 0x23
+    case credit = 0x24
+    case done = 0x25
 
     package var description: String {
         switch self {
@@ -17,6 +23,12 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .data: return "DATA"
         case .keepalive: return "KEEPALIVE"
         case .goodbye: return "GOODBYE"
+        case .open: return "OPEN"
+        case .chunk: return "CHUNK"
+        case .end: return "END"
+        case .reset: return "RESET"
+        case .credit: return "CREDIT"
+        case .done: return "DONE"
         }
     }
 }

@@ -15,11 +15,27 @@ package enum WireProtocol {
     /// The largest invitation context: 64 KiB.
     package static let maximumContextLength = 1 << 16
 
+    /// The largest payload of one CHUNK frame: 64 KiB.
+    package static let maximumChunkLength = 1 << 16
+
+    /// The receive window every channel starts with: the opener may send this many bytes before
+    /// the first CREDIT.
+    package static let initialChannelWindow = 256 << 10
+
+    /// The largest window a receiver may grant on one channel (credit beyond it is a protocol violation).
+    package static let maximumChannelWindow = Int(Int32.max)
+
+    /// The longest channel name (OPEN), in bytes.
+    package static let maximumChannelNameLength = 16 << 10
+
+    /// The length of a SHA-256 digest in an END frame that finishes a resource.
+    package static let digestLength = 32
+
     /// The largest frame body (type byte and payload) that frames of `maximumMessageLength` need.
     ///
     /// - Parameter maximumMessageLength: the largest data message.
     /// - Returns: the frame length limit the decoder enforces.
     package static func maximumFrameLength(forMessageLength maximumMessageLength: Int) -> Int {
-        1 + max(maximumMessageLength, maximumContextLength + 4)
+        1 + max(maximumMessageLength, maximumContextLength + 4, maximumChunkLength + 4)
     }
 }

@@ -89,6 +89,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
                             Output.line("disconnecting after \(echoed) messages")
                             await session.disconnect()
                         }
+                    case .streamReceived(let incoming):
+                        Task { await Self.echo(incoming, in: session) }
                     }
                 }
             }
@@ -101,5 +103,20 @@ struct AdvertiseCommand: AsyncParsableCommand {
         Output.line("stopped")
         // The session's event stream only ends when the session is released; leave without waiting for it.
         Foundation.exit(0)
+    }
+
+    /// Writes every chunk of `incoming` back to its peer on a stream of the same name.
+    private static func echo(_ incoming: IncomingStream, in session: Session) async {
+        Output.line("stream name=\(incoming.name) peer=\(incoming.peer.displayName)")
+        do {
+            let outgoing = try session.startStream(withName: incoming.name, toPeer: incoming.peer)
+            for try await chunk in incoming {
+                try await outgoing.write(chunk)
+            }
+            try outgoing.finish()
+            Output.line("stream done name=\(incoming.name)")
+        } catch {
+            Output.line("stream failed name=\(incoming.name): \(error)")
+        }
     }
 }

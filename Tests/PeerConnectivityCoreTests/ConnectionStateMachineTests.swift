@@ -98,7 +98,9 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .inviterAwaitingAnswer: return [.accept, .decline, .goodbye]
         case .inviteeAwaitingInvite: return [.invite, .goodbye]
         case .inviteeAwaitingDecision: return [.goodbye]
-        case .inviterEstablished, .inviteeEstablished: return [.data, .keepalive, .goodbye]
+        case .inviterEstablished, .inviteeEstablished:
+            // Channel frames are allowed too; ChannelTable judges them (see ChannelTableTests).
+            return [.data, .keepalive, .goodbye, .open, .chunk, .end, .reset, .credit, .done]
         }
     }
 
@@ -416,10 +418,58 @@ struct ConnectionStateMachineTests {
 
     @Test("the allowed frames of each stage are not violations", arguments: Stage.allCases)
     func allowedFrames(stage: Stage) {
-        for type in stage.allowed {
+        // Whether a channel frame is allowed depends on the channels open: see ChannelTableTests.
+        let channelFrames: Set<FrameType> = [.open, .chunk, .end, .reset, .credit, .done]
+        for type in stage.allowed where !channelFrames.contains(type) {
             var machine = stage.machine()
             #expect(closeReason(machine.frameReceived(F.sample(type))) != .protocolViolation, "\(type)")
         }
+    }
+
+    @Test("once established, channel frames go through the channel table; its violations close the connection")
+    func channelFramesWhenEstablished() {
+        // The invitee: the peer (inviter) numbers its channels odd.
+        var machine = Stage.inviteeEstablished.machine()
+        #expect(machine.firstLocalChannel == 2)
+        let open = Frame.Open(channel: 1, kind: .stream, size: 0, name: Array("log".utf8))
+        #expect(machine.frameReceived(.open(open)) == .channel(.opened(open)))
+        #expect(
+            machine.frameReceived(.chunk(channel: 1, F.buffer("abc")))
+                == .channel(.received(channel: 1, F.buffer("abc")))
+        )
+        #expect(machine.grantCredit(3, on: 1) == .send([.credit(channel: 1, increment: 3)]))
+        #expect(
+            machine.frameReceived(.credit(channel: 2, increment: 10)) == .channel(.credited(channel: 2, increment: 10))
+        )
+        #expect(machine.frameReceived(.end(channel: 1, digest: nil)) == .channel(.ended(channel: 1, digest: nil)))
+        #expect(machine.grantCredit(3, on: 1) == .none, "no credit for an ended channel")
+        let action = machine.frameReceived(.chunk(channel: 3, F.buffer("never opened")))
+        #expect(action == .close(.protocolViolation, sending: .goodbye(.protocolViolation)))
+        #expect(closeReason(action)?.detail == "malformed CHUNK frame: channel 3 was never opened")
+        #expect(machine.grantCredit(3, on: 1) == .none)
+    }
+
+    @Test("an OPEN beyond the limit is answered with RESET refused, and the connection stays up")
+    func channelLimit() {
+        var machine = Machine(
+            localPeer: F.alice,
+            role: .invitee,
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(5),
+            maximumInboundChannels: 1
+        )
+        _ = machine.channelActive()
+        _ = machine.frameReceived(.hello(Frame.Hello(peer: F.bob)))
+        _ = machine.frameReceived(.invite(Frame.Invite(timeoutMilliseconds: 1000, context: F.buffer(""))))
+        _ = machine.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(5))
+        let first = Frame.Open(channel: 1, kind: .stream, size: 0, name: [0x61])
+        let second = Frame.Open(channel: 3, kind: .stream, size: 0, name: [0x62])
+        #expect(machine.frameReceived(.open(first)) == .channel(.opened(first)))
+        #expect(machine.frameReceived(.open(second)) == .send([.reset(channel: 3, .refused)]))
+        #expect(machine.isEstablished)
+        #expect(machine.resetInboundChannel(1, .cancelled) == .send([.reset(channel: 1, .cancelled)]))
+        let third = Frame.Open(channel: 5, kind: .stream, size: 0, name: [0x63])
+        #expect(machine.frameReceived(.open(third)) == .channel(.opened(third)))
     }
 
     // MARK: - GOODBYE

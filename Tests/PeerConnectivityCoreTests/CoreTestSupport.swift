@@ -50,6 +50,12 @@ enum Fixtures {
         .data(buffer("hello, bob")),
         .keepalive,
         .goodbye(.localDisconnect),
+        .open(Frame.Open(channel: 2, kind: .resource, size: 1234, name: Array("photo.jpg".utf8))),
+        .chunk(channel: 2, buffer("some bytes")),
+        .end(channel: 2, digest: Array(repeating: 0xAB, count: WireProtocol.digestLength)),
+        .reset(channel: 2, .cancelled),
+        .credit(channel: 1, increment: 65_536),
+        .done(channel: 1),
     ]
 
     /// A sample frame of `type`.

@@ -61,7 +61,8 @@ struct FrameCodecTests {
         let expected: [FrameType: (UInt8, String)] = [
             .hello: (0x01, "HELLO"), .invite: (0x02, "INVITE"), .accept: (0x03, "ACCEPT"),
             .decline: (0x04, "DECLINE"), .data: (0x10, "DATA"), .keepalive: (0x11, "KEEPALIVE"),
-            .goodbye: (0x12, "GOODBYE"),
+            .goodbye: (0x12, "GOODBYE"), .open: (0x20, "OPEN"), .chunk: (0x21, "CHUNK"), .end: (0x22, "END"),
+            .reset: (0x23, "RESET"), .credit: (0x24, "CREDIT"), .done: (0x25, "DONE"),
         ]
         for type in FrameType.allCases {
             #expect(type.rawValue == expected[type]?.0)
@@ -311,5 +312,75 @@ struct FrameCodecTests {
             try channel.writeInbound(FrameEncoder.buffer(for: .data(Fixtures.pattern(count: 50))))
         }
         _ = try? channel.finish()
+    }
+}
+
+@Suite("Channel frame bodies")
+struct ChannelFrameBodyTests {
+    private typealias F = Fixtures
+
+    private func parse(type: FrameType, payload: [UInt8]) throws(ProtocolError) -> Frame? {
+        try F.parse(F.rawFrame(type: type.rawValue, payload: payload))
+    }
+
+    private func be32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+
+    @Test("OPEN, CHUNK, END, RESET, CREDIT and DONE round-trip, byte for byte as in PROTOCOL.md")
+    func layouts() throws {
+        var buffer = ByteBuffer()
+        FrameEncoder.encode(.credit(channel: 3, increment: 65_536), into: &buffer)
+        #expect(Array(buffer.readableBytesView) == [0, 0, 0, 9, 0x24, 0, 0, 0, 3, 0, 1, 0, 0])
+        buffer.clear()
+        FrameEncoder.encode(
+            .open(Frame.Open(channel: 1, kind: .resource, size: 5, name: Array("a.txt".utf8))),
+            into: &buffer
+        )
+        #expect(
+            Array(buffer.readableBytesView) == [0, 0, 0, 19, 0x20, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 5]
+                + Array("a.txt".utf8)
+        )
+        let chunk = [UInt8](repeating: 9, count: 100)
+        let encoded = chunk.withUnsafeBytes { FrameEncoder.chunkFrame(channel: 7, $0) }
+        var copy = encoded
+        #expect(
+            try FrameParser.parse(&copy, maximumFrameLength: 1 << 20) == .chunk(channel: 7, ByteBuffer(bytes: chunk))
+        )
+    }
+
+    @Test("malformed channel bodies are rejected with a reason")
+    func malformed() {
+        let cases: [(FrameType, [UInt8], String)] = [
+            (.chunk, [0, 0, 0], "malformed CHUNK frame: missing the 4-byte channel number"),
+            (.chunk, be32(0) + [1], "malformed CHUNK frame: channel 0 is not a channel"),
+            (.chunk, be32(1), "malformed CHUNK frame: 0 bytes; a chunk carries 1-65536"),
+            (.open, be32(1) + [1], "malformed OPEN frame: truncated before the name"),
+            (.open, be32(1) + [9, 0, 0, 0, 0, 0, 0, 0, 0, 0x61], "malformed OPEN frame: unknown channel kind 9"),
+            (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 1, 0x61], "malformed OPEN frame: a stream has no size"),
+            (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 0], "malformed OPEN frame: name of 0 bytes; allowed 1-16384"),
+            (.end, be32(1) + [1, 2, 3], "malformed END frame: 3 bytes after the channel; expected 0 or 32"),
+            (.reset, be32(1), "malformed RESET frame: expected one code byte after the channel"),
+            (
+                .credit, be32(1) + be32(0),
+                "malformed CREDIT frame: expected a non-zero 4-byte increment after the channel"
+            ),
+            (.done, be32(1) + [0], "malformed DONE frame: body must be empty, got 1 bytes"),
+        ]
+        for (type, payload, message) in cases {
+            #expect(throws: ProtocolError.self) { try parse(type: type, payload: payload) }
+            do {
+                _ = try parse(type: type, payload: payload)
+            } catch {
+                #expect(error.description == message)
+            }
+        }
+        let longName = be32(1) + [1] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0x61, count: 16_385)
+        #expect(throws: ProtocolError.malformed(.open, "name of 16385 bytes; allowed 1-16384")) {
+            try parse(type: .open, payload: longName)
+        }
+    }
+
+    @Test("an unknown RESET code reads as failed")
+    func unknownResetCode() throws {
+        #expect(try parse(type: .reset, payload: be32(4) + [200]) == .reset(channel: 4, .failed))
     }
 }

@@ -82,7 +82,7 @@ struct FrameDecoderMalformedInputTests {
                 try F.parse(F.rawFrame(type: type, payload: [1, 2, 3]))
             }
         }
-        #expect(known.count == 7)
+        #expect(known.count == 13)
     }
 
     // MARK: - Bodies of fixed size

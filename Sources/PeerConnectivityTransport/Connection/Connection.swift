@@ -6,19 +6,31 @@ import Synchronization
 /// One TCP connection to a peer, usable from any thread.
 ///
 /// Protocol work happens in the ``ConnectionHandler`` on the channel's event loop; this handle lets
-/// Swift concurrency code send, accept, decline and close. Outbound data goes through a queue that
-/// the event loop drains in batches (one flush per batch), and `send` suspends while more than
-/// ``ConnectionConfiguration/outboundHighWatermark`` bytes wait, so a fast sender cannot grow memory
-/// without bound.
+/// Swift concurrency code send, accept, decline and close. Outbound frames wait in two queues that
+/// the event loop drains: data messages and control frames first, in order, with one flush per batch
+/// (`send` suspends while more than ``ConnectionConfiguration/outboundHighWatermark`` bytes wait);
+/// then channel frames (streams, resources), one chunk per channel in turn, paced so that a large
+/// transfer never sits in front of a message for long.
 package final class Connection: Sendable {
     private struct Outbound {
         var pending = CircularBuffer<ByteBuffer>()
         var pendingBytes = 0
+        var bulk = BulkQueue()
+        var channels: [UInt32: OutboundChannel] = [:]
+        var nextChannel: UInt32
         /// A drain will run without further prompting: one is queued on the event loop, or the
         /// channel is not writable and will drain when it becomes writable.
         var drainScheduled = false
         var closed: ConnectionClosedError?
         var waiters: [CheckedContinuation<Void, any Error>] = []
+    }
+
+    /// An item for the socket, taken by the handler.
+    enum OutboundWork {
+        /// Every queued message and control frame, in order.
+        case urgent(CircularBuffer<ByteBuffer>)
+        /// One channel frame.
+        case bulk(ByteBuffer)
     }
 
     /// The channel this connection runs on.
@@ -28,16 +40,25 @@ package final class Connection: Sendable {
     /// Succeeds when the channel has closed and the delegate has been told.
     package let closed: EventLoopFuture<Void>
 
-    private let outbound = Mutex(Outbound())
+    private let outbound: Mutex<Outbound>
     private let highWatermark: Int
+    private let channelQueueLimit: Int
     private let handler: NIOLoopBound<ConnectionHandler>
 
-    init(channel: any Channel, handler: ConnectionHandler, highWatermark: Int) {
+    init(
+        channel: any Channel,
+        handler: ConnectionHandler,
+        highWatermark: Int,
+        channelQueueLimit: Int,
+        firstChannel: UInt32
+    ) {
         self.channel = channel
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.established = handler.establishedPromise.futureResult
         self.closed = handler.closedPromise.futureResult
         self.highWatermark = highWatermark
+        self.channelQueueLimit = channelQueueLimit
+        self.outbound = Mutex(Outbound(nextChannel: firstChannel))
     }
 
     /// Queues an encoded frame for the peer, in order with every other frame queued before it.
@@ -55,14 +76,9 @@ package final class Connection: Sendable {
                 state.pending.append(chunk)
                 state.pendingBytes += chunk.readableBytes
             }
-            let schedule = !state.drainScheduled
-            state.drainScheduled = true
-            return (schedule, state.pendingBytes > highWatermark)
+            return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
         }
-        if scheduleDrain {
-            let handler = self.handler
-            channel.eventLoop.execute { handler.value.drainOutbound() }
-        }
+        if scheduleDrain { self.scheduleDrain() }
         if mustWait {
             try await waitForRoom()
         }
@@ -115,44 +131,308 @@ package final class Connection: Sendable {
         channel.eventLoop.execute { handler.value.resumeReading() }
     }
 
+    // MARK: - Channels this side writes
+
+    /// Opens a channel to write on: queues its OPEN frame.
+    ///
+    /// - Parameters:
+    ///   - kind: a stream, or a resource (whose record stays until the peer's DONE).
+    ///   - size: a resource's length; 0 for a stream.
+    ///   - name: the channel's name, at most ``WireProtocol/maximumChannelNameLength`` bytes.
+    /// - Returns: the channel's number.
+    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
+    package func openChannel(kind: ChannelKind, size: UInt64, name: [UInt8]) throws -> UInt32 {
+        let (channelNumber, scheduleDrain) = try outbound.withLock {
+            state throws(ConnectionClosedError) -> (UInt32, Bool) in
+            if let closed = state.closed { throw closed }
+            let number = state.nextChannel
+            state.nextChannel += 2
+            let open = FrameEncoder.buffer(
+                for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
+                allocator: channel.allocator
+            )
+            var record = OutboundChannel(awaitsDone: kind == .resource)
+            record.queuedBytes = open.readableBytes
+            state.channels[number] = record
+            state.bulk.append(open, on: number)
+            return (number, Self.claimDrain(&state))
+        }
+        if scheduleDrain { self.scheduleDrain() }
+        return channelNumber
+    }
+
+    /// Queues one CHUNK frame, suspending first until the peer's credit covers it and the channel's
+    /// queue has room.
+    ///
+    /// - Parameters:
+    ///   - frame: a CHUNK frame from ``FrameEncoder/chunkFrame(channel:_:allocator:)``.
+    ///   - payloadLength: the bytes it carries.
+    ///   - channelNumber: its channel, opened by ``openChannel(kind:size:name:)``.
+    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended; `CancellationError`
+    ///   when the task is cancelled while it waits.
+    package func sendChunk(_ frame: ByteBuffer, payloadLength: Int, on channelNumber: UInt32) async throws {
+        while true {
+            let queued = try outbound.withLock { state throws(ChannelClosedError) -> Bool? in
+                var record = try Self.record(channelNumber, in: state)
+                guard record.canQueue(payloadLength: payloadLength, queueLimit: channelQueueLimit) else { return nil }
+                record.credit -= payloadLength
+                record.queuedBytes += frame.readableBytes
+                state.channels[channelNumber] = record
+                state.bulk.append(frame, on: channelNumber)
+                return Self.claimDrain(&state)
+            }
+            guard let scheduleDrain = queued else {
+                try await waitToWrite(on: channelNumber, payloadLength: payloadLength)
+                continue
+            }
+            if scheduleDrain { self.scheduleDrain() }
+            return
+        }
+    }
+
+    /// Queues the END frame after the channel's chunks. A stream's record ends here; a resource's
+    /// stays until ``waitForDone(on:)`` sees the peer's verdict.
+    ///
+    /// - Parameters:
+    ///   - channelNumber: the channel.
+    ///   - digest: a resource's SHA-256; `nil` for a stream.
+    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
+    package func finishChannel(_ channelNumber: UInt32, digest: [UInt8]?) throws {
+        let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in
+            var record = try Self.record(channelNumber, in: state)
+            let end = FrameEncoder.buffer(
+                for: .end(channel: channelNumber, digest: digest),
+                allocator: channel.allocator
+            )
+            record.queuedBytes += end.readableBytes
+            state.channels[channelNumber] = record.awaitsDone ? record : nil
+            state.bulk.append(end, on: channelNumber)
+            return Self.claimDrain(&state)
+        }
+        if scheduleDrain { self.scheduleDrain() }
+    }
+
+    /// Waits for the peer to confirm a resource (DONE).
+    ///
+    /// - Parameter channelNumber: the resource's channel.
+    /// - Throws: ``ChannelClosedError`` when the peer resets it or the connection ends first.
+    package func waitForDone(on channelNumber: UInt32) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let verdict = outbound.withLock { state -> Result<Void, any Error>? in
+                do {
+                    var record = try Self.record(channelNumber, in: state)
+                    if record.isDone {
+                        state.channels[channelNumber] = nil
+                        return .success(())
+                    }
+                    record.doneWaiter = continuation
+                    state.channels[channelNumber] = record
+                    return nil
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let verdict { continuation.resume(with: verdict) }
+        }
+    }
+
+    /// Ends a channel this side opened, early: drops what it has queued and tells the peer (RESET)
+    /// if the peer already knows the channel. Whoever waits on it gets ``ChannelClosedError``.
+    ///
+    /// - Parameters:
+    ///   - channelNumber: the channel.
+    ///   - code: why, sent to the peer.
+    package func resetChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
+        let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: false))
+        let (waiters, scheduleDrain) = outbound.withLock {
+            state -> ([CheckedContinuation<Void, any Error>], Bool) in
+            guard state.closed == nil, let record = state.channels.removeValue(forKey: channelNumber) else {
+                return ([], false)
+            }
+            state.bulk.removeAll(on: channelNumber)
+            guard record.openWritten else { return (record.continuations, false) }
+            let reset = FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: channel.allocator)
+            state.pending.append(reset)
+            state.pendingBytes += reset.readableBytes
+            return (record.continuations, Self.claimDrain(&state))
+        }
+        if scheduleDrain { self.scheduleDrain() }
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    // MARK: - Channels the peer writes
+
+    /// This side's reader consumed `increment` bytes of a channel the peer opened: let it send more.
+    ///
+    /// - Parameters:
+    ///   - increment: bytes consumed.
+    ///   - channelNumber: the channel.
+    package func grantCredit(_ increment: Int, on channelNumber: UInt32) {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.grantCredit(increment, on: channelNumber) }
+    }
+
+    /// Ends a channel the peer opened, early (RESET): its reader stopped or cannot keep the data.
+    ///
+    /// - Parameters:
+    ///   - channelNumber: the channel.
+    ///   - code: why, sent to the peer.
+    package func resetInboundChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.resetInboundChannel(channelNumber, code) }
+    }
+
+    /// The peer confirmed a resource this side sent (DONE): wakes ``waitForDone(on:)``.
+    ///
+    /// - Parameter channelNumber: the channel.
+    package func confirmDone(_ channelNumber: UInt32) {
+        let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard var record = state.channels[channelNumber], record.awaitsDone else { return nil }
+            guard let waiter = record.doneWaiter else {
+                record.isDone = true
+                state.channels[channelNumber] = record
+                return nil
+            }
+            state.channels[channelNumber] = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
     // MARK: - Used by the handler, on the event loop
 
-    /// Takes every queued frame, or marks the queue idle and returns `nil` when it is empty.
-    func takePending() -> CircularBuffer<ByteBuffer>? {
-        let (batch, waiters) = outbound.withLock {
-            state -> (CircularBuffer<ByteBuffer>?, [CheckedContinuation<Void, any Error>]) in
-            guard !state.pending.isEmpty else {
+    /// Takes every queued message and control frame; or, when there are none and `bulkAllowed`, one
+    /// channel frame; or marks the queue idle and returns `nil`.
+    func takeNext(bulkAllowed: Bool) -> OutboundWork? {
+        let (work, waiters) = outbound.withLock { state -> (OutboundWork?, [CheckedContinuation<Void, any Error>]) in
+            if !state.pending.isEmpty {
+                let batch = state.pending
+                state.pending = CircularBuffer()
+                state.pendingBytes = 0
+                let waiters = state.waiters
+                state.waiters = []
+                return (.urgent(batch), waiters)
+            }
+            guard bulkAllowed, let (channelNumber, frame) = state.bulk.popNext() else {
                 state.drainScheduled = false
                 return (nil, [])
             }
-            let batch = state.pending
-            state.pending = CircularBuffer()
-            state.pendingBytes = 0
-            let waiters = state.waiters
-            state.waiters = []
-            return (batch, waiters)
+            guard var record = state.channels[channelNumber] else { return (.bulk(frame), []) }
+            record.openWritten = true
+            record.queuedBytes -= frame.readableBytes
+            var waiters: [CheckedContinuation<Void, any Error>] = []
+            if let writer = record.writer, record.queuedBytes < channelQueueLimit {
+                record.writer = nil
+                waiters.append(writer)
+            }
+            state.channels[channelNumber] = record
+            return (.bulk(frame), waiters)
         }
         for waiter in waiters { waiter.resume() }
-        return batch
+        return work
+    }
+
+    /// The peer granted credit on a channel this side writes.
+    func credited(_ increment: UInt32, on channelNumber: UInt32) {
+        let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard var record = state.channels[channelNumber] else { return nil }
+            record.credit = min(record.credit + Int(increment), WireProtocol.maximumChannelWindow)
+            let writer = record.writer
+            record.writer = nil
+            state.channels[channelNumber] = record
+            return writer
+        }
+        writer?.resume()
+    }
+
+    /// The peer reset a channel this side writes: drop its frames, fail whoever waits on it.
+    func resetByPeer(_ channelNumber: UInt32, _ code: ChannelResetCode) {
+        let waiters = outbound.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard let record = state.channels.removeValue(forKey: channelNumber) else { return [] }
+            state.bulk.removeAll(on: channelNumber)
+            return record.continuations
+        }
+        let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: true))
+        for waiter in waiters { waiter.resume(throwing: error) }
     }
 
     /// Refuses further sends and fails those waiting; queued frames not yet written are dropped.
     func markClosed(_ error: ConnectionClosedError) {
-        let waiters = outbound.withLock { state in
+        let (waiters, channelWaiters) = outbound.withLock {
+            state -> ([CheckedContinuation<Void, any Error>], [(UInt32, CheckedContinuation<Void, any Error>)]) in
             if state.closed == nil { state.closed = error }
             state.pending.removeAll()
             state.pendingBytes = 0
+            state.bulk.removeAll()
             let waiters = state.waiters
             state.waiters = []
-            return waiters
+            let channelWaiters = state.channels.flatMap { number, record in record.continuations.map { (number, $0) } }
+            state.channels = [:]
+            return (waiters, channelWaiters)
         }
         for waiter in waiters { waiter.resume(throwing: error) }
+        for (number, waiter) in channelWaiters {
+            waiter.resume(throwing: ChannelClosedError(channel: number, cause: .connectionClosed(error.reason)))
+        }
     }
 
     /// Refuses further sends but keeps what is queued, so a GOODBYE can follow it.
     func refuseNewSends(_ error: ConnectionClosedError) {
         outbound.withLock { state in
             if state.closed == nil { state.closed = error }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Marks a drain as scheduled; `true` if the caller must schedule it.
+    private static func claimDrain(_ state: inout Outbound) -> Bool {
+        defer { state.drainScheduled = true }
+        return !state.drainScheduled
+    }
+
+    private func scheduleDrain() {
+        let handler = self.handler
+        channel.eventLoop.execute { handler.value.drainOutbound() }
+    }
+
+    /// The record of an open channel; throws if it has ended (reset or finished) or the connection has.
+    private static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutboundChannel {
+        if let closed = state.closed {
+            throw ChannelClosedError(channel: number, cause: .connectionClosed(closed.reason))
+        }
+        guard let record = state.channels[number] else {
+            throw ChannelClosedError(channel: number, cause: .reset(.cancelled, byPeer: false))
+        }
+        return record
+    }
+
+    private func waitToWrite(on channelNumber: UInt32, payloadLength: Int) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
+                    do {
+                        var record = try Self.record(channelNumber, in: state)
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if record.canQueue(payloadLength: payloadLength, queueLimit: channelQueueLimit) {
+                            return .success(())
+                        }
+                        record.writer = continuation
+                        state.channels[channelNumber] = record
+                        return nil
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if let verdict { continuation.resume(with: verdict) }
+            }
+        } onCancel: {
+            let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
+                let writer = state.channels[channelNumber]?.writer
+                state.channels[channelNumber]?.writer = nil
+                return writer
+            }
+            writer?.resume(throwing: CancellationError())
         }
     }
 
@@ -166,5 +446,12 @@ package final class Connection: Sendable {
             }
             if let verdict { continuation.resume(with: verdict) }
         }
+    }
+}
+
+extension OutboundChannel {
+    /// Everyone suspended on this channel.
+    var continuations: [CheckedContinuation<Void, any Error>] {
+        [writer, doneWaiter].compactMap { $0 }
     }
 }

@@ -13,6 +13,10 @@ package struct ConnectionConfiguration: Sendable {
     package var livenessTimeout: TimeAmount
     /// Queued outbound bytes above which `send` suspends until the socket drains.
     package var outboundHighWatermark: Int
+    /// How many channels (streams and resources) the peer may have open at once; more are refused.
+    package var maximumInboundChannels: Int
+    /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
+    package var channelQueueLimit: Int
     /// Where connection events (and the reasons connections close) are logged.
     package var logger: Logger
 
@@ -22,8 +26,12 @@ package struct ConnectionConfiguration: Sendable {
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         outboundHighWatermark: Int = 4 << 20,
+        maximumInboundChannels: Int = 256,
+        channelQueueLimit: Int = 512 << 10,
         logger: Logger
     ) {
+        self.maximumInboundChannels = maximumInboundChannels
+        self.channelQueueLimit = channelQueueLimit
         self.maximumMessageLength = maximumMessageLength
         self.handshakeTimeout = handshakeTimeout
         self.keepaliveInterval = keepaliveInterval

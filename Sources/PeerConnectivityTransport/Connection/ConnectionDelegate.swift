@@ -24,6 +24,9 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// - Returns: `false` to pause reading from the socket until ``Connection/resumeReading()``.
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool
 
+    /// Something happened on a channel the peer opened (a stream or a resource).
+    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID)
+
     /// The connection closed; called exactly once, last.
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason)
 }

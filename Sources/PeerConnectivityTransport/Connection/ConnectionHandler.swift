@@ -12,13 +12,17 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     package typealias OutboundIn = ByteBuffer
     package typealias OutboundOut = ByteBuffer
 
+    /// Bytes of channel frames written per batch; the next batch waits until this one has reached
+    /// the socket, so a message queued meanwhile waits behind at most this much.
+    static let bulkBatchLength = 256 << 10
+
     /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
     let establishedPromise: EventLoopPromise<PeerID>
     let closedPromise: EventLoopPromise<Void>
 
-    private var stateMachine: ConnectionStateMachine
+    private(set) var stateMachine: ConnectionStateMachine
     private var delegate: (any ConnectionDelegate)?
     private var connection: Connection?
     private var context: ChannelHandlerContext?
@@ -36,6 +40,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var keepalive: Scheduled<Void>?
     private var readPaused = false
     private var readPending = false
+    /// A batch of channel frames is on its way to the socket.
+    private var bulkInFlight = false
 
     init(
         localPeer: PeerID,
@@ -48,7 +54,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             localPeer: localPeer,
             role: role,
             keepaliveInterval: configuration.keepaliveInterval,
-            livenessTimeout: configuration.livenessTimeout
+            livenessTimeout: configuration.livenessTimeout,
+            maximumInboundChannels: configuration.maximumInboundChannels
         )
         switch role {
         case .inviter(let invitation): self.firstDeadline = invitation.timeout
@@ -89,7 +96,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         let connection = Connection(
             channel: channel,
             handler: handler,
-            highWatermark: configuration.outboundHighWatermark
+            highWatermark: configuration.outboundHighWatermark,
+            channelQueueLimit: configuration.channelQueueLimit,
+            firstChannel: handler.stateMachine.firstLocalChannel
         )
         handler.connection = connection
         if let remote = channel.remoteAddress {
@@ -145,19 +154,49 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     // MARK: - Requests from the Connection, on the event loop
 
-    /// Writes every queued frame while the channel is writable, with one flush.
+    /// Writes queued frames while the channel is writable, with one flush: messages and control
+    /// frames first, then channel frames up to one batch (see ``bulkBatchLength``).
     func drainOutbound() {
         guard let context, let connection else { return }
         var wrote = false
-        while context.channel.isWritable, let batch = connection.takePending() {
-            for frame in batch {
-                context.write(wrapOutboundOut(frame), promise: nil)
+        var bulkLength = 0
+        var lastBulk: ByteBuffer?
+        while context.channel.isWritable,
+            let work = connection.takeNext(bulkAllowed: !bulkInFlight && bulkLength < Self.bulkBatchLength)
+        {
+            switch work {
+            case .urgent(let batch):
+                for frame in batch {
+                    context.write(wrapOutboundOut(frame), promise: nil)
+                }
+            case .bulk(let frame):
+                // Held back one step, so that the batch's last write can carry the promise.
+                if let lastBulk { context.write(wrapOutboundOut(lastBulk), promise: nil) }
+                lastBulk = frame
+                bulkLength += frame.readableBytes
             }
             wrote = true
+        }
+        if let lastBulk {
+            bulkInFlight = true
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.write(wrapOutboundOut(lastBulk), promise: written)
+            written.futureResult.assumeIsolated().whenComplete { [self] _ in
+                bulkInFlight = false
+                drainOutbound()
+            }
         }
         if wrote {
             context.flush()
         }
+    }
+
+    func grantCredit(_ increment: Int, on channel: UInt32) {
+        run(stateMachine.grantCredit(increment, on: channel))
+    }
+
+    func resetInboundChannel(_ channel: UInt32, _ code: ChannelResetCode) {
+        run(stateMachine.resetInboundChannel(channel, code))
     }
 
     func accept(
@@ -222,6 +261,25 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 stateMachine.readingPaused(true)
             }
 
+        case .channel(let event):
+            guard let peer = establishedPeer else { return }
+            switch event {
+            case .opened(let open): delegate?.connection(connection, channelEvent: .opened(open), from: peer)
+            case .received(let channel, let bytes):
+                delegate?.connection(connection, channelEvent: .received(channel: channel, bytes), from: peer)
+            case .ended(let channel, let digest):
+                delegate?.connection(connection, channelEvent: .ended(channel: channel, digest: digest), from: peer)
+            case .reset(let channel, let code):
+                if channel & 1 == stateMachine.firstLocalChannel & 1 {
+                    connection.resetByPeer(channel, code)
+                } else {
+                    delegate?.connection(connection, channelEvent: .reset(channel: channel, code), from: peer)
+                }
+            case .credited(let channel, let increment): connection.credited(increment, on: channel)
+            case .done(let channel): connection.confirmDone(channel)
+            case .none, .refuse, .violation: break  // handled by the state machine
+            }
+
         case .send(let frames):
             for frame in frames {
                 context.write(
@@ -266,8 +324,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 logger.debug("closing connection: \(reason)")
             }
             // Data queued before the close goes out first, then the GOODBYE or DECLINE.
-            while let batch = connection.takePending() {
-                for buffer in batch { context.write(wrapOutboundOut(buffer), promise: nil) }
+            while let work = connection.takeNext(bulkAllowed: true) {
+                switch work {
+                case .urgent(let batch):
+                    for buffer in batch { context.write(wrapOutboundOut(buffer), promise: nil) }
+                case .bulk(let buffer):
+                    context.write(wrapOutboundOut(buffer), promise: nil)
+                }
             }
             guard let frame else {
                 context.close(promise: nil)

@@ -33,6 +33,38 @@ final class EventLog: Sendable {
         }
     }
 
+    /// The streams received so far, in order.
+    var streams: [IncomingStream] {
+        all.compactMap { event in
+            if case .streamReceived(let stream) = event { return stream }
+            return nil
+        }
+    }
+
+    /// The data messages received so far, in order.
+    var messages: [Data] {
+        all.compactMap { event in
+            if case .dataReceived(let data, _) = event { return data }
+            return nil
+        }
+    }
+
+    /// Waits until `count` streams have arrived and returns them.
+    func waitForStreams(
+        _ count: Int,
+        timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [IncomingStream] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let streams = self.streams
+            if streams.count >= count { return streams }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("\(streams.count) of \(count) streams arrived within \(timeout)", sourceLocation: sourceLocation)
+        return streams
+    }
+
     /// Waits until `peer` has reached `state`; returns the reason it carried.
     @discardableResult
     func waitFor(

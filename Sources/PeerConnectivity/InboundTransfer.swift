@@ -1,0 +1,14 @@
+import NIOCore
+
+/// The receiving end of a channel the peer opened (a stream or a resource), as the session's
+/// connection delegate drives it. Called on the connection's event loop, in order; must not block.
+protocol InboundTransfer: AnyObject, Sendable {
+    /// The name the peer gave the transfer.
+    var name: String { get }
+    /// Bytes arrived, within the window.
+    func received(_ bytes: ByteBuffer)
+    /// The writer finished; a resource's SHA-256 comes with it.
+    func ended(digest: [UInt8]?)
+    /// The transfer failed: the peer reset it, or the connection closed.
+    func failed(_ error: TransferError)
+}

@@ -1,0 +1,119 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// The receiving end of one stream: the chunks that arrived and were not yet read, and the credit
+/// that reading gives back to the writer. The session's connection delegate fills it on the event
+/// loop; ``IncomingStream`` reads it.
+///
+/// At most the channel's window waits here, because the writer may send only what was credited.
+final class StreamReceiver: InboundTransfer, Sendable {
+    private enum End {
+        case open
+        case finished
+        case failed(TransferError)
+    }
+
+    private struct State {
+        var chunks = CircularBuffer<ByteBuffer>()
+        var waiter: CheckedContinuation<ByteBuffer?, any Error>?
+        var end = End.open
+    }
+
+    let name: String
+    let peer: PeerID
+    private let connection: Connection
+    private let channel: UInt32
+    private let state = Mutex(State())
+
+    init(name: String, peer: PeerID, connection: Connection, channel: UInt32) {
+        self.name = name
+        self.peer = peer
+        self.connection = connection
+        self.channel = channel
+    }
+
+    // MARK: - From the connection (event loop)
+
+    func received(_ bytes: ByteBuffer) {
+        let waiter = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
+            guard case .open = state.end else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.chunks.append(bytes)
+            return nil
+        }
+        if let waiter {
+            connection.grantCredit(bytes.readableBytes, on: channel)
+            waiter.resume(returning: bytes)
+        }
+    }
+
+    func ended(digest: [UInt8]?) {
+        end(.finished)
+    }
+
+    func failed(_ error: TransferError) {
+        end(.failed(error))
+    }
+
+    private func end(_ end: End) {
+        let waiter = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
+            guard case .open = state.end else { return nil }
+            state.end = end
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        switch end {
+        case .failed(let error): waiter?.resume(throwing: error)
+        default: waiter?.resume(returning: nil)
+        }
+    }
+
+    // MARK: - From the reader
+
+    /// The next chunk, `nil` once the writer finished; throws when the stream failed.
+    func next() async throws -> Data? {
+        let bytes = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
+                let immediate = state.withLock { state -> Result<ByteBuffer?, any Error>? in
+                    if let chunk = state.chunks.popFirst() { return .success(chunk) }
+                    switch state.end {
+                    case .finished: return .success(nil)
+                    case .failed(let error): return .failure(error)
+                    case .open:
+                        if Task.isCancelled { return .failure(TransferError.cancelled(peer: peer, name: name)) }
+                        state.waiter = continuation
+                        return nil
+                    }
+                }
+                if let immediate {
+                    if case .success(let chunk?) = immediate {
+                        connection.grantCredit(chunk.readableBytes, on: channel)
+                    }
+                    continuation.resume(with: immediate)
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return bytes.map { Data(buffer: $0, byteTransferStrategy: .copy) }
+    }
+
+    /// The reader gives up: the writer gets a cancelled error, the reader ``TransferError/cancelled(peer:name:)``.
+    func cancel() {
+        let wasOpen = state.withLock { state -> Bool in
+            guard case .open = state.end else { return false }
+            state.chunks.removeAll()
+            return true
+        }
+        guard wasOpen else { return }
+        end(.failed(.cancelled(peer: peer, name: name)))
+        connection.resetInboundChannel(channel, .cancelled)
+    }
+}

@@ -1,0 +1,14 @@
+/// What a channel carries (the OPEN frame's kind byte).
+package enum ChannelKind: UInt8, Sendable, Hashable, CustomStringConvertible {
+    /// A named byte stream of unknown length (`Session.startStream`).
+    case stream = 1
+    /// A file of known length, checked with SHA-256 at the end (`Session.sendResource`).
+    case resource = 2
+
+    package var description: String {
+        switch self {
+        case .stream: return "stream"
+        case .resource: return "resource"
+        }
+    }
+}

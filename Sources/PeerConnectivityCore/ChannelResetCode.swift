@@ -1,0 +1,30 @@
+/// Why a channel was ended early (the RESET frame's code byte).
+package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The side that sent RESET cancelled the transfer (its `Progress`, its stream, or its reader).
+    case cancelled = 1
+    /// The receiver would not take the channel: too many open, or nowhere to put it.
+    case refused = 2
+    /// The resource's bytes do not match the SHA-256 in its END frame.
+    case digestMismatch = 3
+    /// The resource's length differs from the size its OPEN announced.
+    case sizeMismatch = 4
+    /// Reading or writing the data failed on the side that sent RESET (a disk error, say).
+    case failed = 5
+
+    /// Reads a code from the wire; an unknown value counts as ``failed``.
+    ///
+    /// - Parameter wireValue: the code byte.
+    package init(wireValue: UInt8) {
+        self = ChannelResetCode(rawValue: wireValue) ?? .failed
+    }
+
+    package var description: String {
+        switch self {
+        case .cancelled: return "cancelled"
+        case .refused: return "refused"
+        case .digestMismatch: return "SHA-256 mismatch"
+        case .sizeMismatch: return "size mismatch"
+        case .failed: return "failed"
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import NIOCore
+
+/// The channels (streams and resources) of one connection, as this side sees the frames about them:
+/// which channels the peer has open, how many bytes each may still send, and the numbering rules.
+///
+/// Pure, like ``ConnectionStateMachine``, which owns one once the connection is established.
+/// Channels this side opened are tracked by the writer (their credit); here they only need the
+/// numbering rule: the inviter numbers its channels odd, the invitee even, so both can open at once.
+///
+/// Frames that arrive for a channel that has already ended (a CHUNK after this side reset it, a
+/// CREDIT after the writer finished) are dropped: both sides may end a channel at the same moment.
+/// Frames for a channel the peer never opened break the protocol.
+package struct ChannelTable {
+    /// What the owner must do after a channel frame.
+    package enum Action: Equatable {
+        /// Nothing (a late frame for a channel that has ended).
+        case none
+        /// The peer opened a channel: hand it to the application.
+        case opened(Frame.Open)
+        /// The peer opened a channel beyond the limit: answer RESET (refused).
+        case refuse(channel: UInt32)
+        /// Bytes on a channel the peer opened.
+        case received(channel: UInt32, ByteBuffer)
+        /// The peer finished a channel it opened.
+        case ended(channel: UInt32, digest: [UInt8]?)
+        /// The peer ended a channel early (one it opened, or one this side opened).
+        case reset(channel: UInt32, ChannelResetCode)
+        /// The peer lets this side send more on a channel this side opened.
+        case credited(channel: UInt32, increment: UInt32)
+        /// The peer checked and kept a resource this side sent.
+        case done(channel: UInt32)
+        /// The frame breaks the protocol: close the connection.
+        case violation(ProtocolError)
+    }
+
+    private struct Inbound {
+        var kind: ChannelKind
+        /// Bytes the peer may still send before it needs more credit.
+        var window: Int
+    }
+
+    private var inbound: [UInt32: Inbound] = [:]
+    private var highestPeerChannel: UInt32 = 0
+    private let peerParity: UInt32
+    /// How many channels the peer may have open at once; more are refused.
+    package let maximumInboundChannels: Int
+
+    /// Makes the table of a new connection.
+    ///
+    /// - Parameters:
+    ///   - localIsInviter: whether this side dialled (and numbers its channels odd).
+    ///   - maximumInboundChannels: how many channels the peer may have open at once.
+    package init(localIsInviter: Bool, maximumInboundChannels: Int) {
+        self.peerParity = localIsInviter ? 0 : 1
+        self.maximumInboundChannels = maximumInboundChannels
+    }
+
+    /// The first channel number this side uses; each next one is 2 more.
+    ///
+    /// - Parameter localIsInviter: whether this side dialled.
+    /// - Returns: 1 for the inviter, 2 for the invitee.
+    package static func firstLocalChannel(localIsInviter: Bool) -> UInt32 {
+        localIsInviter ? 1 : 2
+    }
+
+    /// How many channels the peer has open now.
+    package var inboundCount: Int { inbound.count }
+
+    /// The window left on a channel the peer opened, or `nil` if it is not open.
+    ///
+    /// - Parameter channel: the channel.
+    /// - Returns: bytes the peer may still send.
+    package func window(of channel: UInt32) -> Int? {
+        inbound[channel]?.window
+    }
+
+    /// A channel frame arrived from the peer.
+    ///
+    /// - Parameter frame: OPEN, CHUNK, END, RESET, CREDIT or DONE.
+    /// - Returns: what to do.
+    package mutating func frameReceived(_ frame: Frame) -> Action {
+        switch frame {
+        case .open(let open):
+            guard isPeers(open.channel) else { return wrongSide(.open, open.channel) }
+            guard open.channel > highestPeerChannel else {
+                return .violation(
+                    .malformed(.open, "channel \(open.channel) is not above \(highestPeerChannel), the last one opened")
+                )
+            }
+            highestPeerChannel = open.channel
+            guard inbound.count < maximumInboundChannels else { return .refuse(channel: open.channel) }
+            inbound[open.channel] = Inbound(kind: open.kind, window: WireProtocol.initialChannelWindow)
+            return .opened(open)
+
+        case .chunk(let channel, let bytes):
+            guard isPeers(channel) else { return wrongSide(.chunk, channel) }
+            guard var entry = inbound[channel] else { return lateOrUnknown(.chunk, channel) }
+            guard bytes.readableBytes <= entry.window else {
+                return .violation(
+                    .malformed(
+                        .chunk,
+                        "\(bytes.readableBytes) bytes on channel \(channel) exceed its window of \(entry.window)"
+                    )
+                )
+            }
+            entry.window -= bytes.readableBytes
+            inbound[channel] = entry
+            return .received(channel: channel, bytes)
+
+        case .end(let channel, let digest):
+            guard isPeers(channel) else { return wrongSide(.end, channel) }
+            guard let entry = inbound.removeValue(forKey: channel) else { return lateOrUnknown(.end, channel) }
+            if (entry.kind == .resource) != (digest != nil) {
+                return .violation(.malformed(.end, "a \(entry.kind)'s END has \(digest == nil ? "no" : "a") digest"))
+            }
+            return .ended(channel: channel, digest: digest)
+
+        case .reset(let channel, let code):
+            if isPeers(channel) {
+                guard inbound.removeValue(forKey: channel) != nil else { return lateOrUnknown(.reset, channel) }
+            }
+            return .reset(channel: channel, code)
+
+        case .credit(let channel, let increment):
+            guard !isPeers(channel) else { return wrongSide(.credit, channel) }
+            return .credited(channel: channel, increment: increment)
+
+        case .done(let channel):
+            guard !isPeers(channel) else { return wrongSide(.done, channel) }
+            return .done(channel: channel)
+
+        case .hello, .invite, .accept, .decline, .data, .keepalive, .goodbye:
+            preconditionFailure("\(frame.type) is not a channel frame")
+        }
+    }
+
+    /// This side's reader consumed `increment` bytes of a channel the peer opened: grant them back.
+    ///
+    /// - Parameters:
+    ///   - increment: bytes to add to the window.
+    ///   - channel: the channel.
+    /// - Returns: the CREDIT frame to send, or `nil` if the channel has ended.
+    package mutating func grant(_ increment: Int, on channel: UInt32) -> Frame? {
+        guard increment > 0, var entry = inbound[channel] else { return nil }
+        let granted = min(increment, WireProtocol.maximumChannelWindow - entry.window)
+        guard granted > 0 else { return nil }
+        entry.window += granted
+        inbound[channel] = entry
+        return .credit(channel: channel, increment: UInt32(granted))
+    }
+
+    /// This side ended a channel the peer opened (its reader stopped, or it refused the data).
+    ///
+    /// - Parameters:
+    ///   - channel: the channel.
+    ///   - code: why.
+    /// - Returns: the RESET frame to send, or `nil` if the channel had already ended.
+    package mutating func reset(_ channel: UInt32, _ code: ChannelResetCode) -> Frame? {
+        guard inbound.removeValue(forKey: channel) != nil else { return nil }
+        return .reset(channel: channel, code)
+    }
+
+    private func isPeers(_ channel: UInt32) -> Bool {
+        channel & 1 == peerParity
+    }
+
+    private func wrongSide(_ type: FrameType, _ channel: UInt32) -> Action {
+        let opener = isPeers(channel) ? "the peer" : "this side"
+        let sender = isPeers(channel) ? "this side" : "the opener"
+        return .violation(.malformed(type, "channel \(channel) was opened by \(opener); only \(sender) sends \(type)"))
+    }
+
+    private func lateOrUnknown(_ type: FrameType, _ channel: UInt32) -> Action {
+        if channel <= highestPeerChannel { return .none }
+        return .violation(.malformed(type, "channel \(channel) was never opened"))
+    }
+}

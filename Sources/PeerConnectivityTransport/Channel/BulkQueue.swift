@@ -1,0 +1,50 @@
+import NIOCore
+
+/// Encoded channel frames (OPEN, CHUNK, END) waiting for the socket, one queue per channel, taken
+/// round-robin so that every channel with something to send moves at the same pace.
+///
+/// Data messages and control frames do not wait here: the connection writes them before any of these.
+struct BulkQueue {
+    private var queues: [UInt32: CircularBuffer<ByteBuffer>] = [:]
+    /// Channels with frames queued, in the order they get their next turn.
+    private var turns = CircularBuffer<UInt32>()
+
+    /// Whether nothing is queued.
+    var isEmpty: Bool { turns.isEmpty }
+
+    /// Queues `frame` after the frames already queued on `channel`.
+    mutating func append(_ frame: ByteBuffer, on channel: UInt32) {
+        if queues[channel, default: []].isEmpty {
+            turns.append(channel)
+        }
+        queues[channel, default: []].append(frame)
+    }
+
+    /// Takes the next frame: the first of the channel whose turn it is.
+    mutating func popNext() -> (channel: UInt32, frame: ByteBuffer)? {
+        guard let channel = turns.popFirst() else { return nil }
+        let frame = queues[channel]!.removeFirst()
+        if queues[channel]!.isEmpty {
+            queues[channel] = nil
+        } else {
+            turns.append(channel)
+        }
+        return (channel, frame)
+    }
+
+    /// Drops every frame queued on `channel`.
+    ///
+    /// - Returns: the bytes dropped.
+    @discardableResult
+    mutating func removeAll(on channel: UInt32) -> Int {
+        guard let dropped = queues.removeValue(forKey: channel) else { return 0 }
+        turns.removeAll { $0 == channel }
+        return dropped.reduce(0) { $0 + $1.readableBytes }
+    }
+
+    /// Drops everything.
+    mutating func removeAll() {
+        queues = [:]
+        turns.removeAll()
+    }
+}

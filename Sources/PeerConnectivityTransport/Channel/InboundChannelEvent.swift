@@ -1,0 +1,15 @@
+import NIOCore
+import PeerConnectivityCore
+
+/// Something the peer did on a channel it opened, for the ``ConnectionDelegate``.
+package enum InboundChannelEvent: Sendable {
+    /// The peer opened a channel (a stream or a resource). Bytes follow, up to the channel's window,
+    /// which grows as this side calls ``Connection/grantCredit(_:on:)``.
+    case opened(Frame.Open)
+    /// Bytes arrived on the channel.
+    case received(channel: UInt32, ByteBuffer)
+    /// The peer finished the channel; a resource's END carries its SHA-256.
+    case ended(channel: UInt32, digest: [UInt8]?)
+    /// The peer ended the channel early.
+    case reset(channel: UInt32, ChannelResetCode)
+}
