@@ -50,7 +50,9 @@ class Port:
         self.delay = self.jitter = 0.0  # seconds
         self.loss = 0.0  # probability, each direction
         self.up = True
-        self.rx = self.tx = self.dropped = 0
+        self.rx = self.tx = 0
+        self.dropped = 0  # by the hub: loss, cut link, full queue
+        self.undeliverable = 0  # the host's eth0 was down (as while lab.sh up sets the hosts up)
 
     def set_carrier(self, on):
         try:
@@ -61,7 +63,7 @@ class Port:
     def describe(self):
         return (f"{self.number} {self.name} link={'up' if self.up else 'down'} "
                 f"delay_ms={self.delay * 1000:g} jitter_ms={self.jitter * 1000:g} loss_pct={self.loss * 100:g} "
-                f"rx={self.rx} tx={self.tx} dropped={self.dropped}")
+                f"rx={self.rx} tx={self.tx} dropped={self.dropped} undeliverable={self.undeliverable}")
 
 
 class Hub:
@@ -154,7 +156,7 @@ class Hub:
             os.write(dst.fd, frame)
             dst.tx += 1
         except OSError:
-            dst.dropped += 1  # the host's eth0 is down: the frame is lost, as on a real link
+            dst.undeliverable += 1  # the host's eth0 is down: the frame is lost, as on a real link
 
     def serve_command(self):
         conn, _ = self.control.accept()

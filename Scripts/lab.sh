@@ -48,7 +48,8 @@ link_kind() { cat "$dir/link" 2>/dev/null || echo none; }
 # The number of HOST (1 for the first), or die: every command that takes a host checks it here.
 host_number() {
     local n
-    n=$(grep -n -x -F -- "$1" "$dir/hosts" 2>/dev/null | cut -d: -f1)
+    n=$(grep -n -x -F -- "$1" "$dir/hosts" 2>/dev/null | cut -d: -f1 || true)
+    [ -s "$dir/hosts" ] || die "the lab is not up (lab.sh up N)"
     [ -n "$n" ] || die "no host '$1' in the lab (hosts: $(hosts | xargs echo))"
     echo "$n"
 }
