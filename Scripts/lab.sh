@@ -245,8 +245,8 @@ shape_rate() {  # tbf on eth0 for what HOST sends; what it receives goes through
     fi
 }
 
-# Loss in the switch, on the frames to and from HOST's port: a drop inside the host (tc or nftables
-# egress) would be reported to the sender (EPERM, ENOBUFS), which a lossy radio link never does.
+# Loss in the switch, on the frames to and from HOST's port: a drop inside the host (nftables egress,
+# tc) is reported to the sender (sendto fails with ENOBUFS), which a lossy radio link never does.
 shape_loss() {
     local h=$1 i=$2 pct=$3 per10k
     [[ "$pct" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "loss '$pct': give a percentage, 0 to 100"
