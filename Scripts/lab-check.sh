@@ -43,6 +43,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # so that the EXIT trap runs on Ctrl-C or kill too
 "$lab" down > /dev/null  # leftovers of an interrupted run
 "$lab" up 2
 a=$("$lab" hosts | sed -n 1p)

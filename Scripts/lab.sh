@@ -71,6 +71,13 @@ hub() { "$python" "$here/lab-hub.py" ctl "$hub_socket" "$@"; }
 # Namespaces that belong to a lab with this prefix, whether or not $dir still describes them.
 lab_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${prefix}([A-Z]|sw)$" || true; }
 
+up_failed() {
+    if [ "$1" -ne 0 ]; then
+        echo "lab: up failed, cleaning up" >&2
+        cmd_down >&2
+    fi
+}
+
 cmd_up() {
     local n=${1:-}
     [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 26 ] || die "usage: lab.sh up N (1 <= N <= 26)"
@@ -96,7 +103,8 @@ cmd_up() {
     local started
     started=$(now_ms)
     # Whatever fails from here on, do not leave half a lab behind.
-    trap 'rc=$?; if [ $rc -ne 0 ]; then echo "lab: up failed, cleaning up" >&2; cmd_down >&2; fi' EXIT
+    trap 'up_failed $?' EXIT
+    trap 'exit 130' INT TERM  # interrupted: clean up too
 
     mkdir -p "$ns_dir"
     echo "$kind" > "$dir/link"
@@ -153,6 +161,7 @@ cmd_up() {
         # The copies of the lab's own namespace handles are dropped inside: a host has no use for them,
         # and they would keep the other hosts' namespaces referenced.
         touch "$ns_dir/$h.mnt" "$ns_dir/$h.uts"
+        # shellcheck disable=SC2016  # $1 and $2 are expanded by that inner sh
         unshare --mount="$ns_dir/$h.mnt" --uts="$ns_dir/$h.uts" --propagation private sh -c '
             mount -t tmpfs tmpfs /run/dbus && mount -t tmpfs tmpfs /run/avahi-daemon && hostname "$1"
             umount -l "$2" 2> /dev/null; umount -l /run/netns 2> /dev/null; true' sh "${h,,}" "$ns_dir"
@@ -175,7 +184,7 @@ cmd_up() {
             sleep 0.05
         done
     done
-    trap - EXIT
+    trap - EXIT INT TERM
     echo "lab up ($kind) in $(($(now_ms) - started)) ms: $(hosts | xargs echo)"
 }
 
@@ -198,7 +207,7 @@ cmd_down() {
         done
         [ -n "$pids" ] || break
     done
-    [ -z "$pids" ] || echo "lab: processes still alive after KILL: $(echo $pids)" >&2
+    [ -z "$pids" ] || echo "lab: processes still alive after KILL: ${pids//$'\n'/ }" >&2
     # The daemons were reparented to init when they forked; give it 2 s to reap them, so that nothing,
     # not even a zombie, is left when down returns.
     deadline=$(($(now_ms) + 2000))
@@ -206,8 +215,8 @@ cmd_down() {
         while [ -e "/proc/$p" ] && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
     done
     # 2. The mounts that keep the namespaces alive, deepest first (a few rounds: mounts can be stacked).
-    local round mounts m
-    for round in 1 2 3; do
+    local mounts m
+    for _ in 1 2 3; do
         mounts=$(awk -v d="$dir" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r)
         [ -n "$mounts" ] || break
         for m in $mounts; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
@@ -309,7 +318,7 @@ cmd_shape() {
 }
 
 cmd_link() {
-    [ $# -eq 2 ] && { [ "$2" = down ] || [ "$2" = up ]; } || die "usage: lab.sh link HOST down|up"
+    if [ $# -ne 2 ] || { [ "$2" != down ] && [ "$2" != up ]; }; then die "usage: lab.sh link HOST down|up"; fi
     local i
     i=$(host_number "$1")
     # Cut at the switch side, like walking out of Wi-Fi range: HOST's eth0 stays configured but loses
