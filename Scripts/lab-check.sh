@@ -125,7 +125,9 @@ EOF
 }
 
 if [ "$tool" = ours ]; then
-    "$lab" exec "$a" timeout 300 "$bin/reflector" --name lab-check > "$work/reflector.log" 2>&1 &
+    # A fixed port only so that we can wait for it; test-runner still finds the reflector by DNS-SD.
+    "$lab" exec "$a" timeout 300 "$bin/reflector" --name lab-check --port 7100 > "$work/reflector.log" 2>&1 &
+    wait_listening "$a" 7100 || { cat "$work/reflector.log" >&2; exit 1; }
 fi
 
 # --- The checks ---
