@@ -5,6 +5,8 @@ import NIOCore
 protocol InboundTransfer: AnyObject, Sendable {
     /// The name the peer gave the transfer.
     var name: String { get }
+    /// Whether the session forgets it at END (a stream); a resource stays until it has been checked.
+    var endsAtEnd: Bool { get }
     /// Bytes arrived, within the window.
     func received(_ bytes: ByteBuffer)
     /// The writer finished; a resource's SHA-256 comes with it.

@@ -41,9 +41,8 @@ public final class OutgoingStream: Sendable {
     }
 
     deinit {
-        if case .open = state.withLock({ $0 }) {
-            connection.resetChannel(channel, .cancelled)
-        }
+        // Cancels an open stream; lets go of the channel's record in every case (a no-op once finished).
+        connection.resetChannel(channel, .cancelled)
     }
 
     /// Writes bytes, in order after everything written before.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PeerConnectivityCore
 
@@ -17,6 +18,14 @@ extension Session {
         /// Bytes of received messages not yet taken from ``Session/events`` above which the session
         /// stops reading from the network (the peers' sends then wait): nothing is dropped.
         public var receiveBufferLimit: Int = 8 << 20
+        /// Where received resources are put. Each arrives first as a hidden partial file here, and is
+        /// moved to its final name (derived from the sender's name, made safe, never overwriting a
+        /// file) only once its SHA-256 matches. Created when needed.
+        public var resourceDirectory: URL = FileManager.default.temporaryDirectory
+            .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
+        /// The flow-control window of a resource being received: how many bytes the sender may have
+        /// in flight before the receiver has written them to disk.
+        public var resourceWindow: Int = 4 << 20
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
 

@@ -292,7 +292,13 @@ final class SessionCore: ConnectionDelegate, Sendable {
         case .received(let channel, let bytes):
             transfers.withLock { $0[TransferKey(connection, channel)] }?.received(bytes)
         case .ended(let channel, let digest):
-            transfers.withLock { $0.removeValue(forKey: TransferKey(connection, channel)) }?.ended(digest: digest)
+            let transfer = transfers.withLock { table -> (any InboundTransfer)? in
+                let key = TransferKey(connection, channel)
+                guard let transfer = table[key] else { return nil }
+                if transfer.endsAtEnd { table[key] = nil }
+                return transfer
+            }
+            transfer?.ended(digest: digest)
         case .reset(let channel, let code):
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: TransferKey(connection, channel)) })
             else { return }
@@ -308,9 +314,30 @@ final class SessionCore: ConnectionDelegate, Sendable {
             transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
             events.yield(.streamReceived(IncomingStream(receiver: receiver)))
         case .resource:
-            configuration.logger.warning("refusing resource \"\(name.prefix(80))\" from \(peer): not supported yet")
-            connection.resetInboundChannel(open.channel, .refused)
+            let key = TransferKey(connection, open.channel)
+            let receiver = ResourceReceiver(
+                open: open,
+                peer: peer,
+                connection: connection,
+                directory: configuration.resourceDirectory,
+                window: max(configuration.resourceWindow, WireProtocol.initialChannelWindow)
+            ) { [weak self] result in
+                self?.resourceFinished(key, name: name, from: peer, result: result)
+            }
+            transfers.withLock { $0[key] = receiver }
+            events.yield(.startedReceivingResource(name: name, from: peer, progress: receiver.progress))
+            receiver.start()
         }
+    }
+
+    private func resourceFinished(
+        _ key: TransferKey,
+        name: String,
+        from peer: PeerID,
+        result: Result<URL, TransferError>
+    ) {
+        transfers.withLock { $0[key] = nil }
+        events.yield(.finishedReceivingResource(name: name, from: peer, result: result))
     }
 
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {

@@ -9,4 +9,11 @@ public enum SessionEvent: Sendable {
     /// A peer opened a stream to this side (``Session/startStream(withName:toPeer:)`` there): read
     /// its chunks from the ``IncomingStream``, which carries its name and peer.
     case streamReceived(IncomingStream)
+    /// A peer started sending a resource (``Session/sendResource(at:withName:toPeer:)`` there).
+    /// `progress` counts the bytes written to disk; cancelling it cancels the transfer for both sides.
+    /// `name` is the sender's, as sent: untrusted, and not the local file's name.
+    case startedReceivingResource(name: String, from: PeerID, progress: Progress)
+    /// A resource finished arriving: its local file (in ``Session/Configuration/resourceDirectory``,
+    /// checked with SHA-256), or why it failed (then no file is left behind).
+    case finishedReceivingResource(name: String, from: PeerID, result: Result<URL, TransferError>)
 }

@@ -25,6 +25,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
 
     let name: String
     let peer: PeerID
+    var endsAtEnd: Bool { true }
     private let connection: Connection
     private let channel: UInt32
     private let state = Mutex(State())

@@ -8,7 +8,8 @@ import NIOCore
 /// numbering rule: the inviter numbers its channels odd, the invitee even, so both can open at once.
 ///
 /// Frames that arrive for a channel that has already ended (a CHUNK after this side reset it, a
-/// CREDIT after the writer finished) are dropped: both sides may end a channel at the same moment.
+/// CREDIT after the writer finished) are dropped, but for RESET, which the owner judges: both sides
+/// may end a channel at the same moment.
 /// Frames for a channel the peer never opened break the protocol.
 package struct ChannelTable {
     /// What the owner must do after a channel frame.
@@ -116,8 +117,10 @@ package struct ChannelTable {
             return .ended(channel: channel, digest: digest)
 
         case .reset(let channel, let code):
-            if isPeers(channel) {
-                guard inbound.removeValue(forKey: channel) != nil else { return lateOrUnknown(.reset, channel) }
+            // Passed on even for a channel that has ended here: a resource's writer may cancel while
+            // this side checks it after END.
+            if isPeers(channel), inbound.removeValue(forKey: channel) == nil, channel > highestPeerChannel {
+                return .violation(.malformed(.reset, "channel \(channel) was never opened"))
             }
             return .reset(channel: channel, code)
 
@@ -149,14 +152,16 @@ package struct ChannelTable {
         return .credit(channel: channel, increment: UInt32(granted))
     }
 
-    /// This side ended a channel the peer opened (its reader stopped, or it refused the data).
+    /// This side ends a channel the peer opened: its reader stopped, or the data cannot be kept
+    /// (a resource whose digest did not match, after its END).
     ///
     /// - Parameters:
     ///   - channel: the channel.
     ///   - code: why.
-    /// - Returns: the RESET frame to send, or `nil` if the channel had already ended.
+    /// - Returns: the RESET frame to send; `nil` for a channel the peer never opened.
     package mutating func reset(_ channel: UInt32, _ code: ChannelResetCode) -> Frame? {
-        guard inbound.removeValue(forKey: channel) != nil else { return nil }
+        guard isPeers(channel), channel <= highestPeerChannel else { return nil }
+        inbound[channel] = nil
         return .reset(channel: channel, code)
     }
 

@@ -286,12 +286,13 @@ package struct ConnectionStateMachine {
         return .send([frame])
     }
 
-    /// This side ends a channel the peer opened, early (its reader stopped, or it cannot keep the data).
+    /// This side ends a channel the peer opened (its reader stopped, or it cannot keep the data, even
+    /// after END: a resource whose digest did not match).
     ///
     /// - Parameters:
     ///   - channel: the channel.
     ///   - code: why, sent to the peer.
-    /// - Returns: the RESET to send, or nothing when the channel or the connection has ended.
+    /// - Returns: the RESET to send, or nothing when the connection has ended or the peer never opened it.
     package mutating func resetInboundChannel(_ channel: UInt32, _ code: ChannelResetCode) -> Action {
         guard case .established = state, let frame = channels.reset(channel, code) else { return .none }
         return .send([frame])

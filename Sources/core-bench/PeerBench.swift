@@ -108,7 +108,7 @@ final class PeerBench: Sendable {
             case .dataReceived(let data, _): return data
             case .peerStateChanged(_, .notConnected, let reason):
                 throw BenchError("disconnected: \(String(describing: reason))")
-            case .peerStateChanged, .streamReceived: continue
+            case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource: continue
             }
         }
         throw BenchError("session ended")

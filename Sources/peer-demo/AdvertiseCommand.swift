@@ -28,6 +28,9 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @Option(help: "Disconnect after echoing this many messages (0: never).")
     var disconnectAfter = 0
 
+    @Option(help: "Where received resources are put (default: the session's, under the temporary directory).")
+    var resourceDirectory: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard disconnectAfter >= 0 else { throw ValidationError("--disconnect-after must be >= 0") }
@@ -35,7 +38,11 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
     func run() async throws {
         let me = try PeerID(displayName: name)
-        let session = Session(peer: me)
+        var sessionConfiguration = Session.Configuration.default
+        if let resourceDirectory {
+            sessionConfiguration.resourceDirectory = URL(fileURLWithPath: resourceDirectory, isDirectory: true)
+        }
+        let session = Session(peer: me, configuration: sessionConfiguration)
         var configuration = Advertiser.Configuration.default
         configuration.port = port
         configuration.publishesService = !noDnssd
@@ -91,6 +98,13 @@ struct AdvertiseCommand: AsyncParsableCommand {
                         }
                     case .streamReceived(let incoming):
                         Task { await Self.echo(incoming, in: session) }
+                    case .startedReceivingResource(let name, let peer, _):
+                        Output.line("resource started name=\(name) peer=\(peer.displayName)")
+                    case .finishedReceivingResource(let name, _, let result):
+                        switch result {
+                        case .success(let url): Output.line("resource done name=\(name) file=\(url.path)")
+                        case .failure(let error): Output.line("resource failed name=\(name): \(error)")
+                        }
                     }
                 }
             }

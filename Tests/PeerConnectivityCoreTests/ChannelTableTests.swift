@@ -85,15 +85,20 @@ struct ChannelTableTests {
         #expect(violationDetail(other.frameReceived(.open(open(3)))) != nil)
     }
 
-    @Test("frames for a channel that ended are dropped; for one never opened they break the protocol")
+    @Test("frames for a channel that ended are dropped, but RESET; for one never opened they break the protocol")
     func lateAndUnknown() {
         var table = inviteeTable()
         _ = table.frameReceived(.open(open(1)))
         #expect(table.reset(1, .cancelled) == .reset(channel: 1, .cancelled))
-        #expect(table.reset(1, .cancelled) == nil)
+        #expect(table.inboundCount == 0)
+        // After it ended, a RESET still goes out (a resource refused after its END), but only for
+        // channels the peer opened.
+        #expect(table.reset(1, .digestMismatch) == .reset(channel: 1, .digestMismatch))
+        #expect(table.reset(3, .cancelled) == nil)
+        #expect(table.reset(2, .cancelled) == nil)
         #expect(table.frameReceived(.chunk(channel: 1, F.buffer("late"))) == .none)
         #expect(table.frameReceived(.end(channel: 1, digest: nil)) == .none)
-        #expect(table.frameReceived(.reset(channel: 1, .cancelled)) == .none)
+        #expect(table.frameReceived(.reset(channel: 1, .cancelled)) == .reset(channel: 1, .cancelled))
         for frame: Frame in [
             .chunk(channel: 3, F.buffer("x")), .end(channel: 3, digest: nil), .reset(channel: 3, .failed),
         ] {

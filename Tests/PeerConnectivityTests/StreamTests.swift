@@ -5,34 +5,6 @@ import Testing
 /// Streams between two sessions over real loopback sockets, without DNS-SD.
 @Suite("Streams", .timeLimit(.minutes(1)))
 struct StreamTests {
-    /// Two connected sessions: `client` invited `host`, whose events `hostLog` collects.
-    struct Pair {
-        let client: Session
-        let host: Session
-        let hostLog: EventLog
-        let advertiser: Advertiser
-        let acceptor: Task<Void, Never>
-    }
-
-    private func connectedPair() async throws -> Pair {
-        let advertiser = try await loopbackAdvertiser("stream-host")
-        let host = Session(peer: advertiser.peer)
-        let hostLog = EventLog(host)
-        let acceptor = acceptAll(advertiser, into: host)
-        let client = Session(peer: try PeerID(displayName: "stream-client"))
-        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
-        try await hostLog.waitFor(client.peer, .connected)
-        return Pair(client: client, host: host, hostLog: hostLog, advertiser: advertiser, acceptor: acceptor)
-    }
-
-    /// Deterministic bytes: the same seed gives the same content, different seeds differ.
-    private func pattern(count: Int, seed: UInt64) -> Data {
-        let bytes = (0..<count).map { index in
-            UInt8(truncatingIfNeeded: ((UInt64(index) &+ seed &* 0x9E37_79B9) &* 0xBF58_476D_1CE4_E5B9) >> 29)
-        }
-        return Data(bytes)
-    }
-
     /// Reads a stream to its end.
     private func readAll(_ stream: IncomingStream) async throws -> Data {
         var received = Data()
@@ -44,7 +16,7 @@ struct StreamTests {
 
     @Test("a stream's bytes arrive in order, byte for byte, whatever the sizes of the writes")
     func content() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let content = pattern(count: 8 << 20, seed: 1)
         let stream = try pair.client.startStream(withName: "big stream", toPeer: pair.host.peer)
         let writer = Task {
@@ -68,7 +40,7 @@ struct StreamTests {
 
     @Test("64 streams at once each deliver their own bytes; one stalled reader holds up neither them nor messages")
     func concurrentStreamsAndStalledReader() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let peer = pair.host.peer
         // Stream 0 is never read: its writer must stop at the window, and nothing else may wait for it.
         let stalled = try pair.client.startStream(withName: "stalled", toPeer: peer)
@@ -120,7 +92,7 @@ struct StreamTests {
 
     @Test("a writer cannot get further ahead of its reader than the window and its queue")
     func backpressure() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "slow", toPeer: pair.host.peer)
         let written = Locked(0)
         let writer = Task {
@@ -143,7 +115,7 @@ struct StreamTests {
 
     @Test("the writer cancels: the reader's iteration throws cancelledByPeer within 1 s")
     func writerCancels() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "doomed", toPeer: pair.host.peer)
         try await stream.write(Data(count: 1000))
         let incoming = try #require(try await pair.hostLog.waitForStreams(1).first)
@@ -163,7 +135,7 @@ struct StreamTests {
 
     @Test("the reader cancels: the writer's next write throws cancelledByPeer within 1 s")
     func readerCancels() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "unwanted", toPeer: pair.host.peer)
         let incoming = try #require(try await pair.hostLog.waitForStreams(1).first)
         let start = ContinuousClock.now
@@ -182,7 +154,7 @@ struct StreamTests {
 
     @Test("the connection closes mid-stream: both sides get connectionClosed")
     func connectionCloses() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "cut", toPeer: pair.host.peer)
         try await stream.write(Data(count: 10))
         let incoming = try #require(try await pair.hostLog.waitForStreams(1).first)
@@ -195,7 +167,7 @@ struct StreamTests {
 
     @Test("stream names: empty or over 16 KiB are refused; any other name arrives as given")
     func names() async throws {
-        let pair = try await connectedPair()
+        let pair = try await SessionPair.connect()
         #expect(throws: TransferError.self) { try pair.client.startStream(withName: "", toPeer: pair.host.peer) }
         let long = String(repeating: "é", count: 8_193)
         #expect(throws: TransferError.self) { try pair.client.startStream(withName: long, toPeer: pair.host.peer) }

@@ -12,7 +12,7 @@ struct TwoProcessTests {
         return [1, 7, 64, 200, 1024, 4096][sequence % 6]
     }
 
-    static let pattern: [UInt8] = (0..<((1 << 20) + 256)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+    static let messagePattern: [UInt8] = (0..<((1 << 20) + 256)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
 
     /// Message `sequence`: its number in the first bytes, then a pattern that depends on it.
     static func message(_ sequence: Int) -> Data {
@@ -20,7 +20,7 @@ struct TwoProcessTests {
         var data = Data(capacity: size)
         withUnsafeBytes(of: UInt32(sequence).bigEndian) { data.append(contentsOf: $0.prefix(size)) }
         let offset = sequence % 251
-        data.append(contentsOf: pattern[offset..<(offset + max(0, size - 4))])
+        data.append(contentsOf: messagePattern[offset..<(offset + max(0, size - 4))])
         return data
     }
 
@@ -183,6 +183,63 @@ struct TwoProcessTests {
                 break
             }
         }
+    }
+
+    @Test("a stream to another process comes back byte for byte (peer-demo echoes streams)")
+    func streamEcho() async throws {
+        let (child, session, log, peer) = try await directChild(name: "stream-echo")
+        let content = pattern(count: 3 << 20, seed: 21)
+        let outgoing = try session.startStream(withName: "echo me", toPeer: peer)
+        let writer = Task {
+            try await outgoing.write(content)
+            try outgoing.finish()
+        }
+        let incoming = try #require(try await log.waitForStreams(1).first)
+        #expect(incoming.name == "echo me")
+        var received = Data()
+        for try await chunk in incoming { received.append(chunk) }
+        try await writer.value
+        #expect(received == content)
+        try await child.waitForLine(containing: "stream done name=echo me")
+    }
+
+    @Test("the receiving process killed mid-transfer: the sender's resource fails with connectionClosed at once")
+    func receiverKilledMidTransfer() async throws {
+        let scratch = try ScratchDirectory("killed-receiver")
+        defer { scratch.remove() }
+        let (child, session, _, peer) = try await directChild(
+            name: "doomed-receiver",
+            options: ["--resource-directory", scratch.url.appendingPathComponent("received").path]
+        )
+        let transfer = try session.sendResource(
+            at: try scratch.largeFile(mebibytes: 256),
+            withName: "big",
+            toPeer: peer
+        )
+        try await child.waitForLine(containing: "resource started name=big")
+        while transfer.progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        child.signal(SIGKILL)
+        let start = ContinuousClock.now
+        let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
+        #expect(error == .connectionClosed(nil, peer: peer, name: "big"))
+        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(transfer.progress.completedUnitCount < transfer.progress.totalUnitCount)
+        let kept = try scratch.contents("received").filter { !$0.hasPrefix(".partial-") }
+        #expect(kept.isEmpty, "no file that looks complete: \(kept)")
+    }
+
+    /// Starts a `peer-demo advertise --no-dnssd` child and connects to it directly.
+    private func directChild(
+        name: String,
+        options: [String] = []
+    ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
+        let child = try DemoProcess(["advertise", "--no-dnssd", "--name", name] + options)
+        let ready = try #require(try await child.waitForLine(containing: "ready"))
+        let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
+        let session = Session(peer: try PeerID(displayName: "observer"))
+        let log = EventLog(session)
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+        return (child, session, log, peer)
     }
 
     /// Starts a `peer-demo advertise` child named `name` and finds it with a new browser and session.

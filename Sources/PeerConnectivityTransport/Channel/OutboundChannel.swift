@@ -17,6 +17,9 @@ struct OutboundChannel {
     var doneWaiter: CheckedContinuation<Void, any Error>?
     /// DONE arrived before anyone waited for it.
     var isDone = false
+    /// The peer reset the channel: kept until the owner sees it (its next call throws it) and
+    /// lets go of the channel with ``Connection/resetChannel(_:_:)``.
+    var failure: ChannelClosedError?
 
     init(awaitsDone: Bool) {
         self.awaitsDone = awaitsDone

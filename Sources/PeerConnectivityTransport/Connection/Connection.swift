@@ -250,7 +250,7 @@ package final class Connection: Sendable {
                 return ([], false)
             }
             state.bulk.removeAll(on: channelNumber)
-            guard record.openWritten else { return (record.continuations, false) }
+            guard record.openWritten, record.failure == nil else { return (record.continuations, false) }
             let reset = FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: channel.allocator)
             state.pending.append(reset)
             state.pendingBytes += reset.readableBytes
@@ -282,12 +282,29 @@ package final class Connection: Sendable {
         channel.eventLoop.execute { handler.value.resetInboundChannel(channelNumber, code) }
     }
 
+    /// Sends a control frame about a channel the peer opened, ahead of any channel data: DONE for a
+    /// resource kept, or RESET after its END (the digest did not match). Dropped once the connection closes.
+    ///
+    /// - Parameter frame: a DONE or RESET frame.
+    package func sendControl(_ frame: Frame) {
+        let scheduleDrain = outbound.withLock { state -> Bool in
+            guard state.closed == nil else { return false }
+            let buffer = FrameEncoder.buffer(for: frame, allocator: channel.allocator)
+            state.pending.append(buffer)
+            state.pendingBytes += buffer.readableBytes
+            return Self.claimDrain(&state)
+        }
+        if scheduleDrain { self.scheduleDrain() }
+    }
+
     /// The peer confirmed a resource this side sent (DONE): wakes ``waitForDone(on:)``.
     ///
     /// - Parameter channelNumber: the channel.
     package func confirmDone(_ channelNumber: UInt32) {
         let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber], record.awaitsDone else { return nil }
+            guard var record = state.channels[channelNumber], record.awaitsDone, record.failure == nil else {
+                return nil
+            }
             guard let waiter = record.doneWaiter else {
                 record.isDone = true
                 state.channels[channelNumber] = record
@@ -335,7 +352,7 @@ package final class Connection: Sendable {
     /// The peer granted credit on a channel this side writes.
     func credited(_ increment: UInt32, on channelNumber: UInt32) {
         let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber] else { return nil }
+            guard var record = state.channels[channelNumber], record.failure == nil else { return nil }
             record.credit = min(record.credit + Int(increment), WireProtocol.maximumChannelWindow)
             let writer = record.writer
             record.writer = nil
@@ -347,12 +364,18 @@ package final class Connection: Sendable {
 
     /// The peer reset a channel this side writes: drop its frames, fail whoever waits on it.
     func resetByPeer(_ channelNumber: UInt32, _ code: ChannelResetCode) {
-        let waiters = outbound.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard let record = state.channels.removeValue(forKey: channelNumber) else { return [] }
-            state.bulk.removeAll(on: channelNumber)
-            return record.continuations
-        }
         let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: true))
+        let waiters = outbound.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard var record = state.channels[channelNumber], record.failure == nil else { return [] }
+            state.bulk.removeAll(on: channelNumber)
+            let waiters = record.continuations
+            record.writer = nil
+            record.doneWaiter = nil
+            record.queuedBytes = 0
+            record.failure = error
+            state.channels[channelNumber] = record
+            return waiters
+        }
         for waiter in waiters { waiter.resume(throwing: error) }
     }
 
@@ -396,7 +419,8 @@ package final class Connection: Sendable {
         channel.eventLoop.execute { handler.value.drainOutbound() }
     }
 
-    /// The record of an open channel; throws if it has ended (reset or finished) or the connection has.
+    /// The record of an open channel; throws if it has ended (reset by either side, or finished) or
+    /// the connection has.
     private static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutboundChannel {
         if let closed = state.closed {
             throw ChannelClosedError(channel: number, cause: .connectionClosed(closed.reason))
@@ -404,6 +428,7 @@ package final class Connection: Sendable {
         guard let record = state.channels[number] else {
             throw ChannelClosedError(channel: number, cause: .reset(.cancelled, byPeer: false))
         }
+        if let failure = record.failure { throw failure }
         return record
     }
 

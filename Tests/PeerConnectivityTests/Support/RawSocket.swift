@@ -32,6 +32,34 @@ final class RawSocket {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
     }
 
+    /// Reads exactly `count` bytes, or nil on close, error or 3 s of silence.
+    func receive(count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if got <= 0 { return nil }
+            filled += got
+        }
+        return bytes
+    }
+
+    /// Reads the next frame: its type byte and body; nil on close, error or 3 s of silence.
+    func readFrame() -> (type: UInt8, body: [UInt8])? {
+        guard let prefix = receive(count: 4) else { return nil }
+        let length = Int(prefix.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length >= 1, let frame = receive(count: length) else { return nil }
+        return (frame[0], Array(frame.dropFirst()))
+    }
+
+    /// Reads frames until one of `type` arrives, skipping others (KEEPALIVE, CREDIT, ...).
+    func readFrame(ofType type: UInt8) -> [UInt8]? {
+        while let frame = readFrame() {
+            if frame.type == type { return frame.body }
+        }
+        return nil
+    }
+
     /// Reads until the peer closes (returns everything read) or 3 s pass without data (returns nil).
     func readUntilClosed() -> [UInt8]? {
         var all: [UInt8] = []
@@ -66,4 +94,21 @@ enum HandFrames {
     }
 
     static func data(_ bytes: [UInt8]) -> [UInt8] { frame(type: 0x10, body: bytes) }
+
+    static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    /// OPEN of a resource channel.
+    static func openResource(channel: UInt32, size: UInt64, name: [UInt8]) -> [UInt8] {
+        frame(type: 0x20, body: bigEndian(channel) + [2] + bigEndian(size) + name)
+    }
+
+    static func chunk(channel: UInt32, _ bytes: [UInt8]) -> [UInt8] {
+        frame(type: 0x21, body: bigEndian(channel) + bytes)
+    }
+
+    static func end(channel: UInt32, digest: [UInt8]) -> [UInt8] {
+        frame(type: 0x22, body: bigEndian(channel) + digest)
+    }
 }

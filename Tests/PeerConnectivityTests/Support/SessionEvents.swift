@@ -49,6 +49,50 @@ final class EventLog: Sendable {
         }
     }
 
+    /// The resources that started arriving, with their progress.
+    var startedResources: [(name: String, progress: Progress)] {
+        all.compactMap { event in
+            if case .startedReceivingResource(let name, _, let progress) = event { return (name, progress) }
+            return nil
+        }
+    }
+
+    /// The resources that finished arriving (or failed), in order.
+    var finishedResources: [(name: String, result: Result<URL, TransferError>)] {
+        all.compactMap { event in
+            if case .finishedReceivingResource(let name, _, let result) = event { return (name, result) }
+            return nil
+        }
+    }
+
+    /// Waits until `count` resources have finished arriving (or failed) and returns them.
+    func waitForResources(
+        _ count: Int,
+        timeout: Duration = .seconds(20),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [(name: String, result: Result<URL, TransferError>)] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let finished = finishedResources
+            if finished.count >= count { return finished }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record(
+            "\(finishedResources.count) of \(count) resources finished within \(timeout)",
+            sourceLocation: sourceLocation
+        )
+        return finishedResources
+    }
+
+    /// Waits until `count` resources have started arriving and returns their progress.
+    func waitForStartedResources(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Progress] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, startedResources.count < count {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return startedResources.map(\.progress)
+    }
+
     /// Waits until `count` streams have arrived and returns them.
     func waitForStreams(
         _ count: Int,

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Turns the name a peer gave a resource (untrusted bytes) into a file name that stays inside the
+/// receive directory, and places a finished file there without overwriting anything.
+enum ResourceFileName {
+    /// The longest file name made, in UTF-8 bytes (file systems allow 255; room is left for " (999)").
+    static let maximumLength = 200
+
+    /// A safe file name for `raw`: one path component, never "." or "..", no hidden file, no
+    /// control characters, at most ``maximumLength`` bytes; "resource" when nothing is left.
+    ///
+    /// - Parameter raw: the name as sent; invalid UTF-8 is repaired (U+FFFD).
+    /// - Returns: the file name.
+    static func sanitized(_ raw: [UInt8]) -> String {
+        let repaired = String(decoding: raw, as: UTF8.self)
+        var scalars = String.UnicodeScalarView()
+        for scalar in repaired.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20, 0x7F, 0x2F, 0x5C:  // control characters, '/', '\'
+                scalars.append("_")
+            default:
+                scalars.append(scalar)
+            }
+        }
+        var name = String(scalars).trimmingCharacters(in: .whitespaces)
+        while name.hasPrefix(".") {
+            name.removeFirst()
+        }
+        var length = 0
+        var kept = ""
+        for character in name {
+            length += character.utf8.count
+            guard length <= maximumLength else { break }
+            kept.append(character)
+        }
+        kept = kept.trimmingCharacters(in: .whitespaces)
+        return kept.isEmpty ? "resource" : kept
+    }
+
+    /// The candidates for `name`, in order: "name.ext", "name (2).ext", ... "name (999).ext".
+    static func candidates(for name: String) -> [String] {
+        let url = URL(fileURLWithPath: name)
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        return [name] + (2...999).map { ext.isEmpty ? "\(stem) (\($0))" : "\(stem) (\($0)).\(ext)" }
+    }
+}

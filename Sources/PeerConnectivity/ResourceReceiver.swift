@@ -1,0 +1,230 @@
+import Crypto
+import Dispatch
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The receiving end of one resource: writes its chunks to a hidden partial file, hashes them, and
+/// when END arrives checks the length and the SHA-256, then links the file to its final name.
+///
+/// Disk work runs on a serial queue of its own, never on the event loop; each chunk written gives
+/// its length back to the sender's window, so at most the window waits in memory. Whatever ends the
+/// transfer (END, a RESET from either side, the connection closing) ends it once: `onFinish` is
+/// called exactly once, and on failure the partial file is removed.
+final class ResourceReceiver: InboundTransfer, Sendable {
+    private struct State {
+        var descriptor: Int32 = -1
+        var partialPath: String?
+        var hasher = SHA256()
+        var received: UInt64 = 0
+        var finished = false
+    }
+
+    let name: String
+    let peer: PeerID
+    var endsAtEnd: Bool { false }
+    let progress: Progress
+    private let rawName: [UInt8]
+    private let size: UInt64
+    private let connection: Connection
+    private let channel: UInt32
+    private let directory: URL
+    private let window: Int
+    private let queue: DispatchQueue
+    private let state = Mutex(State())
+    private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
+
+    init(
+        open: Frame.Open,
+        peer: PeerID,
+        connection: Connection,
+        directory: URL,
+        window: Int,
+        onFinish: @escaping @Sendable (Result<URL, TransferError>) -> Void
+    ) {
+        self.name = String(decoding: open.name, as: UTF8.self)
+        self.rawName = open.name
+        self.peer = peer
+        self.size = open.size
+        self.connection = connection
+        self.channel = open.channel
+        self.directory = directory
+        self.window = window
+        self.onFinish = onFinish
+        self.progress = Progress(totalUnitCount: Int64(clamping: open.size))
+        self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)")
+        progress.cancellationHandler = { [weak self] in self?.cancel() }
+    }
+
+    /// Creates the partial file and widens the window to ``Session/Configuration/resourceWindow``.
+    func start() {
+        queue.async { [self] in
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
+                let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { throw POSIXFailure("open \(path)") }
+                let open = state.withLock { state -> Bool in
+                    guard !state.finished else { return false }
+                    state.descriptor = descriptor
+                    state.partialPath = path
+                    return true
+                }
+                guard open else {
+                    close(descriptor)
+                    unlink(path)
+                    return
+                }
+                connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
+            } catch {
+                fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed)
+            }
+        }
+    }
+
+    // MARK: - From the connection (event loop)
+
+    func received(_ bytes: ByteBuffer) {
+        queue.async { [self] in
+            do {
+                let written = try state.withLock { state throws -> Bool in
+                    guard !state.finished, state.descriptor >= 0 else { return false }
+                    guard state.received + UInt64(bytes.readableBytes) <= size else {
+                        throw TransferError.sizeMismatch(peer: peer, name: name, detail: "more than \(size) bytes")
+                    }
+                    try bytes.withUnsafeReadableBytes { buffer in
+                        state.hasher.update(bufferPointer: buffer)
+                        try Self.writeAll(buffer, to: state.descriptor)
+                    }
+                    state.received += UInt64(bytes.readableBytes)
+                    return true
+                }
+                guard written else { return }
+                progress.completedUnitCount += Int64(bytes.readableBytes)
+                connection.grantCredit(bytes.readableBytes, on: channel)
+            } catch let error as TransferError {
+                fail(error, resetCode: .sizeMismatch)
+            } catch {
+                fail(.failed(peer: peer, name: name, detail: "writing: \(error)"), resetCode: .failed)
+            }
+        }
+    }
+
+    func ended(digest: [UInt8]?) {
+        queue.async { [self] in
+            let outcome = state.withLock { state -> Result<(String, [UInt8]), TransferError>? in
+                guard !state.finished, let path = state.partialPath else { return nil }
+                guard state.received == size else {
+                    let detail = "\(state.received) bytes received, \(size) announced"
+                    return .failure(.sizeMismatch(peer: peer, name: name, detail: detail))
+                }
+                return .success((path, Array(state.hasher.finalize())))
+            }
+            switch outcome {
+            case .none:
+                return
+            case .failure(let error):
+                fail(error, resetCode: .sizeMismatch)
+            case .success(let (path, computed)):
+                guard computed == digest else {
+                    fail(.digestMismatch(peer: peer, name: name), resetCode: .digestMismatch)
+                    return
+                }
+                do {
+                    let url = try place(path)
+                    guard finishOnce() else { return }
+                    connection.sendControl(.done(channel: channel))
+                    onFinish(.success(url))
+                } catch {
+                    fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed)
+                }
+            }
+        }
+    }
+
+    func failed(_ error: TransferError) {
+        queue.async { [self] in
+            guard finishOnce() else { return }
+            onFinish(.failure(error))
+        }
+    }
+
+    /// This side cancels (its `Progress`): the sender gets a cancelled error, this side too.
+    func cancel() {
+        queue.async { [self] in
+            fail(.cancelled(peer: peer, name: name), resetCode: .cancelled)
+        }
+    }
+
+    // MARK: - On the queue
+
+    /// Ends the transfer with `error`, tells the sender (RESET), removes the partial file.
+    private func fail(_ error: TransferError, resetCode: ChannelResetCode) {
+        guard finishOnce() else { return }
+        connection.resetInboundChannel(channel, resetCode)
+        onFinish(.failure(error))
+    }
+
+    /// Marks the transfer finished, closes the file and removes it if it was not placed;
+    /// `false` if it had already finished.
+    private func finishOnce() -> Bool {
+        let (first, descriptor, partial) = state.withLock { state -> (Bool, Int32, String?) in
+            guard !state.finished else { return (false, -1, nil) }
+            state.finished = true
+            defer {
+                state.descriptor = -1
+                state.partialPath = nil
+            }
+            return (true, state.descriptor, state.partialPath)
+        }
+        if descriptor >= 0 { close(descriptor) }
+        if let partial { unlink(partial) }
+        if first { progress.cancellationHandler = nil }
+        return first
+    }
+
+    /// Links the partial file to the first free candidate name; never replaces an existing file.
+    private func place(_ partial: String) throws -> URL {
+        for candidate in ResourceFileName.candidates(for: ResourceFileName.sanitized(rawName)) {
+            let url = directory.appendingPathComponent(candidate, isDirectory: false)
+            if link(partial, url.path) == 0 {
+                return url
+            }
+            guard errno == EEXIST else { throw POSIXFailure("link \(url.path)") }
+        }
+        throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", errno: EEXIST)
+    }
+
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXFailure("write")
+            }
+            offset += count
+        }
+    }
+}
+
+/// A failed system call, with its errno.
+struct POSIXFailure: Error, CustomStringConvertible {
+    let call: String
+    let code: Int32
+
+    init(_ call: String, errno code: Int32 = errno) {
+        self.call = call
+        self.code = code
+    }
+
+    var description: String { "\(call): \(String(cString: strerror(code)))" }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+/// A resource (a file) on its way to a peer, made by ``Session/sendResource(at:withName:toPeer:)``.
+///
+/// ```swift
+/// let transfer = try session.sendResource(at: fileURL, withName: "photo.jpg", toPeer: peer)
+/// // bind transfer.progress to the UI; transfer.progress.cancel() (or transfer.cancel()) cancels it
+/// try await transfer.wait()   // the peer has checked the SHA-256 and kept the file
+/// ```
+public final class ResourceTransfer: Sendable {
+    /// The name the resource was sent with.
+    public let name: String
+    /// The peer receiving it.
+    public let peer: PeerID
+    /// Bytes sent so far, of the file's length. Cancelling it cancels the transfer on both sides.
+    public let progress: Progress
+
+    private let task: Task<Void, any Error>
+
+    init(name: String, peer: PeerID, progress: Progress, task: Task<Void, any Error>) {
+        self.name = name
+        self.peer = peer
+        self.progress = progress
+        self.task = task
+    }
+
+    /// Waits until the peer has received the whole file, checked its SHA-256 and kept it.
+    ///
+    /// Cancelling the waiting task does not cancel the transfer; ``cancel()`` does.
+    ///
+    /// - Throws: ``TransferError``: cancelled by either side, the file could not be read, the peer
+    ///   refused it or found a mismatch, or the connection closed first.
+    public func wait() async throws {
+        do {
+            try await task.value
+        } catch let error as TransferError {
+            throw error
+        } catch {
+            throw TransferError.failed(peer: peer, name: name, detail: "\(error)")
+        }
+    }
+
+    /// Cancels the transfer, as `progress.cancel()`: the peer's side fails with
+    /// ``TransferError/cancelledByPeer(peer:name:)`` and keeps no file; ``wait()`` throws
+    /// ``TransferError/cancelled(peer:name:)``.
+    public func cancel() {
+        progress.cancel()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension Session {
+    /// Sends a file to a connected peer, as MPC's `sendResource(at:withName:toPeer:withCompletionHandler:)`.
+    ///
+    /// Returns at once; the file is read from disk in blocks while it goes (never loaded whole), beside
+    /// messages and streams on the same connection, which it does not hold up. The peer receives it into
+    /// a partial file, checks its length and SHA-256, and only then gives it its final name
+    /// (``SessionEvent/startedReceivingResource(name:from:progress:)`` and
+    /// ``SessionEvent/finishedReceivingResource(name:from:result:)`` there). Several resources may be
+    /// in flight at once, to one peer or to several.
+    ///
+    /// - Parameters:
+    ///   - url: a local regular file.
+    ///   - name: the name the peer sees (it makes its own safe file name from it), 1 to 16,384 bytes of UTF-8.
+    ///   - peer: a connected peer.
+    /// - Returns: the transfer: its `progress`, and `wait()` for the outcome.
+    /// - Throws: ``SessionError/peerNotConnected(_:reason:)``; ``TransferError`` when the name is too
+    ///   long or the file cannot be opened.
+    public func sendResource(at url: URL, withName name: String, toPeer peer: PeerID) throws -> ResourceTransfer {
+        let nameBytes = Array(name.utf8)
+        guard (1...WireProtocol.maximumChannelNameLength).contains(nameBytes.count) else {
+            throw TransferError.nameTooLong(peer: peer, name: name)
+        }
+        let connection = try core.connection(to: peer)
+        let (descriptor, size) = try Self.openFile(url, peer: peer, name: name)
+        let channel: UInt32
+        do {
+            channel = try connection.openChannel(kind: .resource, size: size, name: nameBytes)
+        } catch let error as ConnectionClosedError {
+            close(descriptor)
+            throw SessionError.peerNotConnected(peer, reason: error.reason)
+        }
+        let progress = Progress(totalUnitCount: Int64(clamping: size))
+        let sender = ResourceSender(
+            descriptor: descriptor,
+            size: size,
+            connection: connection,
+            channel: channel,
+            progress: progress,
+            name: name,
+            peer: peer
+        )
+        let task = Task { try await sender.run() }
+        progress.cancellationHandler = {
+            task.cancel()
+            connection.resetChannel(channel, .cancelled)
+        }
+        if progress.isCancelled {
+            task.cancel()
+            connection.resetChannel(channel, .cancelled)
+        }
+        return ResourceTransfer(name: name, peer: peer, progress: progress, task: task)
+    }
+
+    /// Opens a regular file for reading; returns its descriptor and length.
+    private static func openFile(_ url: URL, peer: PeerID, name: String) throws -> (Int32, UInt64) {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw TransferError.failed(peer: peer, name: name, detail: "\(POSIXFailure("open \(url.path)"))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw TransferError.failed(peer: peer, name: name, detail: "\(url.path) is not a regular file")
+        }
+        return (descriptor, UInt64(status.st_size))
+    }
+}

@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// A hand-written peer sends resources with hostile names and broken contents to a real session.
+@Suite("Hostile resources", .timeLimit(.minutes(1)))
+struct HostileResourceTests {
+    /// A session receiving into `scratch/received`, and a raw socket that has joined it.
+    private struct Target {
+        let scratch: ScratchDirectory
+        let session: Session
+        let log: EventLog
+        let advertiser: Advertiser
+        let acceptor: Task<Void, Never>
+        let socket: RawSocket
+
+        var directory: URL { scratch.url.appendingPathComponent("received", isDirectory: true) }
+
+        init() async throws {
+            scratch = try ScratchDirectory("hostile-resources")
+            var configuration = Session.Configuration.default
+            configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+            advertiser = try await loopbackAdvertiser("resource-target")
+            session = Session(peer: advertiser.peer, configuration: configuration)
+            log = EventLog(session)
+            acceptor = acceptAll(advertiser, into: session)
+            socket = try RawSocket(port: advertiser.port!)
+            socket.send(HandFrames.hello() + HandFrames.invite())
+            let accept = socket.readFrame(ofType: 0x03)
+            #expect(accept != nil, "the invitation was accepted")
+        }
+
+        /// Sends a whole resource: OPEN, one CHUNK, END with `digest` (the right one by default).
+        func send(channel: UInt32, name: [UInt8], content: [UInt8], size: UInt64? = nil, digest: [UInt8]? = nil) {
+            socket.send(
+                HandFrames.openResource(channel: channel, size: size ?? UInt64(content.count), name: name)
+                    + (content.isEmpty ? [] : HandFrames.chunk(channel: channel, content))
+                    + HandFrames.end(channel: channel, digest: digest ?? Array(SHA256.hash(data: content)))
+            )
+        }
+    }
+
+    @Test("names with '/', '..', NUL, absolute paths, 10,000 characters or invalid UTF-8 stay inside the directory")
+    func hostileNames() async throws {
+        let target = try await Target()
+        defer { target.scratch.remove() }
+        let absolute = "/tmp/pc-escape-\(UUID().uuidString)"
+        let names: [[UInt8]] = [
+            Array("../escape".utf8),
+            Array("../../../../../../tmp/pc-escape-relative".utf8),
+            Array(absolute.utf8),
+            Array("a/b/c.txt".utf8),
+            Array("nul\u{0}byte.txt".utf8),
+            Array("..".utf8),
+            Array(".".utf8),
+            Array(".hidden".utf8),
+            Array(repeating: UInt8(ascii: "x"), count: 10_000),
+            [0xFF, 0xFE, 0x2F, 0x2E, 0x2E, 0x2F, 0xC0, 0xAF, 0x65],
+            Array("back\\slash\\..\\x".utf8),
+            Array("line\nbreak".utf8),
+        ]
+        for (index, name) in names.enumerated() {
+            target.send(channel: UInt32(2 * index + 1), name: name, content: Array("content \(index)".utf8))
+        }
+        let finished = try await target.log.waitForResources(names.count)
+        let directory = target.directory.standardizedFileURL.resolvingSymlinksInPath()
+        var files: Set<String> = []
+        for (name, result) in finished {
+            let url = try result.get()
+            #expect(
+                url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath() == directory,
+                "\(name)"
+            )
+            #expect(!url.lastPathComponent.hasPrefix("."))
+            #expect(url.lastPathComponent.utf8.count <= 255)
+            #expect(!url.lastPathComponent.contains("/"))
+            files.insert(url.lastPathComponent)
+        }
+        #expect(files.count == names.count, "every resource got a file of its own")
+        #expect(try target.scratch.contents() == ["received"], "nothing was created beside the directory")
+        #expect(try Set(target.scratch.contents("received")) == files, "nothing but the files reported")
+        #expect(!FileManager.default.fileExists(atPath: absolute))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/pc-escape-relative"))
+        let first = try #require(try finished.first?.result.get())
+        #expect(try Data(contentsOf: first) == Data("content 0".utf8))
+    }
+
+    @Test("a wrong SHA-256 is answered with RESET 3 and leaves no file")
+    func digestMismatch() async throws {
+        let target = try await Target()
+        defer { target.scratch.remove() }
+        target.send(
+            channel: 1,
+            name: Array("forged.bin".utf8),
+            content: Array(repeating: 7, count: 1000),
+            digest: Array(repeating: 0, count: 32)
+        )
+        let reset = target.socket.readFrame(ofType: 0x23)
+        #expect(reset == HandFrames.bigEndian(UInt32(1)) + [3])
+        let finished = try await target.log.waitForResources(1)
+        let error = #expect(throws: TransferError.self) { try finished.first?.result.get() }
+        #expect(error == .digestMismatch(peer: error?.peer, name: nil))
+        #expect(try target.scratch.contents("received").isEmpty)
+    }
+
+    @Test("fewer or more bytes than announced are answered with RESET 4 and leave no file")
+    func sizeMismatch() async throws {
+        let target = try await Target()
+        defer { target.scratch.remove() }
+        target.send(channel: 1, name: Array("short".utf8), content: Array(repeating: 1, count: 5), size: 10)
+        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [4])
+        target.socket.send(
+            HandFrames.openResource(channel: 3, size: 10, name: Array("long".utf8))
+                + HandFrames.chunk(channel: 3, Array(repeating: 2, count: 20))
+        )
+        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [4])
+        let finished = try await target.log.waitForResources(2)
+        for (_, result) in finished {
+            let error = #expect(throws: TransferError.self) { try result.get() }
+            #expect(error == .sizeMismatch(peer: error?.peer, name: nil))
+        }
+        #expect(try target.scratch.contents("received").isEmpty)
+        // The connection survives a refused resource: a good one still arrives.
+        target.send(channel: 5, name: Array("good".utf8), content: Array("fine".utf8))
+        let all = try await target.log.waitForResources(3)
+        #expect(try Data(contentsOf: try all[2].result.get()) == Data("fine".utf8))
+    }
+}

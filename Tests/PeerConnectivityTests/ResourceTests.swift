@@ -1,0 +1,182 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Resources (files) between two sessions over real loopback sockets, without DNS-SD.
+@Suite("Resources", .timeLimit(.minutes(1)))
+struct ResourceTests {
+    /// A pair whose host receives into a fresh directory.
+    private func pair(receiveInto directory: ScratchDirectory) async throws -> SessionPair {
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = directory.url.appendingPathComponent("received", isDirectory: true)
+        return try await SessionPair.connect(host: configuration)
+    }
+
+    /// Writes `data` to a new file in `directory`.
+    private func file(_ data: Data, named name: String, in directory: ScratchDirectory) throws -> URL {
+        let url = directory.url.appendingPathComponent(name)
+        try data.write(to: url)
+        return url
+    }
+
+    @Test("a resource arrives byte for byte under its name, with progress on both sides")
+    func content() async throws {
+        let scratch = try ScratchDirectory("resource")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let content = pattern(count: 12 << 20 + 123, seed: 7)
+        let source = try file(content, named: "source.bin", in: scratch)
+        let transfer = try pair.client.sendResource(at: source, withName: "photo.jpg", toPeer: pair.host.peer)
+        #expect(transfer.progress.totalUnitCount == Int64(content.count))
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == Int64(content.count))
+        let finished = try await pair.hostLog.waitForResources(1)
+        let url = try #require(try finished.first?.result.get())
+        #expect(finished.first?.name == "photo.jpg")
+        #expect(url.lastPathComponent == "photo.jpg")
+        #expect(try Data(contentsOf: url) == content)
+        let progress = try #require(pair.hostLog.startedResources.first?.progress)
+        #expect(progress.completedUnitCount == Int64(content.count))
+        #expect(try scratch.contents("received") == ["photo.jpg"], "no partial file is left")
+    }
+
+    @Test("an empty file is a resource too")
+    func emptyFile() async throws {
+        let scratch = try ScratchDirectory("empty")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = try file(Data(), named: "empty", in: scratch)
+        try await pair.client.sendResource(at: source, withName: "empty.txt", toPeer: pair.host.peer).wait()
+        let url = try #require(try await pair.hostLog.waitForResources(1).first?.result.get())
+        #expect(try Data(contentsOf: url).isEmpty)
+    }
+
+    @Test(
+        "several resources at once to one peer, and to two peers, each arrive intact; a name taken is not overwritten"
+    )
+    func several() async throws {
+        let scratch = try ScratchDirectory("several")
+        defer { scratch.remove() }
+        let first = try await pair(receiveInto: scratch)
+        let secondDirectory = try ScratchDirectory("several-2")
+        defer { secondDirectory.remove() }
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = secondDirectory.url
+        let second = try await loopbackAdvertiser("second-host")
+        let secondSession = Session(peer: second.peer, configuration: configuration)
+        let secondLog = EventLog(secondSession)
+        let acceptor = acceptAll(second, into: secondSession)
+        defer { acceptor.cancel() }
+        try await first.client.connectPeer(host: "127.0.0.1", port: second.port!, timeout: .seconds(5))
+
+        let contents = (0..<4).map { pattern(count: (3 << 20) + $0 * 1000, seed: UInt64(100 + $0)) }
+        let sources = try contents.enumerated().map { try file($1, named: "source-\($0)", in: scratch) }
+        var transfers: [ResourceTransfer] = []
+        for (index, source) in sources.enumerated() {
+            // All four carry the same name: the receiver keeps every one under its own file name.
+            transfers.append(try first.client.sendResource(at: source, withName: "same.bin", toPeer: first.host.peer))
+            transfers.append(try first.client.sendResource(at: source, withName: "file-\(index)", toPeer: second.peer))
+        }
+        for transfer in transfers { try await transfer.wait() }
+
+        let toFirst = try await first.hostLog.waitForResources(4).map { try $0.result.get() }
+        #expect(Set(toFirst.map(\.lastPathComponent)) == ["same.bin", "same (2).bin", "same (3).bin", "same (4).bin"])
+        let receivedFirst = Set(try toFirst.map { try Data(contentsOf: $0) })
+        #expect(receivedFirst == Set(contents))
+        let toSecond = try await secondLog.waitForResources(4)
+        for (name, result) in toSecond {
+            let index = try #require(Int(name.dropFirst("file-".count)))
+            #expect(try Data(contentsOf: try result.get()) == contents[index])
+        }
+    }
+
+    @Test("the sender cancels through its Progress: both sides get a cancelled error within 1 s; no file is left")
+    func senderCancels() async throws {
+        let scratch = try ScratchDirectory("sender-cancels")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceWindow = 256 << 10
+        let pair = try await SessionPair.connect(host: configuration)
+        let source = try scratch.largeFile(mebibytes: 64)
+        let transfer = try pair.client.sendResource(at: source, withName: "big.bin", toPeer: pair.host.peer)
+        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
+        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let start = ContinuousClock.now
+        transfer.progress.cancel()
+        await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "big.bin")) {
+            try await transfer.wait()
+        }
+        let finished = try await pair.hostLog.waitForResources(1, timeout: .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(throws: TransferError.cancelledByPeer(peer: pair.client.peer, name: "big.bin")) {
+            try finished.first?.result.get()
+        }
+        #expect(try scratch.contents("received").isEmpty, "neither the file nor its partial is left")
+        #expect(pair.client.connectedPeers == [pair.host.peer])
+    }
+
+    @Test("the receiver cancels through its Progress: both sides get a cancelled error within 1 s; no file is left")
+    func receiverCancels() async throws {
+        let scratch = try ScratchDirectory("receiver-cancels")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceWindow = 256 << 10
+        let pair = try await SessionPair.connect(host: configuration)
+        let source = try scratch.largeFile(mebibytes: 64)
+        let transfer = try pair.client.sendResource(at: source, withName: "big.bin", toPeer: pair.host.peer)
+        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
+        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let start = ContinuousClock.now
+        progress.cancel()
+        await #expect(throws: TransferError.cancelledByPeer(peer: pair.host.peer, name: "big.bin")) {
+            try await transfer.wait()
+        }
+        #expect(ContinuousClock.now - start < .seconds(1))
+        let finished = try await pair.hostLog.waitForResources(1, timeout: .seconds(1))
+        #expect(throws: TransferError.cancelled(peer: pair.client.peer, name: "big.bin")) {
+            try finished.first?.result.get()
+        }
+        #expect(try scratch.contents("received").isEmpty)
+    }
+
+    @Test("the connection closes mid-transfer: both sides fail with connectionClosed; no file is left")
+    func disconnect() async throws {
+        let scratch = try ScratchDirectory("disconnect")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceWindow = 256 << 10
+        let pair = try await SessionPair.connect(host: configuration)
+        let source = try scratch.largeFile(mebibytes: 64)
+        let transfer = try pair.client.sendResource(at: source, withName: "cut.bin", toPeer: pair.host.peer)
+        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
+        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        await pair.host.disconnect()
+        let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
+        #expect(error == .connectionClosed(nil, peer: pair.host.peer, name: "cut.bin"))
+        let finished = try await pair.hostLog.waitForResources(1)
+        #expect(throws: TransferError.self) { try finished.first?.result.get() }
+        #expect(try scratch.contents("received").isEmpty)
+    }
+
+    @Test("sending a missing file, a directory, or to a peer not connected throws at once")
+    func sendErrors() async throws {
+        let scratch = try ScratchDirectory("errors")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let missing = scratch.url.appendingPathComponent("missing")
+        #expect(throws: TransferError.self) {
+            try pair.client.sendResource(at: missing, withName: "m", toPeer: pair.host.peer)
+        }
+        #expect(throws: TransferError.self) {
+            try pair.client.sendResource(at: scratch.url, withName: "d", toPeer: pair.host.peer)
+        }
+        let stranger = try PeerID(displayName: "stranger")
+        let source = try file(Data("x".utf8), named: "x", in: scratch)
+        #expect(throws: SessionError.peerNotConnected(stranger)) {
+            try pair.client.sendResource(at: source, withName: "x", toPeer: stranger)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Two connected sessions over loopback without DNS-SD: `client` invited `host`, whose events
+/// `hostLog` collects (and `clientLog` the client's).
+struct SessionPair {
+    let client: Session
+    let host: Session
+    let clientLog: EventLog
+    let hostLog: EventLog
+    let advertiser: Advertiser
+    let acceptor: Task<Void, Never>
+
+    static func connect(
+        host hostConfiguration: Session.Configuration = .default,
+        client clientConfiguration: Session.Configuration = .default
+    ) async throws -> SessionPair {
+        let advertiser = try await loopbackAdvertiser("pair-host")
+        let host = Session(peer: advertiser.peer, configuration: hostConfiguration)
+        let hostLog = EventLog(host)
+        let acceptor = acceptAll(advertiser, into: host)
+        let client = Session(peer: try PeerID(displayName: "pair-client"), configuration: clientConfiguration)
+        let clientLog = EventLog(client)
+        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        try await hostLog.waitFor(client.peer, .connected)
+        return SessionPair(
+            client: client,
+            host: host,
+            clientLog: clientLog,
+            hostLog: hostLog,
+            advertiser: advertiser,
+            acceptor: acceptor
+        )
+    }
+}
+
+/// Deterministic bytes: the same seed gives the same content, different seeds differ.
+func pattern(count: Int, seed: UInt64) -> Data {
+    let bytes = (0..<count).map { index in
+        UInt8(truncatingIfNeeded: ((UInt64(index) &+ seed &* 0x9E37_79B9) &* 0xBF58_476D_1CE4_E5B9) >> 29)
+    }
+    return Data(bytes)
+}
+
+/// A new empty directory under the system's temporary directory; `remove()` deletes it.
+struct ScratchDirectory {
+    let url: URL
+
+    init(_ label: String) throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pc-test-\(label)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// Names of what the directory holds, hidden files included, sorted.
+    func contents(_ sub: String? = nil) throws -> [String] {
+        let directory = sub.map { url.appendingPathComponent($0) } ?? url
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// A file of `mebibytes` MiB (one pattern repeated: cheap to make), for transfers cut short.
+    func largeFile(mebibytes: Int) throws -> URL {
+        let file = url.appendingPathComponent("large-\(mebibytes)")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        let block = pattern(count: 1 << 20, seed: 11)
+        for _ in 0..<mebibytes { try handle.write(contentsOf: block) }
+        try handle.close()
+        return file
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
