@@ -180,6 +180,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {}
 
+    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {}
+
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
         answered(connection)
     }

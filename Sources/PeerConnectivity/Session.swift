@@ -65,20 +65,30 @@ public final class Session: Sendable {
 
     /// Sends a message to connected peers.
     ///
-    /// Returns once the message is queued for every target, in order after every message sent before
-    /// it; suspends first while a peer's outbound queue is full.
+    /// Reliable: returns once the message is queued for every target, in order after every message
+    /// sent before it; suspends first while a peer's outbound queue is full. Unreliable: returns once
+    /// the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///
     /// - Parameters:
-    ///   - data: the message, at most ``Configuration/maximumMessageLength`` bytes.
+    ///   - data: the message, at most ``Configuration/maximumMessageLength`` bytes (reliable) or
+    ///     65,000 bytes (unreliable).
     ///   - peers: the targets; each must be connected.
-    ///   - mode: ``SendMode/reliable``.
+    ///   - mode: ``SendMode/reliable`` or ``SendMode/unreliable``.
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` naming a target that is not connected,
     ///   ``SessionError/messageTooLarge(size:limit:)``, or ``SessionError/noPeers``.
     public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
-        guard data.count <= configuration.maximumMessageLength else {
-            throw SessionError.messageTooLarge(size: data.count, limit: configuration.maximumMessageLength)
+        let limit =
+            mode == .unreliable
+            ? min(WireProtocol.maximumUnreliableMessageLength, configuration.maximumMessageLength)
+            : configuration.maximumMessageLength
+        guard data.count <= limit else {
+            throw SessionError.messageTooLarge(size: data.count, limit: limit)
         }
         guard !peers.isEmpty else { throw SessionError.noPeers }
+        if mode == .unreliable {
+            try await sendUnreliable(data, to: peers)
+            return
+        }
         let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
         if peers.count == 1 {  // the common case needs no array of connections
             try await Self.send(frame, on: try core.connection(to: peers[0]), to: peers[0])
@@ -87,6 +97,14 @@ public final class Session: Sendable {
         let connections = try core.connections(to: peers)
         for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
+        }
+    }
+
+    /// One datagram per target; on the connection for a target whose UDP endpoint is not known yet.
+    private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
+        let connections = try core.connections(to: peers)
+        for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
+            try await Self.send(data.withUnsafeBytes { FrameEncoder.dataFrame($0) }, on: connection, to: peer)
         }
     }
 

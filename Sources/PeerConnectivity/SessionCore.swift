@@ -27,6 +27,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
     private let refusals = Mutex([ObjectIdentifier: SessionError]())
+    /// The session's UDP socket for unreliable messages.
+    let datagrams = SessionDatagrams()
     /// The receiving ends of the channels peers opened, by connection and channel number.
     private let transfers = Mutex([TransferKey: any InboundTransfer]())
     /// Bytes of data events yielded and not yet taken by the consumer.
@@ -43,6 +45,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
             livenessTimeout: TimeAmount(configuration.livenessTimeout),
             logger: configuration.logger
         )
+        datagrams.start { [weak self] data, peer in
+            self?.deliverUnreliable(data, from: peer) ?? false
+        }
     }
 
     // MARK: - Queries
@@ -205,6 +210,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         for connection in connections {
             connection.close(.localDisconnect)
         }
+        datagrams.shutdown()
         events.finish()
     }
 
@@ -266,9 +272,25 @@ final class SessionCore: ConnectionDelegate, Sendable {
             events.yield(.peerStateChanged(peer, .connected, reason: nil))
             return true
         }
-        if !ours {
+        if ours {
+            datagrams.established(connection, with: peer)
+        } else {
             connection.close(.unexpectedPeer.with(detail: "\(peer) is not expected in this session"))
         }
+    }
+
+    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
+        datagrams.peerEndpoint(port: port, token: token, on: connection)
+    }
+
+    /// An unreliable message arrived by UDP: delivered unless the application is too far behind.
+    private func deliverUnreliable(_ data: Data, from peer: PeerID) -> Bool {
+        guard buffered.load(ordering: .sequentiallyConsistent) <= configuration.receiveBufferLimit,
+            state(of: peer) == .connected
+        else { return false }
+        buffered.add(data.count, ordering: .sequentiallyConsistent)
+        events.yield(.dataReceived(data, from: peer))
+        return true
     }
 
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
@@ -348,6 +370,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         for transfer in ended {
             transfer.failed(.connectionClosed(reason, peer: peer, name: transfer.name))
         }
+        datagrams.closed(connection)
         if let peer {
             release(peer, connection: connection, reason: reason)
         }

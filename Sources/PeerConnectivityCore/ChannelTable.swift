@@ -132,7 +132,7 @@ package struct ChannelTable {
             guard !isPeers(channel) else { return wrongSide(.done, channel) }
             return .done(channel: channel)
 
-        case .hello, .invite, .accept, .decline, .data, .keepalive, .goodbye:
+        case .hello, .invite, .accept, .decline, .data, .keepalive, .goodbye, .datagramEndpoint:
             preconditionFailure("\(frame.type) is not a channel frame")
         }
     }

@@ -51,6 +51,8 @@ package struct ConnectionStateMachine {
         case establish(PeerID, sending: Frame?)
         /// Hand an application message to the owner.
         case deliverData(ByteBuffer)
+        /// The peer said where it receives unreliable messages.
+        case deliverDatagramEndpoint(port: UInt16, token: UInt64)
         /// Something happened on a channel (a stream or a resource): hand it to the owner.
         case channel(ChannelTable.Action)
         /// Write `frame` if any, then close the channel. `reason` is reported when it has closed.
@@ -149,6 +151,8 @@ package struct ConnectionStateMachine {
             return .deliverData(payload)
         case (.established, .keepalive):
             return .none
+        case (.established, .datagramEndpoint(let port, let token)):
+            return .deliverDatagramEndpoint(port: port, token: token)
         case (.established, .open), (.established, .chunk), (.established, .end), (.established, .reset),
             (.established, .credit), (.established, .done):
             switch channels.frameReceived(frame) {

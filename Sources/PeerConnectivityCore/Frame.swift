@@ -16,6 +16,9 @@ package enum Frame: Sendable, Hashable {
     case keepalive
     /// The sender is closing the connection, and why.
     case goodbye(DisconnectReason)
+    /// Where the sender receives unreliable messages: its UDP port (on the address this connection
+    /// comes from) and the token every datagram sent to it must start with.
+    case datagramEndpoint(port: UInt16, token: UInt64)
     /// The sender opens a channel (a stream or a resource) to write on.
     case open(Open)
     /// Bytes on a channel, within the window the receiver granted.
@@ -84,6 +87,7 @@ package enum Frame: Sendable, Hashable {
         case .data: return .data
         case .keepalive: return .keepalive
         case .goodbye: return .goodbye
+        case .datagramEndpoint: return .datagramEndpoint
         case .open: return .open
         case .chunk: return .chunk
         case .end: return .end

@@ -29,6 +29,10 @@ package enum FrameEncoder {
         case .data(let payload):
             writeHeader(type: .data, payloadLength: payload.readableBytes, into: &buffer)
             buffer.writeImmutableBuffer(payload)
+        case .datagramEndpoint(let port, let token):
+            writeHeader(type: .datagramEndpoint, payloadLength: 2 + 8, into: &buffer)
+            buffer.writeInteger(port)
+            buffer.writeInteger(token)
         case .open(let open):
             writeHeader(type: .open, payloadLength: 4 + 1 + 8 + open.name.count, into: &buffer)
             buffer.writeInteger(open.channel)

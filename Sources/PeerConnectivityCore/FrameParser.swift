@@ -54,6 +54,17 @@ package enum FrameParser {
             return .invite(Frame.Invite(timeoutMilliseconds: timeout, context: body))
         case .hello:
             return .hello(try parseHello(&body))
+        case .datagramEndpoint:
+            guard body.readableBytes == 10, let port = body.readInteger(as: UInt16.self),
+                let token = body.readInteger(as: UInt64.self)
+            else {
+                throw .malformed(
+                    type,
+                    "body must be a 2-byte port and an 8-byte token, got \(body.readableBytes) bytes"
+                )
+            }
+            guard port != 0 else { throw .malformed(type, "port 0") }
+            return .datagramEndpoint(port: port, token: token)
         case .open, .chunk, .end, .reset, .credit, .done:
             return try parseChannelFrame(type: type, body: &body)
         }

@@ -7,6 +7,7 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case data = 0x10
     case keepalive = 0x11
     case goodbye = 0x12
+    case datagramEndpoint = 0x13
     case open = 0x20
     case chunk = 0x21
     case end = 0x22
@@ -23,6 +24,7 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .data: return "DATA"
         case .keepalive: return "KEEPALIVE"
         case .goodbye: return "GOODBYE"
+        case .datagramEndpoint: return "DATAGRAM-ENDPOINT"
         case .open: return "OPEN"
         case .chunk: return "CHUNK"
         case .end: return "END"

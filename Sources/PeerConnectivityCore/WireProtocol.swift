@@ -15,6 +15,14 @@ package enum WireProtocol {
     /// The largest invitation context: 64 KiB.
     package static let maximumContextLength = 1 << 16
 
+    /// Bytes before an unreliable message in its UDP datagram: the receiver's 8-byte token.
+    package static let datagramHeaderLength = 8
+
+    /// The largest unreliable message: one UDP datagram (65,507 bytes of payload over IPv4) less the
+    /// token, rounded down. Above about 1,400 bytes IP fragments the datagram, and losing any
+    /// fragment loses it whole.
+    package static let maximumUnreliableMessageLength = 65_000
+
     /// The largest payload of one CHUNK frame: 64 KiB.
     package static let maximumChunkLength = 1 << 16
 

@@ -50,6 +50,7 @@ enum Fixtures {
         .data(buffer("hello, bob")),
         .keepalive,
         .goodbye(.localDisconnect),
+        .datagramEndpoint(port: 40_000, token: 0x0123_4567_89AB_CDEF),
         .open(Frame.Open(channel: 2, kind: .resource, size: 1234, name: Array("photo.jpg".utf8))),
         .chunk(channel: 2, buffer("some bytes")),
         .end(channel: 2, digest: Array(repeating: 0xAB, count: WireProtocol.digestLength)),

@@ -24,6 +24,10 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// - Returns: `false` to pause reading from the socket until ``Connection/resumeReading()``.
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool
 
+    /// The peer said where it receives unreliable messages: UDP `port` on its address, each datagram
+    /// starting with `token`.
+    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID)
+
     /// Something happened on a channel the peer opened (a stream or a resource).
     func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID)
 

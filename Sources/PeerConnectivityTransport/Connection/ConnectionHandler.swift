@@ -261,6 +261,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 stateMachine.readingPaused(true)
             }
 
+        case .deliverDatagramEndpoint(let port, let token):
+            guard let peer = establishedPeer else { return }
+            delegate?.connection(connection, datagramEndpoint: port, token: token, from: peer)
+
         case .channel(let event):
             guard let peer = establishedPeer else { return }
             switch event {

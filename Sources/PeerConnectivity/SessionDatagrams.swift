@@ -1,0 +1,188 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// The unreliable side of a session: one UDP socket beside its TCP connections.
+///
+/// When a connection is established this side tells the peer, over that connection, its UDP port and
+/// a random token (a DATAGRAM-ENDPOINT frame); the peer does the same. A datagram is the receiver's
+/// token followed by the message. A datagram whose token is unknown, or that comes from another
+/// address than the token's connection, is dropped: the token is a secret shared over TCP, so no one
+/// else can inject messages. Until the peer's endpoint is known (the first round trip after
+/// connecting) or when UDP is unavailable, the session sends unreliable messages on the connection.
+final class SessionDatagrams: Sendable {
+    /// Counts, for tests and diagnostics.
+    struct Statistics: Sendable, Equatable {
+        /// Datagrams handed to the socket.
+        var sent = 0
+        /// Messages dropped on sending because the socket's buffer was full.
+        var droppedFull = 0
+        /// Unreliable messages sent on the TCP connection, before the peer's endpoint was known.
+        var sentOnConnection = 0
+        /// Datagrams delivered.
+        var received = 0
+        /// Datagrams dropped: unknown token, wrong sender address, or too short.
+        var rejected = 0
+        /// Datagrams dropped because the application had not taken enough of the events.
+        var droppedUnread = 0
+    }
+
+    private struct Peer {
+        let id: PeerID
+        let address: String
+    }
+
+    private struct State {
+        var endpoint: DatagramEndpoint?
+        var closed = false
+        /// Our token per connection: what the peer puts in front of its datagrams to us.
+        var localTokens: [ObjectIdentifier: UInt64] = [:]
+        /// Token -> the peer it was given to, and the address its datagrams must come from.
+        var senders: [UInt64: Peer] = [:]
+        /// Where each peer receives: its address and port, and its token.
+        var targets: [ObjectIdentifier: (address: SocketAddress, token: UInt64)] = [:]
+        /// Connections established before the socket was bound, to announce once it is.
+        var waiting: [(Connection, PeerID)] = []
+        var statistics = Statistics()
+        var deliver: (@Sendable (Data, PeerID) -> Bool)?
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts binding the UDP socket; connections established meanwhile are announced once it is bound.
+    ///
+    /// - Parameter deliver: hands a received message to the session; returns `false` to drop it
+    ///   (the application is too far behind).
+    func start(deliver: @escaping @Sendable (Data, PeerID) -> Bool) {
+        state.withLock { $0.deliver = deliver }
+        DatagramEndpoint.bind(host: "0.0.0.0", group: MultiThreadedEventLoopGroup.singleton) {
+            [weak self] bytes, from in
+            self?.received(bytes, from: from)
+        }.whenComplete { [weak self] result in
+            guard let self else {
+                if case .success(let endpoint) = result { endpoint.close() }
+                return
+            }
+            self.bound(result)
+        }
+    }
+
+    var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The socket's port, once bound.
+    var port: Int? { state.withLock { $0.endpoint?.port } }
+
+    private func bound(_ result: Result<DatagramEndpoint, any Error>) {
+        guard case .success(let endpoint) = result else {
+            // No UDP: unreliable messages keep travelling on the connections.
+            state.withLock { $0.waiting = [] }
+            return
+        }
+        let waiting = state.withLock { state -> [(Connection, PeerID)]? in
+            guard !state.closed else { return nil }
+            state.endpoint = endpoint
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        guard let waiting else {
+            endpoint.close()
+            return
+        }
+        for (connection, peer) in waiting {
+            announce(on: connection, to: peer, port: endpoint.port)
+        }
+    }
+
+    /// A connection is established: tell the peer where to send datagrams (now, or once bound).
+    func established(_ connection: Connection, with peer: PeerID) {
+        let port = state.withLock { state -> Int? in
+            guard let endpoint = state.endpoint else {
+                if !state.closed { state.waiting.append((connection, peer)) }
+                return nil
+            }
+            return endpoint.port
+        }
+        if let port { announce(on: connection, to: peer, port: port) }
+    }
+
+    private func announce(on connection: Connection, to peer: PeerID, port: Int) {
+        guard let address = connection.channel.remoteAddress?.ipAddress else { return }
+        let token = UInt64.random(in: 1...UInt64.max)
+        state.withLock { state in
+            state.localTokens[ObjectIdentifier(connection)] = token
+            state.senders[token] = Peer(id: peer, address: address)
+        }
+        connection.sendControl(.datagramEndpoint(port: UInt16(port), token: token))
+    }
+
+    /// The peer said where it receives datagrams.
+    func peerEndpoint(port: UInt16, token: UInt64, on connection: Connection) {
+        guard let remote = connection.channel.remoteAddress?.ipAddress,
+            let address = try? SocketAddress(ipAddress: remote, port: Int(port))
+        else { return }
+        state.withLock { $0.targets[ObjectIdentifier(connection)] = (address, token) }
+    }
+
+    /// A connection closed: forget its tokens and its peer's endpoint.
+    func closed(_ connection: Connection) {
+        let key = ObjectIdentifier(connection)
+        state.withLock { state in
+            if let token = state.localTokens.removeValue(forKey: key) { state.senders[token] = nil }
+            state.targets[key] = nil
+            state.waiting.removeAll { $0.0 === connection }
+        }
+    }
+
+    /// Sends `message` to the peer of `connection` as one datagram.
+    ///
+    /// - Returns: `false` when the peer's endpoint is not known (the caller then uses the connection).
+    func send(_ message: Data, on connection: Connection) -> Bool {
+        let target = state.withLock { state -> (DatagramEndpoint, SocketAddress, UInt64)? in
+            guard let endpoint = state.endpoint, let target = state.targets[ObjectIdentifier(connection)] else {
+                state.statistics.sentOnConnection += 1
+                return nil
+            }
+            return (endpoint, target.address, target.token)
+        }
+        guard let (endpoint, address, token) = target else { return false }
+        var datagram = connection.channel.allocator.buffer(capacity: WireProtocol.datagramHeaderLength + message.count)
+        datagram.writeInteger(token)
+        datagram.writeBytes(message)
+        let sent = endpoint.send(datagram, to: address)
+        state.withLock { state in
+            if sent { state.statistics.sent += 1 } else { state.statistics.droppedFull += 1 }
+        }
+        return true
+    }
+
+    /// Closes the socket.
+    func shutdown() {
+        let endpoint = state.withLock { state -> DatagramEndpoint? in
+            state.closed = true
+            defer { state.endpoint = nil }
+            return state.endpoint
+        }
+        endpoint?.close()
+    }
+
+    private func received(_ bytes: ByteBuffer, from address: SocketAddress) {
+        var bytes = bytes
+        let accepted = state.withLock { state -> (PeerID, @Sendable (Data, PeerID) -> Bool)? in
+            guard let token = bytes.readInteger(as: UInt64.self), let peer = state.senders[token],
+                peer.address == address.ipAddress, let deliver = state.deliver
+            else {
+                state.statistics.rejected += 1
+                return nil
+            }
+            return (peer.id, deliver)
+        }
+        guard let (sender, deliver) = accepted else { return }
+        let delivered = deliver(Data(buffer: bytes, byteTransferStrategy: .copy), sender)
+        state.withLock { state in
+            if delivered { state.statistics.received += 1 } else { state.statistics.droppedUnread += 1 }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+
+/// A session's UDP socket for unreliable messages: best effort, apart from the TCP connections so
+/// that it never delays reliable traffic.
+///
+/// `send` drops a datagram rather than queue it when the socket's buffer is full, so memory never
+/// grows; received datagrams go to a closure on the socket's event loop.
+package final class DatagramEndpoint: Sendable {
+    private let channel: any Channel
+    /// The bound UDP port.
+    package let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Binds a UDP socket on an ephemeral port.
+    ///
+    /// - Parameters:
+    ///   - host: the address to bind ("0.0.0.0": every IPv4 interface).
+    ///   - group: the event loops to run on.
+    ///   - receive: called on the event loop with each datagram and its sender.
+    /// - Returns: a future for the endpoint.
+    package static func bind(
+        host: String,
+        group: any EventLoopGroup,
+        receive: @escaping @Sendable (ByteBuffer, SocketAddress) -> Void
+    ) -> EventLoopFuture<DatagramEndpoint> {
+        DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            // Datagrams up to the largest unreliable message must not be cut: NIO's default is 2 KiB.
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 1 << 16))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramReceiveHandler(receive: receive))
+                }
+            }
+            .bind(host: host, port: 0)
+            .flatMapThrowing { channel in
+                DatagramEndpoint(channel: channel, port: channel.localAddress?.port ?? 0)
+            }
+    }
+
+    /// Sends one datagram, or drops it when the socket cannot take more now.
+    ///
+    /// - Parameters:
+    ///   - datagram: the bytes.
+    ///   - address: where to.
+    /// - Returns: whether it was handed to the socket.
+    @discardableResult
+    package func send(_ datagram: ByteBuffer, to address: SocketAddress) -> Bool {
+        guard channel.isActive, channel.isWritable else { return false }
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
+        return true
+    }
+
+    /// Closes the socket.
+    package func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Hands each datagram to the endpoint's closure.
+private final class DatagramReceiveHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let receive: @Sendable (ByteBuffer, SocketAddress) -> Void
+
+    init(receive: @escaping @Sendable (ByteBuffer, SocketAddress) -> Void) {
+        self.receive = receive
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        receive(envelope.data, envelope.remoteAddress)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A datagram socket reports ICMP errors (port unreachable) here; best effort ignores them.
+    }
+}
