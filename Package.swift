@@ -12,11 +12,14 @@ let package = Package(
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
         .executable(name: "core-bench", targets: ["core-bench"]),
+        .executable(name: "reflector", targets: ["reflector"]),
+        .executable(name: "test-runner", targets: ["test-runner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // DNS-SD through Avahi's Bonjour compatibility layer (libavahi-compat-libdnssd-dev).
@@ -63,10 +66,38 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Benchmark logic: test plans, payloads, accounting, statistics, result documents, reports,
+        // the raw-TCP baseline, and the reflector and runner engines the two tools drive.
+        .target(
+            name: "PeerConnectivityBench",
+            dependencies: [
+                "PeerConnectivity",
+                "PeerConnectivityTransport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "core-bench",
             dependencies: [
                 "PeerConnectivity",
+                "PeerConnectivityBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "reflector",
+            dependencies: [
+                "PeerConnectivityBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "test-runner",
+            dependencies: [
+                "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -87,6 +118,15 @@ let package = Package(
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PeerConnectivityBenchTests",
+            dependencies: [
+                "PeerConnectivityBench",
+                "PeerConnectivity",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strictSettings
         ),
