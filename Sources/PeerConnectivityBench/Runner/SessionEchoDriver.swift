@@ -29,7 +29,10 @@ final class SessionEchoDriver: EchoDriver {
                         let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
                         current.controller.received(inspection, at: now)
                     } else {
+                        // Only the first such message (the hello) is wanted; later ones, between phases,
+                        // are dropped rather than buffered.
                         continuation.yield(data)
+                        continuation.finish()
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
                     let error = BenchError.disconnected(
