@@ -12,12 +12,15 @@ let package = Package(
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
         .executable(name: "core-bench", targets: ["core-bench"]),
+        .executable(name: "reflector", targets: ["reflector"]),
+        .executable(name: "test-runner", targets: ["test-runner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // DNS-SD through Avahi's Bonjour compatibility layer (libavahi-compat-libdnssd-dev).
@@ -65,10 +68,38 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Benchmark logic: test plans, payloads, accounting, statistics, result documents, reports,
+        // the raw-TCP baseline, and the reflector and runner engines the two tools drive.
+        .target(
+            name: "PeerConnectivityBench",
+            dependencies: [
+                "PeerConnectivity",
+                "PeerConnectivityTransport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "core-bench",
             dependencies: [
                 "PeerConnectivity",
+                "PeerConnectivityBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "reflector",
+            dependencies: [
+                "PeerConnectivityBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "test-runner",
+            dependencies: [
+                "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -90,6 +121,15 @@ let package = Package(
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PeerConnectivityBenchTests",
+            dependencies: [
+                "PeerConnectivityBench",
+                "PeerConnectivity",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
-# The main job: two processes on this host. One advertises a peer over DNS-SD and echoes every
-# message; the other browses, finds it, invites it, and exchanges messages, printing round trips.
+# The main job: the benchmark tools against each other on this host. A reflector advertises over DNS-SD,
+# echoes every message and runs a raw TCP echo server; test-runner finds it, runs a sweep of message sizes
+# through PeerConnectivity (data) and the same sweep over plain TCP (raw-tcp), writes each result as JSON
+# into results/demo/, and compares them (a table here, an SVG chart beside the JSON).
+# Env: COUNT (measured messages per size, default 200), CONFIGURATION (debug, the default, or release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
-swift build --product peer-demo
-bin=$(swift build --show-bin-path)
-service="pc-demo-$$"
+configuration=${CONFIGURATION:-debug}
+swift build -c "$configuration" --product reflector
+swift build -c "$configuration" --product test-runner
+bin=$(swift build -c "$configuration" --show-bin-path)
+service="pcb-demo-$$"
 service=${service:0:15}
+out=results/demo
+mkdir -p "$out"
+log=$(mktemp)
 
-"$bin/peer-demo" advertise --service "$service" --name echo &
-advertiser=$!
-trap 'kill "$advertiser" 2>/dev/null || true' EXIT
-sleep 1.5   # DNS-SD registration takes about a second on Avahi
-"$bin/peer-demo" browse --service "$service" --name demo --count "${COUNT:-10}"
-kill -TERM "$advertiser"
-wait "$advertiser"
+"$bin/reflector" --service "$service" --name demo-reflector --raw-echo-port 0 >"$log" 2>&1 &
+reflector=$!
+trap 'kill "$reflector" 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
+grep ' ready ' "$log" || { echo "the reflector did not start:" >&2; cat "$log" >&2; exit 1; }
+
+plan=(--service "$service" --reflector demo-reflector --size 1,64,1024,65536,1048576 --count "${COUNT:-200}"
+    --warmup 20 --name demo)
+echo "== data: PeerConnectivity messages, found by DNS-SD"
+"$bin/test-runner" run --test data "${plan[@]}" --output "$out/data.json" --quiet
+echo "== raw-tcp: the same plan over plain TCP (the reflector's raw echo port, from its discoveryInfo)"
+"$bin/test-runner" run --test raw-tcp "${plan[@]}" --output "$out/raw-tcp.json" --quiet
+echo "== report"
+"$bin/test-runner" report "$out/data.json" "$out/raw-tcp.json" --svg "$out/report.svg" \
+    --title "PeerConnectivity against raw TCP on loopback ($configuration build)"
+
+kill -TERM "$reflector"
+wait "$reflector"   # exits 0 after saying goodbye to its runners
+echo "== reflector log"
+cat "$log"
+if [ "$configuration" = debug ]; then
+    echo "(debug build: PeerConnectivity runs several times slower than in release; Scripts/bench-loopback.sh measures a release build)"
+fi

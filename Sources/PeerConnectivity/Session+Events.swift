@@ -31,7 +31,7 @@ extension Session {
             /// The next event, or `nil` once the session is gone or the task is cancelled.
             public mutating func next() async -> SessionEvent? {
                 let event = await core.events.next(batch: &batch)
-                if case .dataReceived(let data, _) = event {
+                if case .dataReceived(let data, _, _) = event {
                     core.consumed(data.count)
                 }
                 return event

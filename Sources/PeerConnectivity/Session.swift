@@ -16,7 +16,7 @@ import PeerConnectivityTransport
 ///     for await event in session.events {
 ///         switch event {
 ///         case .peerStateChanged(let peer, let state, let reason): print(peer, state, reason ?? "")
-///         case .dataReceived(let data, let peer): print("\(data.count) bytes from \(peer)")
+///         case .dataReceived(let data, let peer, _): print("\(data.count) bytes from \(peer)")
 ///         }
 ///     }
 /// }

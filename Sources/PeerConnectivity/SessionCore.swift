@@ -289,14 +289,14 @@ final class SessionCore: ConnectionDelegate, Sendable {
             state(of: peer) == .connected
         else { return false }
         buffered.add(data.count, ordering: .sequentiallyConsistent)
-        events.yield(.dataReceived(data, from: peer))
+        events.yield(.dataReceived(data, from: peer, mode: .unreliable))
         return true
     }
 
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
         let data = Data(buffer: message, byteTransferStrategy: .automatic)
         let total = buffered.add(data.count, ordering: .sequentiallyConsistent).newValue
-        events.yield(.dataReceived(data, from: peer))
+        events.yield(.dataReceived(data, from: peer, mode: .reliable))
         guard total > configuration.receiveBufferLimit else { return true }
         readingPaused.store(true, ordering: .sequentiallyConsistent)
         // The consumer may have drained the buffer before it could see the flag: check again.

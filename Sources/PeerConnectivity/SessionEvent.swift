@@ -4,8 +4,10 @@ import Foundation
 public enum SessionEvent: Sendable {
     /// A peer's state changed. `reason` says why when the new state is `notConnected`.
     case peerStateChanged(PeerID, PeerState, reason: DisconnectReason?)
-    /// A message arrived from a connected peer.
-    case dataReceived(Data, from: PeerID)
+    /// A message arrived from a connected peer, and how it travelled: ``SendMode/unreliable`` for a
+    /// UDP datagram. (An unreliable message sent before the peer knew this side's UDP endpoint came on
+    /// the connection, and arrives as ``SendMode/reliable``.)
+    case dataReceived(Data, from: PeerID, mode: SendMode)
     /// A peer opened a stream to this side (``Session/startStream(withName:toPeer:)`` there): read
     /// its chunks from the ``IncomingStream``, which carries its name and peer.
     case streamReceived(IncomingStream)

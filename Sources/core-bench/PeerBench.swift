@@ -30,7 +30,7 @@ final class PeerBench: Sendable {
                 group.addTask {
                     var counted = 0
                     for await event in server.events {
-                        guard case .dataReceived(let data, let from) = event, let kind = data.first else { continue }
+                        guard case .dataReceived(let data, let from, _) = event, let kind = data.first else { continue }
                         switch kind {
                         case Self.echo:
                             try? await server.send(data, toPeers: [from])
@@ -105,7 +105,7 @@ final class PeerBench: Sendable {
     private func nextData(_ events: inout Session.Events.Iterator) async throws -> Data {
         while let event = await events.next() {
             switch event {
-            case .dataReceived(let data, _): return data
+            case .dataReceived(let data, _, _): return data
             case .peerStateChanged(_, .notConnected, let reason):
                 throw BenchError("disconnected: \(String(describing: reason))")
             case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource: continue

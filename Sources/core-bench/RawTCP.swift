@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityBench
 
 #if canImport(Glibc)
     import Glibc
@@ -6,84 +7,20 @@ import Foundation
     import Darwin
 #endif
 
-/// The baseline: blocking POSIX sockets on loopback, no framing library, TCP_NODELAY on both ends.
+/// The baseline: blocking POSIX sockets on loopback (``TCPSocket``), no framing library, TCP_NODELAY on
+/// both ends.
 enum RawTCP {
-    struct SocketError: Error, CustomStringConvertible {
-        var call: String
-        var errno: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(errno)))" }
-    }
-
-    /// A listening socket on 127.0.0.1 and an ephemeral port.
-    static func listen() throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(call: "socket", errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0, Glibc.listen(fd, 16) == 0 else { throw SocketError(call: "bind/listen", errno: errno) }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    static func connect(port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw SocketError(call: "connect", errno: errno) }
-        noDelay(fd)
-        return fd
-    }
-
-    static func noDelay(_ fd: Int32) {
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    }
-
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if written <= 0 { return }
-            offset += written
-        }
-    }
-
-    static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < buffer.count {
-            let count = read(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if count <= 0 { return false }
-            offset += count
-        }
-        return true
-    }
-
     /// Serves one connection on a thread: echoes `echoSize`-byte messages (when > 0), or reads
     /// `sinkBytes` bytes and answers one byte.
     static func serve(listener: Int32, echoSize: Int, sinkBytes: Int) {
         let thread = Thread {
             let fd = accept(listener, nil, nil)
-            noDelay(fd)
+            TCPSocket.noDelay(fd)
             defer { close(fd) }
             if echoSize > 0 {
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: echoSize, alignment: 8)
                 defer { buffer.deallocate() }
-                while readExactly(fd, buffer) { writeAll(fd, UnsafeRawBufferPointer(buffer)) }
+                while TCPSocket.readExactly(fd, buffer) { TCPSocket.writeAll(fd, UnsafeRawBufferPointer(buffer)) }
             } else {
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
                 defer { buffer.deallocate() }
@@ -93,7 +30,7 @@ enum RawTCP {
                     if count <= 0 { return }
                     total += count
                 }
-                writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<1]))
+                TCPSocket.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<1]))
             }
         }
         thread.start()
@@ -101,10 +38,10 @@ enum RawTCP {
 
     /// Round trips of `size`-byte messages, in nanoseconds, after `warmup` unmeasured ones.
     static func roundTrips(size: Int, count: Int, warmup: Int) throws -> [UInt64] {
-        let (listener, port) = try listen()
+        let (listener, port) = try TCPSocket.listen(host: "127.0.0.1", port: 0)
         defer { close(listener) }
         serve(listener: listener, echoSize: size, sinkBytes: 0)
-        let fd = try connect(port: port)
+        let fd = try TCPSocket.connect(host: "127.0.0.1", port: port)
         defer { close(fd) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
         defer { buffer.deallocate() }
@@ -113,8 +50,8 @@ enum RawTCP {
         samples.reserveCapacity(count)
         for index in 0..<(warmup + count) {
             let start = DispatchTime.now().uptimeNanoseconds
-            writeAll(fd, UnsafeRawBufferPointer(buffer))
-            guard readExactly(fd, buffer) else { break }
+            TCPSocket.writeAll(fd, UnsafeRawBufferPointer(buffer))
+            guard TCPSocket.readExactly(fd, buffer) else { break }
             if index >= warmup { samples.append(DispatchTime.now().uptimeNanoseconds - start) }
         }
         return samples
@@ -122,18 +59,18 @@ enum RawTCP {
 
     /// Seconds to push `count` messages of `size` bytes one way, each with its own write, until acknowledged.
     static func oneWay(size: Int, count: Int) throws -> Double {
-        let (listener, port) = try listen()
+        let (listener, port) = try TCPSocket.listen(host: "127.0.0.1", port: 0)
         defer { close(listener) }
         serve(listener: listener, echoSize: 0, sinkBytes: size * count)
-        let fd = try connect(port: port)
+        let fd = try TCPSocket.connect(host: "127.0.0.1", port: port)
         defer { close(fd) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
         defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 0x42)
         let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<count { writeAll(fd, UnsafeRawBufferPointer(buffer)) }
+        for _ in 0..<count { TCPSocket.writeAll(fd, UnsafeRawBufferPointer(buffer)) }
         var ack: UInt8 = 0
-        _ = withUnsafeMutableBytes(of: &ack) { readExactly(fd, $0) }
+        _ = withUnsafeMutableBytes(of: &ack) { TCPSocket.readExactly(fd, $0) }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 }

@@ -85,9 +85,9 @@ struct AdvertiseCommand: AsyncParsableCommand {
                     switch event {
                     case .peerStateChanged(let peer, let state, let reason):
                         Output.line("state peer=\(peer.displayName) \(state)\(reason.map { " reason=\($0)" } ?? "")")
-                    case .dataReceived(let data, let peer):
+                    case .dataReceived(let data, let peer, let mode):
                         do {
-                            try await session.send(data, toPeers: [peer], mode: .reliable)
+                            try await session.send(data, toPeers: [peer], mode: mode)
                         } catch {
                             Output.line("echo failed: \(error)")
                         }

@@ -68,7 +68,7 @@ struct BrowseCommand: AsyncParsableCommand {
             let sent = ContinuousClock.now
             try await session.send(message, toPeers: [peer], mode: .reliable)
             while let event = await events.next() {
-                if case .dataReceived(let echo, _) = event {
+                if case .dataReceived(let echo, _, _) = event {
                     guard echo == message else { throw ValidationError("echo \(sequence) differs from what was sent") }
                     Output.line("echo \(sequence): \(echo.count) bytes, round trip \(sent.duration(to: .now))")
                     break

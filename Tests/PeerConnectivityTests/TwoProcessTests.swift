@@ -54,7 +54,7 @@ struct TwoProcessTests {
         }
         var received = 0
         while received < count, let event = await events.next() {
-            guard case .dataReceived(let data, let from) = event else {
+            guard case .dataReceived(let data, let from, _) = event else {
                 Issue.record("unexpected event \(event) after \(received) messages")
                 break
             }
@@ -178,7 +178,7 @@ struct TwoProcessTests {
         #expect(session.connectedPeers == [peer])
         try await session.send(Data("ping".utf8), toPeers: [peer])
         while let event = await events.next() {
-            if case .dataReceived(let data, _) = event {
+            if case .dataReceived(let data, _, _) = event {
                 #expect(data == Data("ping".utf8))
                 break
             }

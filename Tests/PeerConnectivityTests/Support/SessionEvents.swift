@@ -44,7 +44,7 @@ final class EventLog: Sendable {
     /// The data messages received so far, in order.
     var messages: [Data] {
         all.compactMap { event in
-            if case .dataReceived(let data, _) = event { return data }
+            if case .dataReceived(let data, _, _) = event { return data }
             return nil
         }
     }

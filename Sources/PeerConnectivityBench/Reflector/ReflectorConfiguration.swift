@@ -1,0 +1,47 @@
+import Foundation
+
+/// How a reflector presents itself and what it serves.
+public struct ReflectorConfiguration: Sendable {
+    /// Its display name, 1-63 bytes of UTF-8.
+    public var name: String
+    /// The DNS-SD service type ("p2p-bench" for `_p2p-bench._tcp`).
+    public var serviceType: String
+    /// The address its listeners bind: every IPv4 interface by default.
+    public var host: String
+    /// The session listener's TCP port, 0 for an ephemeral one.
+    public var port: Int
+    /// The raw echo server's TCP port (0: ephemeral), or nil for none.
+    public var rawEchoPort: Int?
+    /// Whether to register the DNS-SD service (false: runners connect directly).
+    public var publishesService: Bool
+    /// Runners served at once; more are declined as busy.
+    public var maximumRunners: Int
+
+    /// Makes a configuration.
+    ///
+    /// - Parameters:
+    ///   - name: the display name, "reflector-<host name>" by default.
+    ///   - serviceType: the DNS-SD service type.
+    ///   - host: the address to bind.
+    ///   - port: the session port.
+    ///   - rawEchoPort: the raw echo port, nil for none.
+    ///   - publishesService: whether to register with DNS-SD.
+    ///   - maximumRunners: runners served at once.
+    public init(
+        name: String = String("reflector-\(ProcessInfo.processInfo.hostName)".utf8.prefix(63)) ?? "reflector",
+        serviceType: String = "p2p-bench",
+        host: String = "0.0.0.0",
+        port: Int = 0,
+        rawEchoPort: Int? = nil,
+        publishesService: Bool = true,
+        maximumRunners: Int = 32
+    ) {
+        self.name = name
+        self.serviceType = serviceType
+        self.host = host
+        self.port = port
+        self.rawEchoPort = rawEchoPort
+        self.publishesService = publishesService
+        self.maximumRunners = maximumRunners
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import PeerConnectivity
+import Synchronization
+
+/// The reflector: advertises, accepts each runner's invitation into a session of its own, sends it a
+/// ``ReflectorHello``, and echoes every data message back to its sender; optionally runs a
+/// ``RawEchoServer`` beside it for the raw-tcp baseline.
+///
+/// A session per runner keeps runners apart (one runner's backlog never delays another's echoes) and
+/// lifts the 8-peer limit of one session: ``ReflectorConfiguration/maximumRunners`` bounds them.
+public final class ReflectorService: Sendable {
+    private struct State {
+        var nextRunner = 0
+        var sessions: [Int: Session] = [:]
+        var tasks: [Int: Task<Void, Never>] = [:]
+        var acceptLoop: Task<Void, Never>?
+        var stopped = false
+    }
+
+    /// The reflector's identity.
+    public let peer: PeerID
+    /// What it was started with.
+    public let configuration: ReflectorConfiguration
+    /// What it tells runners about itself.
+    public let hello: ReflectorHello
+    private let advertiser: Advertiser
+    private let rawEchoServer: RawEchoServer?
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    /// Binds the raw echo port (if any) and prepares the advertiser; nothing is served until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: name, service type, ports and limits.
+    ///   - log: where connections, their ends and failures are reported, one line each.
+    /// - Throws: `PeerIDError` for a bad name, `DiscoveryError` for a bad service type,
+    ///   ``BenchError/socket(_:errno:)`` when the raw echo port cannot be bound.
+    public init(configuration: ReflectorConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        self.log = log
+        peer = try PeerID(displayName: configuration.name)
+        rawEchoServer = try configuration.rawEchoPort.map { port throws(BenchError) in
+            try RawEchoServer(host: configuration.host, port: port, log: log)
+        }
+        hello = ReflectorHello(name: configuration.name, host: HostInfo.current(), rawEchoPort: rawEchoServer?.port)
+        var discoveryInfo = hello.host.discoveryInfo
+        discoveryInfo[ReflectorConnection.rawEchoPortKey] = rawEchoServer.map { String($0.port) }
+        var advertiserConfiguration = Advertiser.Configuration.default
+        advertiserConfiguration.host = configuration.host
+        advertiserConfiguration.port = configuration.port
+        advertiserConfiguration.publishesService = configuration.publishesService
+        advertiser = try Advertiser(
+            peer: peer,
+            discoveryInfo: discoveryInfo,
+            serviceType: configuration.serviceType,
+            configuration: advertiserConfiguration
+        )
+    }
+
+    /// The session port, once started.
+    public var port: Int? { advertiser.port }
+    /// The raw echo port, if it runs one.
+    public var rawEchoPort: Int? { rawEchoServer?.port }
+
+    /// Starts the raw echo server, the session listener and the DNS-SD service, and answers invitations.
+    ///
+    /// - Throws: `DiscoveryError` when listening or registering fails (e.g. avahi-daemon not running).
+    public func start() async throws {
+        rawEchoServer?.start()
+        try await advertiser.start()
+        let loop = Task { [self] in
+            for await invitation in advertiser.invitations {
+                admit(invitation)
+            }
+        }
+        state.withLock { $0.acceptLoop = loop }
+    }
+
+    /// Stops advertising, says goodbye to every runner (`Session.disconnect()`) and stops the raw echo server.
+    public func stop() async {
+        let (sessions, loop) = state.withLock { state in
+            state.stopped = true
+            return (Array(state.sessions.values), state.acceptLoop)
+        }
+        await advertiser.stop()
+        loop?.cancel()
+        for session in sessions {
+            await session.disconnect()
+        }
+        rawEchoServer?.stop()
+    }
+
+    /// Runners served now.
+    public var runnerCount: Int {
+        state.withLock { $0.sessions.count }
+    }
+
+    private func admit(_ invitation: Invitation) {
+        let runner = invitation.peer
+        let context = String(decoding: invitation.context, as: UTF8.self)
+        let session = Session(peer: peer)
+        let id = state.withLock { state -> Int? in
+            guard !state.stopped, state.sessions.count < configuration.maximumRunners else { return nil }
+            state.nextRunner += 1
+            state.sessions[state.nextRunner] = session
+            return state.nextRunner
+        }
+        guard let id else {
+            log("declined runner=\(runner.displayName): \(configuration.maximumRunners) runners served already")
+            invitation.decline()
+            return
+        }
+        let task = Task { [self] in
+            do {
+                try await invitation.accept(into: session)
+            } catch {
+                log("accepting runner=\(runner.displayName) failed: \(error)")
+                _ = state.withLock { $0.sessions.removeValue(forKey: id) }
+                return
+            }
+            log("invited by runner=\(runner.displayName) context=\"\(context)\"")
+            await serve(session)
+            state.withLock { state in
+                state.sessions[id] = nil
+                state.tasks[id] = nil
+            }
+        }
+        state.withLock { $0.tasks[id] = task }
+    }
+
+    /// Echoes until the runner leaves.
+    private func serve(_ session: Session) async {
+        let started = ContinuousClock.now
+        var messages = 0
+        var bytes = 0
+        for await event in session.events {
+            switch event {
+            case .peerStateChanged(let peer, .connected, _):
+                log("connected runner=\(peer.displayName) id=\(peer.id.uuidString.lowercased()) runners=\(runnerCount)")
+                do {
+                    try await session.send(hello.encoded(), toPeers: [peer], mode: .reliable)
+                } catch {
+                    log("hello to runner=\(peer.displayName) failed: \(error)")
+                }
+            case .peerStateChanged(let peer, .notConnected, let reason):
+                let seconds = started.duration(to: .now).components.seconds
+                log(
+                    "ended runner=\(peer.displayName) reason=\(reason.map { "\($0)" } ?? "none") "
+                        + "echoed=\(messages) bytes=\(bytes) after \(seconds) s"
+                )
+                return
+            case .peerStateChanged, .startedReceivingResource:
+                break
+            case .streamReceived(let stream):
+                stream.cancel()  // stream tests are not there yet
+            case .finishedReceivingResource:
+                break
+            case .dataReceived(let data, let peer, let mode):
+                do {
+                    try await session.send(data, toPeers: [peer], mode: mode)
+                    messages += 1
+                    bytes += data.count
+                } catch {
+                    // The runner is gone; its notConnected event follows and ends the loop.
+                    log("echo to runner=\(peer.displayName) failed: \(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension BenchmarkDocument {
+    /// The JSON of the document: pretty-printed, sorted keys, ISO-8601 dates in UTC with milliseconds
+    /// (``startedAt`` is the origin of the samples' times).
+    ///
+    /// - Throws: an `EncodingError` (not expected: every field encodes).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Self.dateFormatter(fractionalSeconds: true).string(from: date))
+        }
+        return try encoder.encode(self)
+    }
+
+    /// Reads ISO-8601 dates with or without fractional seconds.
+    private static let dateDecoding = JSONDecoder.DateDecodingStrategy.custom { decoder in
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard
+            let date = dateFormatter(fractionalSeconds: true).date(from: text)
+                ?? dateFormatter(fractionalSeconds: false).date(from: text)
+        else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO-8601 date: \(text)")
+        }
+        return date
+    }
+
+    private static func dateFormatter(fractionalSeconds: Bool) -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions =
+            fractionalSeconds ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        return formatter
+    }
+
+    /// Reads a document written by ``encoded()``.
+    ///
+    /// - Parameter data: the JSON.
+    /// - Throws: ``BenchError/invalidDocument(_:_:)`` when it is not a result document of a schema this
+    ///   build reads.
+    public init(decoding data: Data, path: String = "document") throws(BenchError) {
+        struct Header: Decodable {
+            var schemaVersion: Int?
+            var tool: ToolInfo?
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = Self.dateDecoding
+        guard let header = try? decoder.decode(Header.self, from: data), let version = header.schemaVersion,
+            header.tool != nil
+        else {
+            throw .invalidDocument(path, "not a test-runner result (no schemaVersion and tool)")
+        }
+        guard version <= Self.currentSchemaVersion else {
+            throw .invalidDocument(
+                path,
+                "schemaVersion \(version) is newer than this tool reads (\(Self.currentSchemaVersion))"
+            )
+        }
+        do {
+            self = try decoder.decode(Self.self, from: data)
+        } catch {
+            throw .invalidDocument(path, "\(error)")
+        }
+    }
+
+    /// Where a run is written by default: `results/<UTC start>-<test>-<name>.json`, e.g.
+    /// `results/2026-11-22T10-15-00Z-data-loopback.json` (colons would trouble some file systems).
+    ///
+    /// - Parameter directory: the folder, "results" by default.
+    /// - Returns: the relative path.
+    public func defaultPath(directory: String = "results") -> String {
+        let stamp = Self.dateFormatter(fractionalSeconds: false).string(from: startedAt).replacingOccurrences(
+            of: ":",
+            with: "-"
+        )
+        let safeName = String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" })
+        return "\(directory)/\(stamp)-\(test.rawValue)-\(safeName).json"
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// One run of `test-runner`, as written to `results/<UTC date>-<test>-<name>.json`.
+///
+/// Encoded with sorted keys and ISO-8601 dates (``encoded()``); times are nanoseconds of the monotonic
+/// clock, sizes bytes, throughput bytes per second. ``schemaVersion`` changes when a field changes
+/// meaning or goes away; new fields may appear without it.
+public struct BenchmarkDocument: Codable, Hashable, Sendable {
+    /// The schema this build writes.
+    public static let currentSchemaVersion = 1
+
+    /// The schema of this document.
+    public var schemaVersion: Int
+    /// The tool and its version.
+    public var tool: ToolInfo
+    /// The run's name (`--name`, by default the host name).
+    public var name: String
+    /// The test.
+    public var test: TestKind
+    /// When the run started (wall clock); samples count from here.
+    public var startedAt: Date
+    /// When the run ended (wall clock).
+    public var finishedAt: Date
+    /// The runner's host.
+    public var runner: HostInfo
+    /// The reflector's host, as it described itself; nil when it could not say.
+    public var reflector: HostInfo?
+    /// How the reflector was reached, and how long that took.
+    public var connection: ConnectionReport
+    /// The plan that ran.
+    public var plan: TestPlan
+    /// One result per size, in the plan's order.
+    public var results: [SizeResult]
+
+    /// Makes a document.
+    ///
+    /// - Parameters:
+    ///   - name: the run's name.
+    ///   - startedAt: when the run started.
+    ///   - finishedAt: when it ended.
+    ///   - runner: the runner's host.
+    ///   - reflector: the reflector's host.
+    ///   - connection: how the reflector was reached.
+    ///   - plan: the plan.
+    ///   - results: one result per size.
+    public init(
+        name: String,
+        startedAt: Date,
+        finishedAt: Date,
+        runner: HostInfo,
+        reflector: HostInfo?,
+        connection: ConnectionReport,
+        plan: TestPlan,
+        results: [SizeResult]
+    ) {
+        schemaVersion = Self.currentSchemaVersion
+        tool = ToolInfo()
+        self.name = name
+        test = plan.test
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.runner = runner
+        self.reflector = reflector
+        self.connection = connection
+        self.plan = plan
+        self.results = results
+    }
+}

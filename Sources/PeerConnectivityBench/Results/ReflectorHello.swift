@@ -1,0 +1,52 @@
+import Foundation
+
+/// The first message a reflector sends each runner once the session is connected: who it is, on
+/// what host, and where its raw echo server listens. The runner waits for it before sending.
+public struct ReflectorHello: Codable, Hashable, Sendable {
+    /// The bytes before the JSON, so that a hello is never mistaken for an echo.
+    public static let prefix = Data("pc-bench-hello\n".utf8)
+
+    /// The hello's format version.
+    public var schemaVersion: Int
+    /// The reflector's display name.
+    public var name: String
+    /// The reflector's host.
+    public var host: HostInfo
+    /// The raw echo server's TCP port, nil when it runs none.
+    public var rawEchoPort: Int?
+
+    /// Makes a hello.
+    ///
+    /// - Parameters:
+    ///   - name: the reflector's display name.
+    ///   - host: its host.
+    ///   - rawEchoPort: its raw echo server's port.
+    public init(name: String, host: HostInfo, rawEchoPort: Int?) {
+        schemaVersion = 1
+        self.name = name
+        self.host = host
+        self.rawEchoPort = rawEchoPort
+    }
+
+    /// The message: ``prefix`` and the JSON.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Self.prefix + ((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// Reads a hello message.
+    ///
+    /// - Parameter message: the first message from the reflector.
+    /// - Throws: ``BenchError/notAReflector(_:)`` when it is not a hello.
+    public init(decoding message: Data) throws(BenchError) {
+        guard message.starts(with: Self.prefix) else {
+            throw .notAReflector("the peer's first message is not a reflector hello (\(message.count) bytes)")
+        }
+        do {
+            self = try JSONDecoder().decode(Self.self, from: message.dropFirst(Self.prefix.count))
+        } catch {
+            throw .notAReflector("the reflector's hello cannot be read: \(error)")
+        }
+    }
+}

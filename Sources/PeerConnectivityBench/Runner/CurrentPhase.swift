@@ -1,0 +1,27 @@
+import Synchronization
+
+/// The phase a driver's receiver hands echoes to: set by the sender for the length of a phase, nil
+/// between phases.
+final class CurrentPhase: Sendable {
+    /// A phase and its message size.
+    struct Phase: Sendable {
+        var controller: LoadController
+        var size: Int
+    }
+
+    private let phase = Mutex<Phase?>(nil)
+
+    /// The phase running now, if any.
+    var current: Phase? {
+        phase.withLock { $0 }
+    }
+
+    /// Runs `body` with `controller` as the current phase.
+    func during<Result>(_ controller: LoadController, size: Int, _ body: () async throws -> Result) async rethrows
+        -> Result
+    {
+        phase.withLock { $0 = Phase(controller: controller, size: size) }
+        defer { phase.withLock { $0 = nil } }
+        return try await body()
+    }
+}

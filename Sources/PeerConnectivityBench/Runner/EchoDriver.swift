@@ -1,0 +1,12 @@
+/// Carries one phase's messages to the reflector and its echoes back into the phase's controller:
+/// a PeerConnectivity session (``SessionEchoDriver``) or a raw TCP connection (``RawEchoDriver``).
+protocol EchoDriver: Sendable {
+    /// Sends the phase's messages as its controller says until the phase is finished; echoes that
+    /// arrive meanwhile are accounted for in `controller`.
+    ///
+    /// - Throws: when the reflector goes away or a send fails.
+    func run(_ controller: LoadController, size: Int) async throws
+
+    /// Closes the connection.
+    func close() async
+}

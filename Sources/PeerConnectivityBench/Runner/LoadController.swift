@@ -1,0 +1,125 @@
+import Foundation
+
+/// One phase's ``LoadStateMachine`` shared by a sender, a receiver and a ticker, each on its own
+/// thread or task. The sender waits either blocking (raw TCP threads) or suspended (session tasks);
+/// both wake when an echo arrives, the phase fails, or the ticker sees their deadline pass.
+final class LoadController: @unchecked Sendable {
+    // @unchecked: every stored `var` below is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var machine: LoadStateMachine
+    /// Bumped by every arrival and failure, so a sender that decided to wait sees what changed since.
+    private var generation: UInt64 = 0
+    private var failure: (any Error)?
+    private var waiter: (continuation: CheckedContinuation<Void, Never>, deadline: UInt64)?
+    private let startedAt: UInt64
+    private let isWarmup: Bool
+    private let size: Int
+    private let planned: Int
+
+    init(machine: LoadStateMachine, size: Int, planned: Int, isWarmup: Bool, now: UInt64) {
+        self.machine = machine
+        self.size = size
+        self.planned = planned
+        self.isWarmup = isWarmup
+        startedAt = now
+    }
+
+    /// The sender's next step, and the generation it was decided in.
+    ///
+    /// - Throws: the phase's failure (the peer went away, a write failed).
+    func nextSend() throws -> (action: LoadStateMachine.SendAction, generation: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        return (machine.nextSend(now: MonotonicClock.now()), generation)
+    }
+
+    /// Accounts for an arrival and wakes the sender.
+    func received(_ inspection: PayloadInspection, at now: UInt64) {
+        condition.lock()
+        machine.received(inspection, now: now)
+        generation += 1
+        let resumed = takeWaiter()
+        condition.broadcast()
+        condition.unlock()
+        resumed?.resume()
+    }
+
+    /// Ends the phase with an error; the sender throws it at its next step.
+    func fail(_ error: any Error) {
+        condition.lock()
+        if failure == nil { failure = error }
+        generation += 1
+        let resumed = takeWaiter()
+        condition.broadcast()
+        condition.unlock()
+        resumed?.resume()
+    }
+
+    /// Blocks the calling thread until something changed since `generation` or `deadline` passes.
+    func waitBlocking(until deadline: UInt64, after generation: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        while self.generation == generation {
+            let now = MonotonicClock.now()
+            guard now < deadline else { return }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
+        }
+    }
+
+    /// Suspends until something changed since `generation`, or the ticker sees `deadline` pass.
+    func wait(until deadline: UInt64, after generation: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if self.generation != generation || failure != nil {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            waiter = (continuation, deadline)
+            condition.unlock()
+        }
+    }
+
+    /// Counts timed-out messages as lost and wakes a sender whose deadline has passed; called
+    /// every few milliseconds.
+    ///
+    /// - Returns: where the phase stands.
+    func tick() -> PhaseProgress {
+        condition.lock()
+        let now = MonotonicClock.now()
+        let expired = machine.expire(now: now)
+        var resumed: CheckedContinuation<Void, Never>?
+        if expired > 0 {
+            generation += 1
+            resumed = takeWaiter()
+            condition.broadcast()
+        } else if let waiter, now >= waiter.deadline {
+            resumed = takeWaiter()
+        }
+        let progress = PhaseProgress(
+            size: size,
+            isWarmup: isWarmup,
+            planned: planned,
+            sent: machine.sent,
+            echoed: machine.echoed,
+            lost: machine.lost,
+            elapsedNanoseconds: now - startedAt
+        )
+        condition.unlock()
+        resumed?.resume()
+        return progress
+    }
+
+    /// The phase's result and the sequence number the next phase starts at.
+    var outcome: (result: SizeResult, nextSequence: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (machine.result, machine.nextSequence)
+    }
+
+    private func takeWaiter() -> CheckedContinuation<Void, Never>? {
+        defer { waiter = nil }
+        return waiter?.continuation
+    }
+}

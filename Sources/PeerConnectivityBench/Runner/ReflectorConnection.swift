@@ -1,0 +1,156 @@
+import Foundation
+import PeerConnectivity
+
+/// A runner's way to the reflector: the driver that carries the messages, what the reflector said
+/// about its host, and how reaching it went.
+struct ReflectorConnection {
+    /// The discoveryInfo key of the raw echo server's port.
+    static let rawEchoPortKey = "rawEchoPort"
+
+    var driver: any EchoDriver
+    var reflectorHost: HostInfo?
+    var report: ConnectionReport
+
+    /// Finds or connects to the reflector for the configuration's test.
+    ///
+    /// The data test invites the reflector into a session (found by DNS-SD, or at `--connect`) and
+    /// waits for its hello. The raw-tcp test takes the raw echo port from the reflector's discoveryInfo
+    /// (DNS-SD) or hello (direct), unless given, and connects a plain TCP socket to it.
+    static func open(_ configuration: RunnerConfiguration, pattern: PayloadPattern) async throws -> ReflectorConnection
+    {
+        let me = try PeerID(
+            displayName: String("test-runner-\(configuration.runName)".utf8.prefix(63)) ?? "test-runner"
+        )
+        switch (configuration.plan.test, configuration.target) {
+        case (.rawTCP, .discover(let name)):
+            var report = ConnectionReport(method: .dnsSD)
+            report.serviceType = configuration.serviceType
+            let started = MonotonicClock.now()
+            let (browser, peer, info) = try await discover(me: me, name: name, configuration: configuration)
+            browser.stop()
+            report.browseToFoundNanoseconds = MonotonicClock.now() - started
+            report.reflectorName = peer.displayName
+            guard let port = configuration.rawPort ?? info[rawEchoPortKey].flatMap(Int.init) else {
+                throw BenchError.noRawEchoPort
+            }
+            let host = try await ReflectorAddress.host(
+                of: peer,
+                serviceType: configuration.serviceType,
+                timeout: configuration.connectTimeout
+            )
+            let driver = try connectRaw(host: host, port: port, pattern: pattern, report: &report)
+            return ReflectorConnection(driver: driver, reflectorHost: HostInfo(discoveryInfo: info), report: report)
+        case (.rawTCP, .direct(let host, _)):
+            // The session only asks the reflector for its host and raw echo port, then closes.
+            var session = try await openSession(me: me, configuration: configuration, pattern: pattern)
+            await session.connection.driver.close()
+            guard let port = configuration.rawPort ?? session.hello.rawEchoPort else { throw BenchError.noRawEchoPort }
+            session.connection.driver = try connectRaw(
+                host: host,
+                port: port,
+                pattern: pattern,
+                report: &session.connection.report
+            )
+            return session.connection
+        default:
+            return try await openSession(me: me, configuration: configuration, pattern: pattern).connection
+        }
+    }
+
+    /// Connects a session to the reflector and waits for its hello.
+    private static func openSession(
+        me: PeerID,
+        configuration: RunnerConfiguration,
+        pattern: PayloadPattern
+    ) async throws -> (connection: ReflectorConnection, hello: ReflectorHello) {
+        let session = Session(peer: me)
+        let driver = SessionEchoDriver(session: session, pattern: pattern)
+        let context = Data("test-runner \(configuration.runName) \(configuration.plan.test.rawValue)".utf8)
+        var report: ConnectionReport
+        let peer: PeerID
+        do {
+            switch configuration.target {
+            case .discover(let name):
+                report = ConnectionReport(method: .dnsSD)
+                report.serviceType = configuration.serviceType
+                let started = MonotonicClock.now()
+                let (browser, found, _) = try await discover(me: me, name: name, configuration: configuration)
+                defer { browser.stop() }
+                let invited = MonotonicClock.now()
+                report.browseToFoundNanoseconds = invited - started
+                try await browser.invitePeer(
+                    found,
+                    to: session,
+                    withContext: context,
+                    timeout: configuration.connectTimeout
+                )
+                report.inviteToConnectedNanoseconds = MonotonicClock.now() - invited
+                peer = found
+            case .direct(let host, let port):
+                report = ConnectionReport(method: .direct)
+                report.sessionAddress = "\(host):\(port)"
+                let invited = MonotonicClock.now()
+                peer = try await session.connectPeer(
+                    host: host,
+                    port: port,
+                    withContext: context,
+                    timeout: configuration.connectTimeout
+                )
+                report.inviteToConnectedNanoseconds = MonotonicClock.now() - invited
+            }
+            driver.connected(to: peer)
+            let connected = MonotonicClock.now()
+            let hello = try await driver.hello(timeout: configuration.connectTimeout)
+            report.connectedToHelloNanoseconds = MonotonicClock.now() - connected
+            report.reflectorName = hello.name
+            let connection = ReflectorConnection(driver: driver, reflectorHost: hello.host, report: report)
+            return (connection, hello)
+        } catch {
+            await driver.close()
+            throw error
+        }
+    }
+
+    /// Browses until the reflector (by name, or any) is found.
+    private static func discover(
+        me: PeerID,
+        name: String?,
+        configuration: RunnerConfiguration
+    ) async throws -> (browser: Browser, peer: PeerID, info: [String: String]) {
+        let browser = try Browser(peer: me, serviceType: configuration.serviceType)
+        try browser.start()
+        let wanted = name.map { "a reflector named \"\($0)\"" } ?? "a reflector"
+        do {
+            let (peer, info) = try await withTimeout(
+                configuration.connectTimeout,
+                orThrow: .reflectorNotFound(
+                    "\(wanted) of _\(configuration.serviceType)._tcp was not found within \(configuration.connectTimeout)"
+                )
+            ) {
+                for try await event in browser.events {
+                    if case .found(let peer, let info) = event, name == nil || peer.displayName == name {
+                        return (peer, info)
+                    }
+                }
+                throw BenchError.reflectorNotFound("browsing _\(configuration.serviceType)._tcp ended")
+            }
+            return (browser, peer, info)
+        } catch {
+            browser.stop()
+            throw error
+        }
+    }
+
+    private static func connectRaw(
+        host: String,
+        port: Int,
+        pattern: PayloadPattern,
+        report: inout ConnectionReport
+    ) throws -> RawEchoDriver {
+        let started = MonotonicClock.now()
+        let fd = try TCPSocket.connect(host: host, port: port)
+        report.rawConnectNanoseconds = MonotonicClock.now() - started
+        report.rawAddress = "\(host):\(port)"
+        return RawEchoDriver(fd: fd, pattern: pattern)
+    }
+}

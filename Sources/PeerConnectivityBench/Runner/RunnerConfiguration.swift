@@ -1,0 +1,42 @@
+import Foundation
+
+/// Everything a run needs besides the plan's numbers: where the reflector is and what to call the run.
+public struct RunnerConfiguration: Sendable {
+    /// The plan.
+    public var plan: TestPlan
+    /// The reflector to measure against.
+    public var target: ReflectorTarget
+    /// The DNS-SD service type reflectors advertise ("p2p-bench" for `_p2p-bench._tcp`).
+    public var serviceType: String
+    /// The raw echo port for the raw-tcp test; nil to take the one the reflector announces.
+    public var rawPort: Int?
+    /// The run's name, in the document and its file name.
+    public var runName: String
+    /// How long finding, inviting and hearing the reflector's hello may take, each.
+    public var connectTimeout: Duration
+
+    /// Makes a configuration.
+    ///
+    /// - Parameters:
+    ///   - plan: the plan.
+    ///   - target: the reflector.
+    ///   - serviceType: the DNS-SD service type.
+    ///   - rawPort: the raw echo port, nil to ask the reflector.
+    ///   - runName: the run's name, the host name by default.
+    ///   - connectTimeout: the time each connection step may take.
+    public init(
+        plan: TestPlan,
+        target: ReflectorTarget = .discover(name: nil),
+        serviceType: String = "p2p-bench",
+        rawPort: Int? = nil,
+        runName: String = ProcessInfo.processInfo.hostName,
+        connectTimeout: Duration = .seconds(10)
+    ) {
+        self.plan = plan
+        self.target = target
+        self.serviceType = serviceType
+        self.rawPort = rawPort
+        self.runName = runName
+        self.connectTimeout = connectTimeout
+    }
+}

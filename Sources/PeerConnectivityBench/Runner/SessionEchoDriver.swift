@@ -1,0 +1,107 @@
+import Foundation
+import PeerConnectivity
+import Synchronization
+
+/// The data test's driver: messages through a ``PeerConnectivity/Session``, echoes read from its events
+/// by one receiver task for the whole run. Until a phase starts, the reflector's messages (its hello)
+/// go to ``hello(timeout:)``.
+final class SessionEchoDriver: EchoDriver {
+    let session: Session
+    private let pattern: PayloadPattern
+    private let phase = CurrentPhase()
+    private let reflector = Mutex<PeerID?>(nil)
+    private let firstMessages: AsyncThrowingStream<Data, any Error>
+    private let receiver: Task<Void, Never>
+
+    /// Starts reading the session's events; call before connecting, so that nothing is missed.
+    init(session: Session, pattern: PayloadPattern) {
+        self.session = session
+        self.pattern = pattern
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+        firstMessages = stream
+        let phase = self.phase
+        receiver = Task {
+            for await event in session.events {
+                switch event {
+                case .dataReceived(let data, _, _):
+                    let now = MonotonicClock.now()
+                    if let current = phase.current {
+                        let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
+                        current.controller.received(inspection, at: now)
+                    } else {
+                        // Only the first such message (the hello) is wanted; later ones, between phases,
+                        // are dropped rather than buffered.
+                        continuation.yield(data)
+                        continuation.finish()
+                    }
+                case .peerStateChanged(let peer, .notConnected, let reason):
+                    let error = BenchError.disconnected(
+                        "the reflector \(peer.displayName) left the session (\(reason.map { "\($0)" } ?? "no reason"))"
+                    )
+                    phase.current?.controller.fail(error)
+                    continuation.finish(throwing: error)
+                case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Records the reflector the session connected to.
+    func connected(to peer: PeerID) {
+        reflector.withLock { $0 = peer }
+    }
+
+    /// Waits for the reflector's hello, its first message.
+    ///
+    /// - Throws: ``BenchError/notAReflector(_:)`` when none comes within `timeout` or it is not a hello.
+    func hello(timeout: Duration) async throws -> ReflectorHello {
+        let messages = firstMessages
+        let first = try await withTimeout(
+            timeout,
+            orThrow: .notAReflector("the peer sent no reflector hello within \(timeout)")
+        ) {
+            for try await message in messages { return message }
+            throw BenchError.notAReflector("the session ended before the reflector's hello")
+        }
+        return try ReflectorHello(decoding: first)
+    }
+
+    func run(_ controller: LoadController, size: Int) async throws {
+        guard let peer = reflector.withLock({ $0 }) else { throw BenchError.disconnected("not connected") }
+        try await phase.during(controller, size: size) {
+            try await send(controller, size: size, to: [peer])
+        }
+    }
+
+    private func send(_ controller: LoadController, size: Int, to peers: [PeerID]) async throws {
+        // One buffer, rewritten for each message: the session copies it into its frame before `send`
+        // returns, so it is never copied on write and no message costs an allocation here.
+        var message = Data(count: size)
+        while true {
+            let (action, generation) = try controller.nextSend()
+            switch action {
+            case .send(let sequence):
+                message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
+                do {
+                    try await session.send(message, toPeers: peers, mode: .reliable)
+                } catch {
+                    controller.fail(error)
+                    throw error
+                }
+            case .sleep(let until):
+                let now = MonotonicClock.now()
+                if until > now { try await Task.sleep(nanoseconds: until - now) }
+            case .awaitEcho(let deadline):
+                await controller.wait(until: deadline, after: generation)
+            case .finished:
+                return
+            }
+        }
+    }
+
+    func close() async {
+        await session.disconnect()
+        receiver.cancel()
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import PeerConnectivityBench
+
+/// `test-runner report`: a comparison table on standard output and an SVG chart.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Compare result documents: a table of every size, ratios against raw-tcp, and an SVG chart.",
+        discussion: """
+            Files that are not test-runner results (MPCF-TestBench layouts, core-bench results) are skipped \
+            with a note, so `results/*.json` works. Each data run is compared with the latest raw-tcp run.
+            """
+    )
+
+    @Argument(help: "Result documents written by `test-runner run`.")
+    var files: [String]
+
+    @Option(help: "Where to write the SVG chart (default: report.svg beside the first file).")
+    var svg: String?
+
+    @Option(help: "The chart's title.")
+    var title = "PeerConnectivity against raw TCP"
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("name at least one result, e.g. results/*.json") }
+    }
+
+    func run() throws {
+        var documents: [BenchmarkDocument] = []
+        for path in files {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                documents.append(try BenchmarkDocument(decoding: data, path: path))
+            } catch let error as BenchError {
+                FileHandle.standardError.write(Data("skipping \(error)\n".utf8))
+            } catch {
+                FileHandle.standardError.write(Data("skipping \(path): \(error.localizedDescription)\n".utf8))
+            }
+        }
+        guard !documents.isEmpty else {
+            FileHandle.standardError.write(Data("test-runner: none of the files is a test-runner result\n".utf8))
+            throw ExitCode(1)
+        }
+        print(ComparisonTable.render(documents), terminator: "")
+        let path =
+            svg ?? URL(fileURLWithPath: files[0]).deletingLastPathComponent().appendingPathComponent("report.svg").path
+        try ReportChart.render(documents, title: title).write(toFile: path, atomically: true, encoding: .utf8)
+        print("wrote \(path)")
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import PeerConnectivityBench
+
+/// `test-runner run`: one plan against one reflector, one JSON document.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a test against a reflector and write its result as JSON.",
+        discussion: """
+            The reflector is found by DNS-SD (the first one, or --reflector NAME) or reached at --connect \
+            HOST:PORT (its session port). For --test raw-tcp the reflector's raw echo port comes from its \
+            discoveryInfo (key rawEchoPort) or, with --connect, from its hello message, unless --raw-port \
+            gives it. Each size runs --warmup unmeasured messages, then --count measured ones.
+            """
+    )
+
+    @Option(help: "The test: data (PeerConnectivity messages) or raw-tcp (the plain TCP baseline).")
+    var test = TestKind.data
+
+    @Option(help: "Measure against the reflector with this display name (default: the first found).")
+    var reflector: String?
+
+    @Option(help: "Connect to the reflector's session port at HOST:PORT instead of browsing DNS-SD.")
+    var connect: String?
+
+    @Option(help: "The DNS-SD service type reflectors advertise, without _ and ._tcp.")
+    var service = "p2p-bench"
+
+    @Option(help: "The reflector's raw echo port for --test raw-tcp (default: what the reflector announces).")
+    var rawPort: Int?
+
+    @Option(help: "Measured messages per size.")
+    var count = 1_000
+
+    @Option(help: "Message sizes in bytes, comma-separated, run in this order (1...1048576).")
+    var size = "64"
+
+    @Option(help: "The session's delivery mode.")
+    var mode = DeliveryMode.reliable
+
+    @Option(help: "The least time between the starts of two sends, in milliseconds (0: as fast as allowed).")
+    var delayMs = 0.0
+
+    @Option(help: "The most messages in flight (1: one round trip at a time).")
+    var window = 1
+
+    @Option(help: "Unmeasured messages per size before the measured ones.")
+    var warmup = 100
+
+    @Option(help: "Seconds a message has to come back before it counts as lost.")
+    var timeout = 5.0
+
+    @Option(help: "The most seconds spent sending one size's messages (warm-up and measured each).")
+    var duration = 60.0
+
+    @Option(help: "Seconds each of finding, inviting and hearing from the reflector may take.")
+    var connectTimeout = 10.0
+
+    @Option(help: "The run's name, in the document and its file name (default: the host name).")
+    var name: String?
+
+    @Option(help: "Where to write the JSON (default: results/<UTC start>-<test>-<name>.json).")
+    var output: String?
+
+    @Flag(help: "Keep every message's send and echo times in the document (memory grows with --count).")
+    var samples = false
+
+    @Option(help: "json, or mpcf-testbench to also write MPCF-TestBench's layout beside it (implies --samples).")
+    var format = OutputFormat.json
+
+    @Flag(help: "Print only the path written and errors.")
+    var quiet = false
+
+    func validate() throws {
+        guard let sizes = parseSizes(size) else {
+            throw ValidationError("--size takes sizes in bytes separated by commas, e.g. --size 1,64,1024")
+        }
+        do {
+            try plan(sizes: sizes).validate()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if connect != nil, reflector != nil {
+            throw ValidationError("--connect and --reflector exclude each other: connect directly, or browse by name")
+        }
+        if let connect, parseEndpoint(connect) == nil {
+            throw ValidationError("--connect takes HOST:PORT, e.g. --connect 127.0.0.1:7000")
+        }
+        if let rawPort, !(1...65535).contains(rawPort) { throw ValidationError("--raw-port must be 1...65535") }
+        guard connectTimeout > 0, connectTimeout <= 3_600 else {
+            throw ValidationError("--connect-timeout must be 0...3600 s")
+        }
+        if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
+    }
+
+    func run() async throws {
+        let sizes = parseSizes(size) ?? []
+        var target = ReflectorTarget.discover(name: reflector)
+        if let connect, let endpoint = parseEndpoint(connect) {
+            target = .direct(host: endpoint.host, port: endpoint.port)
+        }
+        let configuration = RunnerConfiguration(
+            plan: plan(sizes: sizes),
+            target: target,
+            serviceType: service,
+            rawPort: rawPort,
+            runName: name ?? ProcessInfo.processInfo.hostName,
+            connectTimeout: .milliseconds(Int(connectTimeout * 1_000))
+        )
+        let showsProgress = !quiet && ProgressLine.isTerminal
+        let document: BenchmarkDocument
+        do {
+            document = try await BenchmarkRunner.run(configuration) { progress in
+                if showsProgress { ProgressLine.show(progress.line) }
+            }
+        } catch {
+            if showsProgress { ProgressLine.clear() }
+            FileHandle.standardError.write(Data("test-runner: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if showsProgress { ProgressLine.clear() }
+        if !quiet { print(ComparisonTable.render([document]), terminator: "") }
+        try write(document)
+    }
+
+    private func plan(sizes: [Int]) -> TestPlan {
+        TestPlan(
+            test: test,
+            mode: mode,
+            sizes: sizes,
+            count: count,
+            warmup: warmup,
+            window: window,
+            delayMilliseconds: delayMs,
+            timeoutSeconds: timeout,
+            durationSeconds: duration,
+            recordsSamples: samples || format == .mpcfTestbench
+        )
+    }
+
+    private func write(_ document: BenchmarkDocument) throws {
+        let path = output ?? document.defaultPath()
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try document.encoded().write(to: url)
+        print("wrote \(path)")
+        if format == .mpcfTestbench {
+            let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path
+            let mpcfPath = base + ".mpcf-testbench.json"
+            try MPCFTestBenchRecord.encoded(MPCFTestBenchRecord.records(from: document))
+                .write(to: URL(fileURLWithPath: mpcfPath))
+            print("wrote \(mpcfPath)")
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The benchmark's measuring side: runs a plan against a reflector and writes the result; reports on
+/// results.
+@main
+struct TestRunner: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-runner",
+        abstract: "Measure PeerConnectivity against a reflector, and compare the results with raw TCP.",
+        subcommands: [RunCommand.self, ReportCommand.self]
+    )
+}

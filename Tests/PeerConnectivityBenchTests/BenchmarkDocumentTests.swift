@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import PeerConnectivityBench
+
+@Suite("Result documents")
+struct BenchmarkDocumentTests {
+    @Test("encode then decode gives the same document")
+    func roundTrip() throws {
+        let document = Fixtures.document(test: .data, samples: true)
+        let decoded = try BenchmarkDocument(decoding: try document.encoded())
+        #expect(decoded == document)
+    }
+
+    @Test("sorted keys, pretty-printed, ISO-8601 UTC dates with milliseconds, schema and tool version")
+    func layout() throws {
+        let text = String(decoding: try Fixtures.document(test: .rawTCP).encoded(), as: UTF8.self)
+        #expect(text.contains("\"startedAt\" : \"2026-11-18T"))
+        #expect(text.contains(".250Z\""))
+        #expect(text.contains("\"schemaVersion\" : 1"))
+        #expect(text.contains("\"test\" : \"raw-tcp\""))
+        #expect(text.contains("\"build\" : \""))
+        let keys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.split(separator: "\"")[1] }
+        #expect(keys == keys.sorted())
+        #expect(keys.first == "connection" && keys.contains("p50Nanoseconds") == false)
+    }
+
+    @Test("files that are not results are refused with the reason")
+    func invalid() {
+        #expect(throws: BenchError.self) { try BenchmarkDocument(decoding: Data("[]".utf8)) }
+        #expect(throws: BenchError.self) {
+            try BenchmarkDocument(decoding: Data("{\"schemaVersion\": 1, \"tool\": \"core-bench\"}".utf8))
+        }
+        let newer = Data(
+            "{\"schemaVersion\": 99, \"tool\": {\"name\": \"test-runner\", \"version\": \"9\", \"build\": \"x\"}}".utf8
+        )
+        do {
+            _ = try BenchmarkDocument(decoding: newer, path: "future.json")
+            Issue.record("a newer schema was read")
+        } catch {
+            #expect(error.message.contains("future.json: schemaVersion 99 is newer"))
+        }
+    }
+
+    @Test("the default file name: UTC start without colons, test, run name")
+    func defaultPath() {
+        let document = Fixtures.document(test: .data, name: "loop back/1")
+        #expect(document.defaultPath() == "results/2026-11-18T11-06-40Z-data-loop-back-1.json")
+    }
+
+    @Test("MPCF-TestBench layout: echoed messages only, seconds since 2001, bandwidth both ways")
+    func mpcf() throws {
+        let document = Fixtures.document(test: .data, sizes: [1000], samples: true)
+        let records = MPCFTestBenchRecord.records(from: document)
+        #expect(records.count == 1)
+        let record = try #require(records.first)
+        #expect(record.num == 1 && record.datasize == 1000)
+        let start = document.startedAt.timeIntervalSinceReferenceDate + 0.001
+        #expect(abs(record.start - start) < 1e-6)
+        #expect(abs(record.end - record.start - 0.00005) < 1e-6)
+        #expect(abs(record.bandwidth - 2_000 / 0.00005) < 1)
+        let json = try JSONSerialization.jsonObject(with: MPCFTestBenchRecord.encoded(records)) as? [[String: Any]]
+        #expect(json?.first.map { Set($0.keys) } == ["num", "start", "end", "datasize", "bandwidth"])
+    }
+
+    @Test("a reflector's host description survives its discoveryInfo, each entry fitting a TXT string")
+    func hostInfo() {
+        var host = Fixtures.host
+        host.operatingSystem = String(repeating: "x", count: 400)
+        let info = host.discoveryInfo
+        #expect(info.allSatisfy { $0.key.utf8.count + 1 + $0.value.utf8.count <= 255 })
+        let back = HostInfo(discoveryInfo: info)
+        #expect(back?.hostname == "test-host" && back?.cpuCount == 2 && back?.cpuModel == "Test CPU")
+        #expect(HostInfo(discoveryInfo: ["role": "echo"]) == nil)
+        #expect(HostInfo.current().cpuCount >= 1)
+    }
+
+    @Test("the reflector's hello is read back, anything else is not a reflector")
+    func hello() throws {
+        let hello = ReflectorHello(name: "r", host: Fixtures.host, rawEchoPort: 4242)
+        #expect(try ReflectorHello(decoding: hello.encoded()) == hello)
+        #expect(throws: BenchError.self) { try ReflectorHello(decoding: Data("hello".utf8)) }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import PeerConnectivityBench
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+@Suite("Report table and chart")
+struct ReportTests {
+    let documents = [
+        Fixtures.document(test: .rawTCP, name: "base", p50Microseconds: 20),
+        Fixtures.document(test: .data, name: "ours<&>", p50Microseconds: 80),
+    ]
+
+    @Test("every size of every run, then ours against raw as ratios")
+    func table() {
+        let text = ComparisonTable.render(documents)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("data ours<&>") && $0.contains("1 MiB") })
+        #expect(lines.contains { $0.hasPrefix("raw-tcp base") && $0.contains("1 KiB") })
+        #expect(lines.contains { $0.contains("against raw-tcp base") })
+        let oneByte = lines.first { $0.hasPrefix("1 B") && $0.contains("4.00x") }
+        #expect(oneByte?.contains("25%") == true)
+    }
+
+    @Test("no raw-tcp run: no ratios")
+    func noBaseline() {
+        #expect(!ComparisonTable.render([documents[1]]).contains("against"))
+    }
+
+    @Test("the chart is well-formed SVG with a line per percentile and run, names escaped")
+    func chart() throws {
+        let svg = ReportChart.render(documents)
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.contains("ours&lt;&amp;&gt;"))
+        #expect(svg.components(separatedBy: "<polyline").count - 1 == 6)  // 2 runs × (p50, p99, throughput)
+        #expect(svg.contains("1 MiB") && svg.contains("stroke-dasharray"))
+        let parser = XMLParser(data: Data(svg.utf8))
+        #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+    }
+
+    @Test("sizes read as people write them")
+    func sizeLabels() {
+        #expect(
+            [1, 64, 1024, 1536, 65536, 1_048_576].map(ReportSeries.sizeLabel) == [
+                "1 B", "64 B", "1 KiB", "1536 B", "64 KiB", "1 MiB",
+            ]
+        )
+    }
+}

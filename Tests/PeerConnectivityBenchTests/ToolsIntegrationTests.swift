@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import PeerConnectivityBench
+
+/// The real `reflector` binary on loopback, driven by the real `test-runner` binary or by the bench
+/// library in this process, with the real avahi-daemon.
+@Suite("reflector and test-runner on loopback", .serialized)
+struct ToolsIntegrationTests {
+    static let sizes = "1,1000,65536"
+
+    /// Starts a reflector and waits for its ready line; returns it with its session and raw echo ports.
+    func startReflector(_ arguments: [String]) async throws -> (ToolProcess, port: Int, rawPort: Int?) {
+        let reflector = try ToolProcess("reflector", arguments)
+        let ready = try #require(try await reflector.line(containing: "ready"))
+        let port = try #require(ToolProcess.value("port", in: ready))
+        return (reflector, port, ToolProcess.value("raw-echo-port", in: ready))
+    }
+
+    func stop(_ reflector: ToolProcess, with signal: Int32) async throws {
+        reflector.signal(signal)
+        #expect(try await reflector.exitStatus(within: .seconds(10)) == 0)
+        #expect(reflector.output.contains("stopped"))
+    }
+
+    @Test("a data sweep by DNS-SD and a raw-tcp run by --connect, decoded; a report; a clean stop")
+    func sweep() async throws {
+        let service = uniqueService("pcb-it")
+        let folder = try temporaryFolder()
+        let (reflector, port, rawPort) = try await startReflector([
+            "--service", service, "--raw-echo-port", "0", "--name", "it-reflector",
+        ])
+        #expect(rawPort != nil)
+
+        let dataPath = folder.appendingPathComponent("data.json").path
+        let data = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--service", service, "--reflector", "it-reflector", "--size", Self.sizes, "--count", "50",
+                "--warmup", "5", "--window", "4", "--name", "it", "--output", dataPath, "--format", "mpcf-testbench",
+            ]
+        )
+        #expect(try await data.exitStatus(within: .seconds(60)) == 0, "\(data.output) \(data.errors)")
+        let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: dataPath)))
+        #expect(document.test == .data && document.name == "it")
+        #expect(document.results.map(\.size) == [1, 1000, 65536])
+        for result in document.results {
+            #expect((result.sent, result.echoed, result.lost, result.corrupted, result.stray) == (50, 50, 0, 0, 0))
+            #expect((result.warmupSent, result.warmupEchoed) == (5, 5))
+            #expect(result.roundTrip.count == 50 && result.roundTrip.p50Nanoseconds > 0)
+            #expect(result.throughput.receivedBytesPerSecond > 0)
+            #expect(result.samples?.count == 50)
+        }
+        #expect(document.reflector?.hostname == document.runner.hostname)
+        #expect(document.connection.method == .dnsSD && document.connection.reflectorName == "it-reflector")
+        #expect(document.connection.browseToFoundNanoseconds != nil)
+        #expect(document.connection.inviteToConnectedNanoseconds != nil)
+        let mpcfData = try Data(contentsOf: folder.appendingPathComponent("data.mpcf-testbench.json"))
+        #expect(try JSONDecoder().decode([MPCFTestBenchRecord].self, from: mpcfData).count == 150)
+
+        let rawPath = folder.appendingPathComponent("raw.json").path
+        let raw = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "raw-tcp", "--connect", "127.0.0.1:\(port)", "--size", Self.sizes, "--count", "50",
+                "--name", "it", "--output", rawPath, "--quiet",
+            ]
+        )
+        #expect(try await raw.exitStatus(within: .seconds(60)) == 0, "\(raw.output) \(raw.errors)")
+        #expect(raw.output == "wrote \(rawPath)\n")
+        let rawDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: rawPath)))
+        #expect(rawDocument.test == .rawTCP && rawDocument.connection.method == .direct)
+        #expect(rawDocument.connection.rawAddress == "127.0.0.1:\(rawPort ?? 0)")
+        #expect(rawDocument.results.allSatisfy { $0.echoed == 50 && $0.lost == 0 })
+
+        let svgPath = folder.appendingPathComponent("chart.svg").path
+        let report = try ToolProcess("test-runner", ["report", dataPath, rawPath, "--svg", svgPath])
+        #expect(try await report.exitStatus(within: .seconds(20)) == 0)
+        #expect(report.output.contains("against raw-tcp it"))
+        #expect(FileManager.default.fileExists(atPath: svgPath))
+
+        try await stop(reflector, with: SIGTERM)
+        #expect(reflector.output.contains("ended runner=test-runner-it"))
+        #expect(reflector.output.contains("raw connection closed"))
+    }
+
+    @Test("eight runners at once, each in a session of its own")
+    func eightRunners() async throws {
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let plan = TestPlan(sizes: [64, 4096], count: 200, warmup: 10, window: 2)
+        let documents = try await withThrowingTaskGroup(of: BenchmarkDocument.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await BenchmarkRunner.run(
+                        RunnerConfiguration(
+                            plan: plan,
+                            target: .direct(host: "127.0.0.1", port: port),
+                            runName: "runner-\(index)"
+                        )
+                    )
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(documents.count == 8)
+        #expect(documents.allSatisfy { $0.results.allSatisfy { $0.echoed == 200 && $0.lost == 0 } })
+        #expect(Set(documents.map(\.name)).count == 8)
+        _ = try await reflector.line(containing: "ended runner=test-runner-runner-7")
+        #expect(reflector.output.components(separatedBy: "connected runner=").count - 1 == 8)
+        try await stop(reflector, with: SIGINT)
+    }
+
+    @Test("raw-tcp by DNS-SD: the port from discoveryInfo, the reflector reached at 127.0.0.1")
+    func rawByDiscovery() async throws {
+        let service = uniqueService("pcb-raw")
+        let (reflector, _, rawPort) = try await startReflector(["--service", service, "--raw-echo-port", "0"])
+        let document = try await BenchmarkRunner.run(
+            RunnerConfiguration(
+                plan: TestPlan(test: .rawTCP, sizes: [8, 100], count: 100, window: 8),
+                serviceType: service
+            )
+        )
+        #expect(document.connection.rawAddress == "127.0.0.1:\(rawPort ?? 0)")
+        #expect(document.reflector?.cpuCount == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(document.results.allSatisfy { $0.echoed == 100 })
+        try await stop(reflector, with: SIGTERM)
+    }
+
+    @Test("no reflector, or one without a raw echo server: clear errors")
+    func failures() async throws {
+        let missing = RunnerConfiguration(
+            plan: TestPlan(count: 1),
+            serviceType: uniqueService("pcb-none"),
+            connectTimeout: .milliseconds(500)
+        )
+        let error = await #expect(throws: BenchError.self) { try await BenchmarkRunner.run(missing) }
+        #expect(error?.isSameKind(as: .reflectorNotFound("")) == true)
+        #expect(error?.message.contains("was not found within") == true)
+
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let raw = RunnerConfiguration(
+            plan: TestPlan(test: .rawTCP, count: 1),
+            target: .direct(host: "127.0.0.1", port: port)
+        )
+        await #expect(throws: BenchError.noRawEchoPort) { try await BenchmarkRunner.run(raw) }
+        try await stop(reflector, with: SIGTERM)
+    }
+
+    @Test("the CLI refuses tests and modes the library does not have yet")
+    func notYet() async throws {
+        for arguments in [["--test", "resource"], ["--test", "stream"], ["--mode", "unreliable"]] {
+            let runner = try ToolProcess("test-runner", ["run"] + arguments)
+            #expect(try await runner.exitStatus(within: .seconds(10)) == 64)
+            #expect(runner.errors.contains("is not available yet"), "\(runner.errors)")
+        }
+    }
+}
