@@ -3,38 +3,60 @@ import NIOCore
 extension Session {
     /// The events of a session, in order: an `AsyncSequence` that ends when the session is released.
     ///
-    /// Taking data events out of it is what lets the session read more from the network: while more
-    /// than ``Configuration/receiveBufferLimit`` bytes wait here, reading pauses and the senders'
-    /// `send` calls wait. Nothing is dropped. Iterate it from one task; cancelling that task ends
-    /// the iteration.
+    /// Every iterator is a subscriber of its own and sees every event from the moment it was made;
+    /// the first iterator made also gets the events from before it (they are kept for it, so none is
+    /// lost between making the session and iterating it). So an observable model, a delegate adapter
+    /// and the application can all follow one session.
+    ///
+    /// Taking data events out is what lets the session read more from the network: while any
+    /// iterator has more than ``Configuration/receiveBufferLimit`` bytes of messages waiting, reading
+    /// pauses and the senders' `send` calls wait. Nothing is dropped (but unreliable messages, which
+    /// are dropped rather than queued). Cancelling the iterating task, or dropping the iterator, ends
+    /// that subscription.
     public struct Events: AsyncSequence, Sendable {
         /// Each element is one event.
         public typealias Element = SessionEvent
 
         let core: SessionCore
 
-        /// Makes the iterator.
+        /// Makes an iterator: a new subscriber.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(core: core)
+            Iterator(subscription: Subscription(core: core))
         }
 
         /// Iterates the events of a session.
         public struct Iterator: AsyncIteratorProtocol {
-            let core: SessionCore
+            private let subscription: Subscription
             /// Events already taken from the queue, handed out one by one.
             private var batch = CircularBuffer<SessionEvent>()
 
-            init(core: SessionCore) {
-                self.core = core
+            fileprivate init(subscription: Subscription) {
+                self.subscription = subscription
             }
 
             /// The next event, or `nil` once the session is gone or the task is cancelled.
             public mutating func next() async -> SessionEvent? {
-                let event = await core.events.next(batch: &batch)
+                let core = subscription.core
+                let event = await core.events.next(subscription.id, batch: &batch)
                 if case .dataReceived(let data, _, _) = event {
-                    core.consumed(data.count)
+                    core.consumed(data.count, by: subscription.id)
                 }
                 return event
+            }
+        }
+
+        /// One subscriber; unsubscribes when the last copy of its iterator goes away.
+        fileprivate final class Subscription: Sendable {
+            let core: SessionCore
+            let id: Int
+
+            init(core: SessionCore) {
+                self.core = core
+                self.id = core.events.subscribe()
+            }
+
+            deinit {
+                core.unsubscribed(id)
             }
         }
     }

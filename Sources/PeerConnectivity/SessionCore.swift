@@ -21,8 +21,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let peer: PeerID
     let configuration: Session.Configuration
     private let connectionConfiguration: ConnectionConfiguration
-    /// The session's events, in order; ``Session/Events`` reads them.
-    let events = EventQueue<SessionEvent>()
+    /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
+    let events = EventHub<SessionEvent>()
     private let peers = Mutex([PeerID: Entry]())
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
@@ -31,8 +31,6 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let datagrams = SessionDatagrams()
     /// The receiving ends of the channels peers opened, by connection and channel number.
     private let transfers = Mutex([TransferKey: any InboundTransfer]())
-    /// Bytes of data events yielded and not yet taken by the consumer.
-    private let buffered = Atomic<Int>(0)
     private let readingPaused = Atomic<Bool>(false)
 
     init(peer: PeerID, configuration: Session.Configuration) {
@@ -216,10 +214,19 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     // MARK: - Receive backpressure
 
-    /// The consumer took `count` bytes of data events: resume reading once below half the limit.
-    func consumed(_ count: Int) {
-        let left = buffered.subtract(count, ordering: .sequentiallyConsistent).newValue
-        guard left <= configuration.receiveBufferLimit / 2,
+    /// A subscriber took a data event of `count` bytes: resume reading once every subscriber is
+    /// below half the limit.
+    func consumed(_ count: Int, by subscriber: Int) {
+        resumeReadingIfDrained(backlog: events.consume(subscriber, bytes: count))
+    }
+
+    /// A subscriber went away: what it had not read no longer holds reading back.
+    func unsubscribed(_ subscriber: Int) {
+        resumeReadingIfDrained(backlog: events.unsubscribe(subscriber))
+    }
+
+    private func resumeReadingIfDrained(backlog: Int) {
+        guard backlog <= configuration.receiveBufferLimit / 2,
             readingPaused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
         else { return }
         let connections = peers.withLock { table in table.values.compactMap(\.connection) }
@@ -285,22 +292,18 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     /// An unreliable message arrived by UDP: delivered unless the application is too far behind.
     private func deliverUnreliable(_ data: Data, from peer: PeerID) -> Bool {
-        guard buffered.load(ordering: .sequentiallyConsistent) <= configuration.receiveBufferLimit,
-            state(of: peer) == .connected
-        else { return false }
-        buffered.add(data.count, ordering: .sequentiallyConsistent)
-        events.yield(.dataReceived(data, from: peer, mode: .unreliable))
+        guard events.backlog <= configuration.receiveBufferLimit, state(of: peer) == .connected else { return false }
+        events.yield(.dataReceived(data, from: peer, mode: .unreliable), bytes: data.count)
         return true
     }
 
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
         let data = Data(buffer: message, byteTransferStrategy: .automatic)
-        let total = buffered.add(data.count, ordering: .sequentiallyConsistent).newValue
-        events.yield(.dataReceived(data, from: peer, mode: .reliable))
-        guard total > configuration.receiveBufferLimit else { return true }
+        let backlog = events.yield(.dataReceived(data, from: peer, mode: .reliable), bytes: data.count)
+        guard backlog > configuration.receiveBufferLimit else { return true }
         readingPaused.store(true, ordering: .sequentiallyConsistent)
-        // The consumer may have drained the buffer before it could see the flag: check again.
-        if buffered.load(ordering: .sequentiallyConsistent) <= configuration.receiveBufferLimit / 2 {
+        // The subscribers may have drained the backlog before they could see the flag: check again.
+        if events.backlog <= configuration.receiveBufferLimit / 2 {
             readingPaused.store(false, ordering: .sequentiallyConsistent)
             return true
         }

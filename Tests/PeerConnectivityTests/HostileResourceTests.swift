@@ -82,8 +82,8 @@ struct HostileResourceTests {
         #expect(try Set(target.scratch.contents("received")) == files, "nothing but the files reported")
         #expect(!FileManager.default.fileExists(atPath: absolute))
         #expect(!FileManager.default.fileExists(atPath: "/tmp/pc-escape-relative"))
-        let first = try #require(try finished.first?.result.get())
-        #expect(try Data(contentsOf: first) == Data("content 0".utf8))
+        let escape = try #require(try finished.first { $0.name == "../escape" }?.result.get())
+        #expect(try Data(contentsOf: escape) == Data("content 0".utf8))
     }
 
     @Test("a wrong SHA-256 is answered with RESET 3 and leaves no file")

@@ -1,0 +1,69 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Several subscribers to one session's events, and receive backpressure, over loopback sockets.
+@Suite("Session events", .timeLimit(.minutes(1)))
+struct SessionEventsTests {
+    /// Collects `count` messages from a fresh iterator of `session.events`.
+    private func collect(_ count: Int, from iterator: Session.Events.Iterator) async -> [Data] {
+        var iterator = iterator
+        var messages: [Data] = []
+        while messages.count < count, let event = await iterator.next() {
+            if case .dataReceived(let data, _, _) = event { messages.append(data) }
+        }
+        return messages
+    }
+
+    @Test("every iterator sees every event in order; the first also sees those from before it")
+    func subscribers() async throws {
+        let advertiser = try await loopbackAdvertiser("events-host")
+        let host = Session(peer: advertiser.peer)
+        let acceptor = acceptAll(advertiser, into: host)
+        defer { acceptor.cancel() }
+        let client = Session(peer: try PeerID(displayName: "events-client"))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        // Sent before anyone iterates the host's events: kept for the first iterator.
+        try await client.send(Data("early".utf8), toPeers: [peer])
+        try await Task.sleep(for: .milliseconds(100))
+        let first = host.events.makeAsyncIterator()
+        let second = host.events.makeAsyncIterator()
+        let messages = (0..<500).map { Data("message \($0)".utf8) }
+        async let firstSaw = collect(501, from: first)
+        async let secondSaw = collect(500, from: second)
+        for message in messages {
+            try await client.send(message, toPeers: [peer])
+        }
+        #expect(await firstSaw == [Data("early".utf8)] + messages)
+        #expect(await secondSaw == messages)
+    }
+
+    @Test("reading pauses while any iterator lags by more than receiveBufferLimit; dropping it resumes reading")
+    func backpressure() async throws {
+        var configuration = Session.Configuration.default
+        configuration.receiveBufferLimit = 1 << 20
+        let advertiser = try await loopbackAdvertiser("slow-reader")
+        let host = Session(peer: advertiser.peer, configuration: configuration)
+        let acceptor = acceptAll(advertiser, into: host)
+        defer { acceptor.cancel() }
+        var lagging: Session.Events.Iterator? = host.events.makeAsyncIterator()
+        let reader = host.events.makeAsyncIterator()
+        _ = lagging
+        let client = Session(peer: try PeerID(displayName: "fast-writer"))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let sent = Locked(0)
+        let writer = Task {
+            for _ in 0..<400 {  // 25 MiB: far more than the limit, the sockets and the outbound queue hold
+                try await client.send(Data(count: 64 << 10), toPeers: [peer])
+                sent.withLock { $0 += 1 }
+            }
+        }
+        let readTask = Task { await collect(400, from: reader) }
+        try await Task.sleep(for: .milliseconds(500))
+        let stalledAt = sent.withLock { $0 }
+        #expect(stalledAt < 400, "the writer was held back while one iterator read nothing")
+        lagging = nil  // the lagging subscriber goes away: its unread bytes no longer count
+        try await writer.value
+        #expect(await readTask.value.count == 400)
+    }
+}
