@@ -16,6 +16,27 @@ final class SessionCore: ConnectionDelegate, Sendable {
         var state: PeerState
         /// `nil` while an invitation is being dialled.
         var connection: Connection?
+        /// Whether this side invited the peer (the connection is, or will be, our dial).
+        var invitedByUs = false
+        /// Callers waiting until the peer is connected (or gone), whichever connection wins.
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// The peer closed our connection as a duplicate: the one that replaces it is on its way.
+        var awaitingReplacement = false
+    }
+
+    /// How long a peer whose connection was closed as a duplicate stays `connecting`, waiting for
+    /// the connection that replaces it, before it counts as gone.
+    static let replacementGracePeriod = Duration.seconds(5)
+
+    /// What `accept` does with an invitation from a peer the session already holds.
+    private enum Admission {
+        /// The peer is new here: it joins as `connecting`.
+        case admitted
+        /// Both sides invited each other at once and the peer's invitation wins the tie-break: it
+        /// replaces our own dial, which is closed.
+        case supersedes(Connection?)
+        /// Our own invitation wins the tie-break: this one is declined, and the peer joins through ours.
+        case duplicate
     }
 
     let peer: PeerID
@@ -26,7 +47,16 @@ final class SessionCore: ConnectionDelegate, Sendable {
     private let peers = Mutex([PeerID: Entry]())
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
-    private let refusals = Mutex([ObjectIdentifier: SessionError]())
+    private let refusals = Mutex([ObjectIdentifier: Refusal]())
+
+    /// Why this side closed one of its own dials once the peer said who it is.
+    private enum Refusal {
+        /// The session cannot take the peer: `invite` throws this.
+        case error(SessionError)
+        /// The peer invited this side at the same moment and its invitation won the tie-break:
+        /// `invite` waits for the peer to be connected through that one.
+        case lostTieBreak(PeerID)
+    }
     /// The session's UDP socket for unreliable messages.
     let datagrams = SessionDatagrams()
     /// The receiving ends of the channels peers opened, by connection and channel number.
@@ -80,24 +110,110 @@ final class SessionCore: ConnectionDelegate, Sendable {
     // MARK: - Joining
 
     /// Holds a place for `peer` as `connecting`, or throws when the session is full or already holds it.
-    private func reserve(_ peer: PeerID, connection: Connection?) throws(SessionError) {
+    private func reserve(_ peer: PeerID, connection: Connection?, invitedByUs: Bool) throws(SessionError) {
         try peers.withLock { table throws(SessionError) in
             if table[peer] != nil { throw SessionError.alreadyInSession(peer) }
-            if table.count >= configuration.maximumPeers {
-                throw SessionError.sessionFull(limit: configuration.maximumPeers)
-            }
-            table[peer] = Entry(state: .connecting, connection: connection)
-            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            try admit(peer, connection: connection, invitedByUs: invitedByUs, in: &table)
         }
+    }
+
+    /// Adds `peer` as `connecting` if there is room (under the lock).
+    private func admit(
+        _ peer: PeerID,
+        connection: Connection?,
+        invitedByUs: Bool,
+        in table: inout [PeerID: Entry]
+    ) throws(SessionError) {
+        if table.count >= configuration.maximumPeers {
+            throw SessionError.sessionFull(limit: configuration.maximumPeers)
+        }
+        table[peer] = Entry(state: .connecting, connection: connection, invitedByUs: invitedByUs)
+        events.yield(.peerStateChanged(peer, .connecting, reason: nil))
     }
 
     /// Removes `peer` if it is held over `connection` (or over no connection yet) and reports it `notConnected`.
     private func release(_ peer: PeerID, connection: Connection?, reason: DisconnectReason) {
-        peers.withLock { table in
-            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else { return }
+        let waiters = peers.withLock { table -> [CheckedContinuation<Void, any Error>] in
+            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else { return [] }
             table[peer] = nil
             events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
+            return entry.waiters
         }
+        for waiter in waiters { waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason)) }
+    }
+
+    /// Waits until `peer` is connected, over whichever connection; throws if it leaves the session first.
+    private func waitUntilConnected(_ peer: PeerID) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let verdict = peers.withLock { table -> Result<Void, any Error>? in
+                guard table[peer] != nil else {
+                    return .failure(InvitationError.failed(peer: peer, reason: .connectionLost))
+                }
+                if table[peer]?.state == .connected { return .success(()) }
+                table[peer]?.waiters.append(continuation)
+                return nil
+            }
+            if let verdict { continuation.resume(with: verdict) }
+        }
+    }
+
+    /// Puts `connection` in place of the one holding `peer` (which the caller closes); a peer that was
+    /// connected shows as `connecting` until the new connection is established.
+    ///
+    /// - Returns: the connection replaced.
+    private func supersede(
+        _ peer: PeerID,
+        with connection: Connection,
+        invitedByUs: Bool,
+        in table: inout [PeerID: Entry]
+    ) -> Connection? {
+        let replaced = table[peer]?.connection
+        table[peer]?.connection = connection
+        table[peer]?.invitedByUs = invitedByUs
+        if table[peer]?.state == .connected {
+            table[peer]?.state = .connecting
+            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
+        }
+        return replaced
+    }
+
+    /// The peer closed the connection holding it as a duplicate: it invited this side at the same
+    /// moment and keeps the other connection. The peer stays `connecting` until that one arrives, or
+    /// is released after ``replacementGracePeriod``.
+    ///
+    /// - Returns: `false` if the connection did not hold the peer.
+    private func awaitReplacement(of peer: PeerID, closed connection: Connection) -> Bool {
+        let held = peers.withLock { table -> Bool in
+            guard let entry = table[peer], entry.connection === connection else { return false }
+            table[peer]?.connection = nil
+            table[peer]?.awaitingReplacement = true
+            if entry.state == .connected {
+                table[peer]?.state = .connecting
+                events.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            }
+            return true
+        }
+        guard held else { return false }
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.replacementGracePeriod)
+            self?.giveUpReplacement(of: peer)
+        }
+        return true
+    }
+
+    private func giveUpReplacement(of peer: PeerID) {
+        let stillWaiting = peers.withLock { table in
+            table[peer]?.awaitingReplacement == true && table[peer]?.connection == nil
+        }
+        if stillWaiting {
+            release(peer, connection: nil, reason: .duplicate.with(detail: "the replacing connection never came"))
+        }
+    }
+
+    /// Whether an invitation from `inviter` beats one from `invitee` when two peers invite each
+    /// other at once: the lower peer id wins, the same on both sides.
+    static func winsTieBreak(inviter: PeerID, over invitee: PeerID) -> Bool {
+        inviter.id.uuidString < invitee.id.uuidString
     }
 
     func invite(
@@ -117,7 +233,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             )
         }
         if let expectedPeer {
-            try reserve(expectedPeer, connection: nil)
+            try reserve(expectedPeer, connection: nil, invitedByUs: true)
         } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
             throw SessionError.sessionFull(limit: configuration.maximumPeers)
         }
@@ -143,7 +259,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
             throw InvitationError.failed(peer: expectedPeer, reason: reason)
         }
         if let expectedPeer, !attach(connection, to: expectedPeer) {
-            connection.close(.localDisconnect.with(detail: "the session disconnected during the invitation"))
+            connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
+            try await waitUntilConnected(expectedPeer)
+            return expectedPeer
         }
         do {
             return try await withTaskCancellationHandler {
@@ -152,11 +270,28 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 connection.close(.localDisconnect.with(detail: "the invitation was cancelled"))
             }
         } catch let error as ConnectionClosedError {
-            if let refusal = refusals.withLock({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
-                throw refusal
+            switch refusals.withLock({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
+            case .error(let error): throw error
+            case .lostTieBreak(let peer):
+                try await waitUntilConnected(peer)
+                return peer
+            case nil: break
+            }
+            if let peer = error.peer ?? expectedPeer, heldOverAnotherConnection(peer, than: connection) {
+                // Both invited each other and the peer's invitation won: it joins through that one.
+                try await waitUntilConnected(peer)
+                return peer
             }
             if let peer = error.peer ?? expectedPeer { release(peer, connection: connection, reason: error.reason) }
             throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
+        }
+    }
+
+    /// Whether `peer` is held over a connection other than `connection` (its own invitation won).
+    private func heldOverAnotherConnection(_ peer: PeerID, than connection: Connection) -> Bool {
+        peers.withLock { table in
+            guard let held = table[peer]?.connection else { return false }
+            return held !== connection
         }
     }
 
@@ -170,7 +305,33 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
 
     func accept(_ connection: Connection, from peer: PeerID) async throws {
-        try reserve(peer, connection: connection)
+        let admission = try peers.withLock { table throws(SessionError) -> Admission in
+            guard let entry = table[peer] else {
+                try admit(peer, connection: connection, invitedByUs: false, in: &table)
+                return .admitted
+            }
+            if entry.awaitingReplacement {
+                table[peer]?.connection = connection
+                table[peer]?.invitedByUs = false
+                table[peer]?.awaitingReplacement = false
+                return .admitted
+            }
+            // We invited the same peer: the invitation of the lower peer id wins, on both sides.
+            guard entry.invitedByUs else { throw SessionError.alreadyInSession(peer) }
+            guard Self.winsTieBreak(inviter: peer, over: self.peer) else { return .duplicate }
+            return .supersedes(supersede(peer, with: connection, invitedByUs: false, in: &table))
+        }
+        switch admission {
+        case .admitted:
+            break
+        case .supersedes(let ourDial):
+            ourDial?.close(.duplicate.with(detail: "the peer's simultaneous invitation won the tie-break"))
+        case .duplicate:
+            // Left unanswered until ours is through: by then the peer has closed it for ours.
+            defer { connection.decline(.duplicate.with(detail: "both invited each other; the other invitation won")) }
+            try await waitUntilConnected(peer)
+            return
+        }
         do {
             try await connection.accept(
                 delegate: self,
@@ -179,6 +340,11 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 maximumMessageLength: configuration.maximumMessageLength
             )
         } catch let error as ConnectionClosedError {
+            if heldOverAnotherConnection(peer, than: connection) {
+                // Our own simultaneous invitation won the tie-break meanwhile: the peer joins through it.
+                try await waitUntilConnected(peer)
+                return
+            }
             release(peer, connection: connection, reason: error.reason)
             throw InvitationError.notPending(peer: peer, reason: error.reason)
         }
@@ -187,12 +353,17 @@ final class SessionCore: ConnectionDelegate, Sendable {
     // MARK: - Leaving
 
     func disconnectAll() async {
-        let connections = peers.withLock { table -> [Connection] in
+        let (connections, waiters) = peers.withLock { table -> ([Connection], [CheckedContinuation<Void, any Error>]) in
+            var waiters: [CheckedContinuation<Void, any Error>] = []
             for (peer, entry) in table where entry.connection == nil {
                 table[peer] = nil
+                waiters += entry.waiters
                 events.yield(.peerStateChanged(peer, .notConnected, reason: .localDisconnect))
             }
-            return table.values.compactMap(\.connection)
+            return (table.values.compactMap(\.connection), waiters)
+        }
+        for waiter in waiters {
+            waiter.resume(throwing: InvitationError.failed(peer: nil, reason: .localDisconnect))
         }
         for connection in connections {
             connection.close(.localDisconnect)
@@ -238,25 +409,41 @@ final class SessionCore: ConnectionDelegate, Sendable {
     // MARK: - ConnectionDelegate (on event loops)
 
     func connection(_ connection: Connection, identified peer: PeerID) {
-        let refusal = peers.withLock { table -> SessionError? in
-            if let entry = table[peer] {
-                if entry.connection === connection { return nil }
-                if entry.connection == nil, entry.state == .connecting {
-                    table[peer]?.connection = connection
+        var replaced: Connection?
+        let refusal = peers.withLock { table -> Refusal? in
+            guard let entry = table[peer] else {
+                do throws(SessionError) {
+                    try admit(peer, connection: connection, invitedByUs: true, in: &table)
                     return nil
+                } catch {
+                    return .error(error)
                 }
-                return SessionError.alreadyInSession(peer)
             }
-            if table.count >= configuration.maximumPeers {
-                return SessionError.sessionFull(limit: configuration.maximumPeers)
+            if entry.connection === connection { return nil }
+            if entry.connection == nil, entry.state == .connecting {
+                table[peer]?.connection = connection
+                if entry.awaitingReplacement {
+                    table[peer]?.invitedByUs = true
+                    table[peer]?.awaitingReplacement = false
+                }
+                return nil
             }
-            table[peer] = Entry(state: .connecting, connection: connection)
-            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
+            // The peer invited this side too: the invitation of the lower peer id wins, on both sides.
+            guard !entry.invitedByUs else { return .error(.alreadyInSession(peer)) }
+            guard Self.winsTieBreak(inviter: self.peer, over: peer) else { return .lostTieBreak(peer) }
+            replaced = supersede(peer, with: connection, invitedByUs: true, in: &table)
             return nil
         }
-        if let refusal {
+        replaced?.close(.duplicate.with(detail: "a simultaneous invitation won the tie-break"))
+        switch refusal {
+        case .error(let error):
             refusals.withLock { $0[ObjectIdentifier(connection)] = refusal }
-            connection.close(.localDisconnect.with(detail: refusal.description))
+            connection.close(.localDisconnect.with(detail: error.description))
+        case .lostTieBreak:
+            refusals.withLock { $0[ObjectIdentifier(connection)] = refusal }
+            connection.close(.duplicate.with(detail: "the peer's simultaneous invitation won the tie-break"))
+        case .none:
+            break
         }
     }
 
@@ -271,15 +458,17 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
 
     func connection(_ connection: Connection, establishedWith peer: PeerID) {
-        let ours = peers.withLock { table -> Bool in
+        let ours = peers.withLock { table -> [CheckedContinuation<Void, any Error>]? in
             guard let entry = table[peer], entry.connection === connection || entry.connection == nil else {
-                return false
+                return nil
             }
-            table[peer] = Entry(state: .connected, connection: connection)
+            let waiters = entry.waiters
+            table[peer] = Entry(state: .connected, connection: connection, invitedByUs: entry.invitedByUs)
             events.yield(.peerStateChanged(peer, .connected, reason: nil))
-            return true
+            return waiters
         }
-        if ours {
+        for waiter in ours ?? [] { waiter.resume() }
+        if ours != nil {
             datagrams.established(connection, with: peer)
         } else {
             connection.close(.unexpectedPeer.with(detail: "\(peer) is not expected in this session"))
@@ -374,9 +563,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
             transfer.failed(.connectionClosed(reason, peer: peer, name: transfer.name))
         }
         datagrams.closed(connection)
-        if let peer {
-            release(peer, connection: connection, reason: reason)
-        }
+        guard let peer else { return }
+        if reason == .duplicate, awaitReplacement(of: peer, closed: connection) { return }
+        release(peer, connection: connection, reason: reason)
     }
 }
 

@@ -162,6 +162,8 @@ package struct ConnectionStateMachine {
             case let action: return .channel(action)
             }
         case (.established(let peer), .goodbye(let said)):
+            // A duplicate connection keeps its reason: the session waits for the one that replaces it.
+            if said == .duplicate { return closeQuietly(peer: peer, said) }
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
         case (.inviterAwaitingHello(let invitation), .hello(let hello)):

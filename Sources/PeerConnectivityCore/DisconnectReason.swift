@@ -17,6 +17,7 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case connectionFailed = 11
         case handshakeTimeout = 12
         case busy = 13
+        case duplicate = 14
     }
 
     private let code: Code
@@ -55,6 +56,9 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     public static let handshakeTimeout = DisconnectReason(.handshakeTimeout)
     /// The invited side has too many invitations pending and turned this one away.
     public static let busy = DisconnectReason(.busy)
+    /// Two connections were made between the same two peers at once (they invited each other); this
+    /// one gave way to the other, through which the peer stays in the session.
+    public static let duplicate = DisconnectReason(.duplicate)
 
     /// The same kind of reason with context added.
     ///
@@ -91,6 +95,7 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .connectionFailed: text = "the connection could not be made"
         case .handshakeTimeout: text = "the handshake timed out"
         case .busy: text = "the peer has too many pending invitations"
+        case .duplicate: text = "replaced by a simultaneous connection between the same peers"
         }
         guard let detail else { return text }
         return "\(text): \(detail)"

@@ -737,7 +737,7 @@ struct ConnectionStateMachineTests {
         let all: [DisconnectReason] = [
             .localDisconnect, .peerDisconnected, .declined, .timedOut, .connectionLost, .livenessTimeout,
             .protocolViolation, .incompatibleVersion, .sessionFull, .unexpectedPeer, .connectionFailed,
-            .handshakeTimeout, .busy,
+            .handshakeTimeout, .busy, .duplicate,
         ]
         #expect(Set(all.map(\.wireValue)).count == all.count)
         for reason in all {

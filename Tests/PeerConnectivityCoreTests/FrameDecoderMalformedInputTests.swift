@@ -106,7 +106,7 @@ struct FrameDecoderMalformedInputTests {
         }
     }
 
-    @Test("an unknown reason byte reads as peerDisconnected", arguments: [UInt8(0), 14, 99, 255])
+    @Test("an unknown reason byte reads as peerDisconnected", arguments: [UInt8(0), 15, 99, 255])
     func unknownReason(byte: UInt8) throws {
         #expect(try F.parse(F.rawFrame(type: 0x12, payload: [byte])) == .goodbye(.peerDisconnected))
         #expect(try F.parse(F.rawFrame(type: 0x04, payload: [byte])) == .decline(.peerDisconnected))
