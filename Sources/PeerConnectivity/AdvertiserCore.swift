@@ -182,6 +182,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {}
 
+    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {}
+
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
         answered(connection)
     }

@@ -26,6 +26,10 @@ extension Session {
         /// The flow-control window of a resource being received: how many bytes the sender may have
         /// in flight before the receiver has written them to disk.
         public var resourceWindow: Int = 4 << 20
+        /// Whether the session keeps itself a full mesh, as MPC: a peer accepted into a session that
+        /// holds others is connected to every member automatically (each session listens on a TCP port
+        /// of its own for that). Off, the session holds only the peers it invited or accepted.
+        public var joinsMesh = true
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
 

@@ -41,7 +41,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     let peer: PeerID
     let configuration: Session.Configuration
-    private let connectionConfiguration: ConnectionConfiguration
+    let connectionConfiguration: ConnectionConfiguration
+    /// The session's own listener and what it knows of the other members' (see `SessionCore+Mesh.swift`).
+    let mesh = Mutex(MeshState())
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
     private let peers = Mutex([PeerID: Entry]())
@@ -75,6 +77,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
         )
         datagrams.start { [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
+        }
+        if configuration.joinsMesh {
+            startMesh()
         }
     }
 
@@ -380,6 +385,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             connection.close(.localDisconnect)
         }
         datagrams.shutdown()
+        stopMesh()
         events.finish()
     }
 
@@ -453,8 +459,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
         context: ByteBuffer,
         timeout: TimeAmount
     ) {
-        // Sessions only dial out; invitations arrive at an Advertiser.
-        connection.decline(.declined)
+        // Only the session's own listener hands invitations here: members connecting (mesh).
+        meshInvitation(connection, from: peer)
     }
 
     func connection(_ connection: Connection, establishedWith peer: PeerID) {
@@ -470,9 +476,14 @@ final class SessionCore: ConnectionDelegate, Sendable {
         for waiter in ours ?? [] { waiter.resume() }
         if ours != nil {
             datagrams.established(connection, with: peer)
+            meshEstablished(connection)
         } else {
             connection.close(.unexpectedPeer.with(detail: "\(peer) is not expected in this session"))
         }
+    }
+
+    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {
+        meshReceived(frame, on: connection, from: peer)
     }
 
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
@@ -563,6 +574,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             transfer.failed(.connectionClosed(reason, peer: peer, name: transfer.name))
         }
         datagrams.closed(connection)
+        meshClosed(connection)
         guard let peer else { return }
         if reason == .duplicate, awaitReplacement(of: peer, closed: connection) { return }
         release(peer, connection: connection, reason: reason)

@@ -53,6 +53,8 @@ package struct ConnectionStateMachine {
         case deliverData(ByteBuffer)
         /// The peer said where it receives unreliable messages.
         case deliverDatagramEndpoint(port: UInt16, token: UInt64)
+        /// The peer told this side about its session: its listener, or other members (mesh).
+        case deliverMembership(Frame)
         /// Something happened on a channel (a stream or a resource): hand it to the owner.
         case channel(ChannelTable.Action)
         /// Write `frame` if any, then close the channel. `reason` is reported when it has closed.
@@ -153,6 +155,8 @@ package struct ConnectionStateMachine {
             return .none
         case (.established, .datagramEndpoint(let port, let token)):
             return .deliverDatagramEndpoint(port: port, token: token)
+        case (.established, .sessionListener), (.established, .members):
+            return .deliverMembership(frame)
         case (.established, .open), (.established, .chunk), (.established, .end), (.established, .reset),
             (.established, .credit), (.established, .done):
             switch channels.frameReceived(frame) {

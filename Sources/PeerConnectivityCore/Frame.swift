@@ -19,6 +19,10 @@ package enum Frame: Sendable, Hashable {
     /// Where the sender receives unreliable messages: its UDP port (on the address this connection
     /// comes from) and the token every datagram sent to it must start with.
     case datagramEndpoint(port: UInt16, token: UInt64)
+    /// The TCP port on which the sender's session accepts connections from the other members (mesh).
+    case sessionListener(port: UInt16)
+    /// Other members of the sender's session, where to reach them: connect to those you lack.
+    case members([Member])
     /// The sender opens a channel (a stream or a resource) to write on.
     case open(Open)
     /// Bytes on a channel, within the window the receiver granted.
@@ -31,6 +35,22 @@ package enum Frame: Sendable, Hashable {
     case credit(channel: UInt32, increment: UInt32)
     /// The receiver of a resource has checked it and put it in place.
     case done(channel: UInt32)
+
+    /// One entry of a MEMBERS frame.
+    package struct Member: Sendable, Hashable {
+        /// The member.
+        package var peer: PeerID
+        /// Its IP address as the sender sees it: 4 bytes (IPv4) or 16 (IPv6), network order.
+        package var address: [UInt8]
+        /// Its session listener's port.
+        package var port: UInt16
+
+        package init(peer: PeerID, address: [UInt8], port: UInt16) {
+            self.peer = peer
+            self.address = address
+            self.port = port
+        }
+    }
 
     /// The body of an OPEN frame.
     package struct Open: Sendable, Hashable {
@@ -88,6 +108,8 @@ package enum Frame: Sendable, Hashable {
         case .keepalive: return .keepalive
         case .goodbye: return .goodbye
         case .datagramEndpoint: return .datagramEndpoint
+        case .sessionListener: return .sessionListener
+        case .members: return .members
         case .open: return .open
         case .chunk: return .chunk
         case .end: return .end

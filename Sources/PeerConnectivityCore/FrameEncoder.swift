@@ -33,6 +33,21 @@ package enum FrameEncoder {
             writeHeader(type: .datagramEndpoint, payloadLength: 2 + 8, into: &buffer)
             buffer.writeInteger(port)
             buffer.writeInteger(token)
+        case .sessionListener(let port):
+            writeHeader(type: .sessionListener, payloadLength: 2, into: &buffer)
+            buffer.writeInteger(port)
+        case .members(let members):
+            let length = members.reduce(1) { $0 + 16 + 1 + $1.peer.displayName.utf8.count + 1 + $1.address.count + 2 }
+            writeHeader(type: .members, payloadLength: length, into: &buffer)
+            buffer.writeInteger(UInt8(members.count))
+            for member in members {
+                withUnsafeBytes(of: member.peer.id.uuid) { _ = buffer.writeBytes($0) }
+                buffer.writeInteger(UInt8(member.peer.displayName.utf8.count))
+                buffer.writeBytes(member.peer.displayName.utf8)
+                buffer.writeInteger(UInt8(member.address.count))
+                buffer.writeBytes(member.address)
+                buffer.writeInteger(member.port)
+            }
         case .open(let open):
             writeHeader(type: .open, payloadLength: 4 + 1 + 8 + open.name.count, into: &buffer)
             buffer.writeInteger(open.channel)

@@ -65,9 +65,41 @@ package enum FrameParser {
             }
             guard port != 0 else { throw .malformed(type, "port 0") }
             return .datagramEndpoint(port: port, token: token)
+        case .sessionListener:
+            guard body.readableBytes == 2, let port = body.readInteger(as: UInt16.self), port != 0 else {
+                throw .malformed(type, "body must be a non-zero 2-byte port, got \(body.readableBytes) bytes")
+            }
+            return .sessionListener(port: port)
+        case .members:
+            return .members(try parseMembers(&body))
         case .open, .chunk, .end, .reset, .credit, .done:
             return try parseChannelFrame(type: type, body: &body)
         }
+    }
+
+    private static func parseMembers(_ body: inout ByteBuffer) throws(ProtocolError) -> [Frame.Member] {
+        guard let count = body.readInteger(as: UInt8.self) else { throw .malformed(.members, "missing the count") }
+        var members: [Frame.Member] = []
+        for index in 0..<Int(count) {
+            guard let uuidBytes = body.readBytes(length: 16), let nameLength = body.readInteger(as: UInt8.self),
+                let nameBytes = body.readBytes(length: Int(nameLength)),
+                let name = String(validating: nameBytes, as: UTF8.self),
+                let addressLength = body.readInteger(as: UInt8.self), addressLength == 4 || addressLength == 16,
+                let address = body.readBytes(length: Int(addressLength)),
+                let port = body.readInteger(as: UInt16.self), port != 0
+            else {
+                throw .malformed(.members, "member \(index) of \(count) is truncated or invalid")
+            }
+            let id = uuidBytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            guard let peer = try? PeerID(id: id, displayName: name) else {
+                throw .malformed(.members, "member \(index) has an invalid display name")
+            }
+            members.append(Frame.Member(peer: peer, address: address, port: port))
+        }
+        guard body.readableBytes == 0 else {
+            throw .malformed(.members, "\(body.readableBytes) bytes after \(count) members")
+        }
+        return members
     }
 
     private static func parseChannelFrame(type: FrameType, body: inout ByteBuffer) throws(ProtocolError) -> Frame {

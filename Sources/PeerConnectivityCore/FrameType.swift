@@ -8,6 +8,8 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case keepalive = 0x11
     case goodbye = 0x12
     case datagramEndpoint = 0x13
+    case sessionListener = 0x14
+    case members = 0x15
     case open = 0x20
     case chunk = 0x21
     case end = 0x22
@@ -25,6 +27,8 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .keepalive: return "KEEPALIVE"
         case .goodbye: return "GOODBYE"
         case .datagramEndpoint: return "DATAGRAM-ENDPOINT"
+        case .sessionListener: return "SESSION-LISTENER"
+        case .members: return "MEMBERS"
         case .open: return "OPEN"
         case .chunk: return "CHUNK"
         case .end: return "END"

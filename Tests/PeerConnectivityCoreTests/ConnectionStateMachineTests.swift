@@ -100,7 +100,10 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .inviteeAwaitingDecision: return [.goodbye]
         case .inviterEstablished, .inviteeEstablished:
             // Channel frames are allowed too; ChannelTable judges them (see ChannelTableTests).
-            return [.data, .keepalive, .goodbye, .datagramEndpoint, .open, .chunk, .end, .reset, .credit, .done]
+            return [
+                .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener, .members, .open, .chunk, .end, .reset,
+                .credit, .done,
+            ]
         }
     }
 

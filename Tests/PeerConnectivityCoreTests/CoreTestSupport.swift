@@ -51,6 +51,11 @@ enum Fixtures {
         .keepalive,
         .goodbye(.localDisconnect),
         .datagramEndpoint(port: 40_000, token: 0x0123_4567_89AB_CDEF),
+        .sessionListener(port: 40_001),
+        .members([
+            Frame.Member(peer: alice, address: [127, 0, 0, 1], port: 40_002),
+            Frame.Member(peer: bob, address: Array(repeating: 0, count: 15) + [1], port: 40_003),
+        ]),
         .open(Frame.Open(channel: 2, kind: .resource, size: 1234, name: Array("photo.jpg".utf8))),
         .chunk(channel: 2, buffer("some bytes")),
         .end(channel: 2, digest: Array(repeating: 0xAB, count: WireProtocol.digestLength)),

@@ -61,7 +61,8 @@ struct FrameCodecTests {
         let expected: [FrameType: (UInt8, String)] = [
             .hello: (0x01, "HELLO"), .invite: (0x02, "INVITE"), .accept: (0x03, "ACCEPT"),
             .decline: (0x04, "DECLINE"), .data: (0x10, "DATA"), .keepalive: (0x11, "KEEPALIVE"),
-            .goodbye: (0x12, "GOODBYE"), .datagramEndpoint: (0x13, "DATAGRAM-ENDPOINT"), .open: (0x20, "OPEN"),
+            .goodbye: (0x12, "GOODBYE"), .datagramEndpoint: (0x13, "DATAGRAM-ENDPOINT"),
+            .sessionListener: (0x14, "SESSION-LISTENER"), .members: (0x15, "MEMBERS"), .open: (0x20, "OPEN"),
             .chunk: (0x21, "CHUNK"), .end: (0x22, "END"),
             .reset: (0x23, "RESET"), .credit: (0x24, "CREDIT"), .done: (0x25, "DONE"),
         ]

@@ -28,6 +28,10 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// starting with `token`.
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID)
 
+    /// The peer told this side about its session (mesh): its listener (SESSION-LISTENER) or other
+    /// members (MEMBERS).
+    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID)
+
     /// Something happened on a channel the peer opened (a stream or a resource).
     func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID)
 

@@ -265,6 +265,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             guard let peer = establishedPeer else { return }
             delegate?.connection(connection, datagramEndpoint: port, token: token, from: peer)
 
+        case .deliverMembership(let frame):
+            guard let peer = establishedPeer else { return }
+            delegate?.connection(connection, membership: frame, from: peer)
+
         case .channel(let event):
             guard let peer = establishedPeer else { return }
             switch event {

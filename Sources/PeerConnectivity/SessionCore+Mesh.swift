@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Full mesh, as MPC: a peer accepted into a session that holds others is connected to every member.
+///
+/// Each session listens on a TCP port of its own for other members, and tells each connected peer
+/// that port (SESSION-LISTENER). When a member M learns the port of a peer P, M tells P about its
+/// other members, and tells them about P (MEMBERS, with addresses as M sees them). Of two members
+/// that lack a connection to each other, the one with the lower peer id dials the other's listener;
+/// the listener accepts only peers a member has introduced (an invitation that arrives before its
+/// introduction waits up to ``SessionCore/introductionGracePeriod``).
+extension SessionCore {
+    /// How long a connection to the session's listener waits for a member to introduce its peer.
+    static let introductionGracePeriod = Duration.seconds(3)
+
+    /// Binds the session's listener in the background; connections established meanwhile are told
+    /// its port once it is bound.
+    func startMesh() {
+        let localPeer = peer
+        let configuration = connectionConfiguration
+        Task { [weak self] in
+            let listener = try? await ConnectionListener.bind(
+                host: "0.0.0.0",
+                port: 0,
+                localPeer: localPeer,
+                configuration: configuration,
+                maximumPendingHandshakes: 16,
+                group: MultiThreadedEventLoopGroup.singleton,
+                delegate: self ?? MeshRefuser()
+            )
+            guard let listener else { return }
+            guard let self else {
+                await listener.close()
+                return
+            }
+            self.listenerBound(listener)
+        }
+    }
+
+    private func listenerBound(_ listener: ConnectionListener) {
+        let waiting = mesh.withLock { state -> [Connection]? in
+            guard !state.closed else { return nil }
+            state.listener = listener
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        guard let waiting else {
+            Task { await listener.close() }
+            return
+        }
+        for connection in waiting {
+            connection.sendControl(.sessionListener(port: UInt16(listener.port)))
+        }
+    }
+
+    /// Closes the session's listener.
+    func stopMesh() {
+        let listener = mesh.withLock { state -> ConnectionListener? in
+            state.closed = true
+            defer { state.listener = nil }
+            return state.listener
+        }
+        if let listener { Task { await listener.close() } }
+    }
+
+    /// A peer is connected: tell it where this session accepts members.
+    func meshEstablished(_ connection: Connection) {
+        guard configuration.joinsMesh else { return }
+        let port = mesh.withLock { state -> Int? in
+            guard let listener = state.listener else {
+                if !state.closed { state.waiting.append(connection) }
+                return nil
+            }
+            return listener.port
+        }
+        if let port { connection.sendControl(.sessionListener(port: UInt16(port))) }
+    }
+
+    /// A connection closed: forget what was learned over it.
+    func meshClosed(_ connection: Connection) {
+        let key = ObjectIdentifier(connection)
+        mesh.withLock { state in
+            state.waiting.removeAll { $0 === connection }
+            for (peer, endpoint) in state.endpoints where endpoint.connection == key {
+                state.endpoints[peer] = nil
+            }
+            for (peer, pending) in state.pending where pending === connection {
+                state.pending[peer] = nil
+            }
+        }
+    }
+
+    /// SESSION-LISTENER or MEMBERS from a connected peer.
+    func meshReceived(_ frame: Frame, on connection: Connection, from sender: PeerID) {
+        guard configuration.joinsMesh else { return }
+        switch frame {
+        case .sessionListener(let port):
+            guard let address = connection.channel.remoteAddress?.ipAddress.flatMap(Self.addressBytes) else { return }
+            learned(Frame.Member(peer: sender, address: address, port: port), over: connection)
+        case .members(let members):
+            for member in members where member.peer != peer {
+                introduce(member)
+            }
+        default:
+            break
+        }
+    }
+
+    /// `member`'s listener is known: tell it about the other members, and them about it.
+    private func learned(_ member: Frame.Member, over connection: Connection) {
+        let connected = Set(peers(in: .connected))
+        let others = mesh.withLock { state -> [Frame.Member] in
+            state.endpoints[member.peer] = (member, ObjectIdentifier(connection))
+            return state.endpoints.values.map(\.member).filter {
+                $0.peer != member.peer && connected.contains($0.peer)
+            }
+        }
+        if !others.isEmpty {
+            connection.sendControl(.members(Array(others.prefix(Int(UInt8.max)))))
+        }
+        for other in others {
+            if let otherConnection = try? self.connection(to: other.peer) {
+                otherConnection.sendControl(.members([member]))
+            }
+        }
+    }
+
+    /// A member told this side about `member`: connect to it if it lacks a connection, as the
+    /// lower peer id; accept it if it is already knocking.
+    private func introduce(_ member: Frame.Member) {
+        let knocking = mesh.withLock { state -> Connection? in
+            state.introduced[member.peer] = member
+            return state.pending.removeValue(forKey: member.peer)
+        }
+        if let knocking {
+            Task { try? await accept(knocking, from: member.peer) }
+            return
+        }
+        guard state(of: member.peer) == .notConnected, Self.winsTieBreak(inviter: peer, over: member.peer),
+            let host = Self.addressString(member.address)
+        else { return }
+        let logger = configuration.logger
+        Task {
+            do {
+                _ = try await invite(
+                    expectedPeer: member.peer,
+                    host: host,
+                    port: Int(member.port),
+                    context: nil,
+                    timeout: .seconds(10)
+                )
+            } catch {
+                logger.debug("mesh: could not connect to \(member.peer) at \(host):\(member.port): \(error)")
+            }
+        }
+    }
+
+    /// A connection to the session's listener invites this side: accept it if a member introduced
+    /// the peer, else hold it for a moment.
+    func meshInvitation(_ connection: Connection, from inviter: PeerID) {
+        let introduced = mesh.withLock { state -> Bool in
+            if state.introduced[inviter] != nil { return true }
+            state.pending[inviter]?.decline(.declined.with(detail: "replaced by a newer connection"))
+            state.pending[inviter] = connection
+            return false
+        }
+        if introduced {
+            Task { try? await accept(connection, from: inviter) }
+            return
+        }
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.introductionGracePeriod)
+            let stale = self?.mesh.withLock { state -> Bool in
+                guard state.pending[inviter] === connection else { return false }
+                state.pending[inviter] = nil
+                return true
+            }
+            if stale == true {
+                connection.decline(.declined.with(detail: "no member of this session introduced \(inviter)"))
+            }
+        }
+    }
+
+    /// The bytes of an IP address in text form (4 for IPv4, 16 for IPv6).
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+
+    /// The text form of an IP address's bytes.
+    static func addressString(_ bytes: [UInt8]) -> String? {
+        let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : -1
+        guard family >= 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let ok = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) != nil }
+        return ok ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    }
+}
+
+/// Declines everything: the delegate of a listener whose session went away while it was bound.
+private final class MeshRefuser: ConnectionDelegate {
+    func connection(_ connection: Connection, identified peer: PeerID) {}
+    func connection(
+        _ connection: Connection,
+        receivedInvitationFrom peer: PeerID,
+        context: ByteBuffer,
+        timeout: TimeAmount
+    ) {
+        connection.decline(.declined)
+    }
+    func connection(_ connection: Connection, establishedWith peer: PeerID) {}
+    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool { true }
+    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {}
+    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {}
+    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {}
+    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {}
+}
