@@ -19,18 +19,20 @@ struct MeshTests {
     }
 
     @Test(
-        "peers that join one host's session end connected to each other; a send to all reaches all",
-        arguments: [3, 6]
+        "peers that join one host's session end connected to each other (16: maximumPeers raised); a send to all reaches all",
+        arguments: [3, 6, 16]
     )
     func mesh(size: Int) async throws {
+        var configuration = Session.Configuration.default
+        configuration.maximumPeers = max(8, size - 1)
         let advertiser = try await loopbackAdvertiser("mesh-host")
-        let host = Session(peer: advertiser.peer)
+        let host = Session(peer: advertiser.peer, configuration: configuration)
         let acceptor = acceptAll(advertiser, into: host)
         defer { acceptor.cancel() }
         var sessions = [host]
         var logs = [EventLog(host)]
         for index in 1..<size {
-            let session = Session(peer: try PeerID(displayName: "member-\(index)"))
+            let session = Session(peer: try PeerID(displayName: "member-\(index)"), configuration: configuration)
             logs.append(EventLog(session))
             try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
             sessions.append(session)
