@@ -7,7 +7,7 @@ struct PeerDemo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peer-demo",
         abstract: "Advertise, browse, invite, connect and exchange messages with PeerConnectivity.",
-        subcommands: [AdvertiseCommand.self, BrowseCommand.self]
+        subcommands: [AdvertiseCommand.self, BrowseCommand.self, MeshCommand.self]
     )
 }
 
