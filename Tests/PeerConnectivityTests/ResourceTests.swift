@@ -90,18 +90,36 @@ struct ResourceTests {
         }
     }
 
+    /// A 64 MiB resource under way from the client to the host (a small window, so it takes a while),
+    /// once the host has written its first bytes.
+    private struct Midway {
+        let scratch: ScratchDirectory
+        let pair: SessionPair
+        let transfer: ResourceTransfer
+        /// The receiver's progress.
+        let progress: Progress
+
+        init(_ label: String, name: String) async throws {
+            scratch = try ScratchDirectory(label)
+            var configuration = Session.Configuration.default
+            configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+            configuration.resourceWindow = 256 << 10
+            pair = try await SessionPair.connect(host: configuration)
+            transfer = try pair.client.sendResource(
+                at: try scratch.largeFile(mebibytes: 64),
+                withName: name,
+                toPeer: pair.host.peer
+            )
+            progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
+            while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+    }
+
     @Test("the sender cancels through its Progress: both sides get a cancelled error within 1 s; no file is left")
     func senderCancels() async throws {
-        let scratch = try ScratchDirectory("sender-cancels")
+        let midway = try await Midway("sender-cancels", name: "big.bin")
+        let (scratch, pair, transfer) = (midway.scratch, midway.pair, midway.transfer)
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
-        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
-        configuration.resourceWindow = 256 << 10
-        let pair = try await SessionPair.connect(host: configuration)
-        let source = try scratch.largeFile(mebibytes: 64)
-        let transfer = try pair.client.sendResource(at: source, withName: "big.bin", toPeer: pair.host.peer)
-        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
-        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let start = ContinuousClock.now
         transfer.progress.cancel()
         await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "big.bin")) {
@@ -118,16 +136,9 @@ struct ResourceTests {
 
     @Test("the receiver cancels through its Progress: both sides get a cancelled error within 1 s; no file is left")
     func receiverCancels() async throws {
-        let scratch = try ScratchDirectory("receiver-cancels")
+        let midway = try await Midway("receiver-cancels", name: "big.bin")
+        let (scratch, pair, transfer, progress) = (midway.scratch, midway.pair, midway.transfer, midway.progress)
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
-        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
-        configuration.resourceWindow = 256 << 10
-        let pair = try await SessionPair.connect(host: configuration)
-        let source = try scratch.largeFile(mebibytes: 64)
-        let transfer = try pair.client.sendResource(at: source, withName: "big.bin", toPeer: pair.host.peer)
-        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
-        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let start = ContinuousClock.now
         progress.cancel()
         await #expect(throws: TransferError.cancelledByPeer(peer: pair.host.peer, name: "big.bin")) {
@@ -143,16 +154,9 @@ struct ResourceTests {
 
     @Test("the connection closes mid-transfer: both sides fail with connectionClosed; no file is left")
     func disconnect() async throws {
-        let scratch = try ScratchDirectory("disconnect")
+        let midway = try await Midway("disconnect", name: "cut.bin")
+        let (scratch, pair, transfer) = (midway.scratch, midway.pair, midway.transfer)
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
-        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
-        configuration.resourceWindow = 256 << 10
-        let pair = try await SessionPair.connect(host: configuration)
-        let source = try scratch.largeFile(mebibytes: 64)
-        let transfer = try pair.client.sendResource(at: source, withName: "cut.bin", toPeer: pair.host.peer)
-        let progress = try #require(try await pair.hostLog.waitForStartedResources(1).first)
-        while progress.completedUnitCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         await pair.host.disconnect()
         let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
         #expect(error == .connectionClosed(nil, peer: pair.host.peer, name: "cut.bin"))
