@@ -65,9 +65,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What the benchmarks share: the raw-TCP baseline, statistics, process samples, result files.
+        .target(
+            name: "BenchSupport",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "core-bench",
             dependencies: [
+                "BenchSupport",
                 "PeerConnectivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,15 +7,16 @@ import Foundation
 #endif
 
 /// The baseline: blocking POSIX sockets on loopback, no framing library, TCP_NODELAY on both ends.
-enum RawTCP {
-    struct SocketError: Error, CustomStringConvertible {
-        var call: String
-        var errno: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(errno)))" }
+public enum RawTCP {
+    /// A socket call that failed, with its errno.
+    public struct SocketError: Error, CustomStringConvertible {
+        public var call: String
+        public var errno: Int32
+        public var description: String { "\(call) failed: \(String(cString: strerror(errno)))" }
     }
 
     /// A listening socket on 127.0.0.1 and an ephemeral port.
-    static func listen() throws -> (fd: Int32, port: UInt16) {
+    public static func listen() throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(call: "socket", errno: errno) }
         var address = sockaddr_in()
@@ -33,7 +34,8 @@ enum RawTCP {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    static func connect(port: UInt16) throws -> Int32 {
+    /// A connected socket to 127.0.0.1:`port`, TCP_NODELAY set.
+    public static func connect(port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -49,12 +51,14 @@ enum RawTCP {
         return fd
     }
 
-    static func noDelay(_ fd: Int32) {
+    /// Sets TCP_NODELAY.
+    public static func noDelay(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
+    /// Writes the whole buffer; stops early if the socket fails.
+    public static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < buffer.count {
             let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -63,7 +67,8 @@ enum RawTCP {
         }
     }
 
-    static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    /// Reads exactly `buffer.count` bytes; false at EOF or on an error.
+    public static func readExactly(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var offset = 0
         while offset < buffer.count {
             let count = read(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -75,7 +80,7 @@ enum RawTCP {
 
     /// Serves one connection on a thread: echoes `echoSize`-byte messages (when > 0), or reads
     /// `sinkBytes` bytes and answers one byte.
-    static func serve(listener: Int32, echoSize: Int, sinkBytes: Int) {
+    public static func serve(listener: Int32, echoSize: Int, sinkBytes: Int) {
         let thread = Thread {
             let fd = accept(listener, nil, nil)
             noDelay(fd)
@@ -100,7 +105,7 @@ enum RawTCP {
     }
 
     /// Round trips of `size`-byte messages, in nanoseconds, after `warmup` unmeasured ones.
-    static func roundTrips(size: Int, count: Int, warmup: Int) throws -> [UInt64] {
+    public static func roundTrips(size: Int, count: Int, warmup: Int) throws -> [UInt64] {
         let (listener, port) = try listen()
         defer { close(listener) }
         serve(listener: listener, echoSize: size, sinkBytes: 0)
@@ -121,7 +126,7 @@ enum RawTCP {
     }
 
     /// Seconds to push `count` messages of `size` bytes one way, each with its own write, until acknowledged.
-    static func oneWay(size: Int, count: Int) throws -> Double {
+    public static func oneWay(size: Int, count: Int) throws -> Double {
         let (listener, port) = try listen()
         defer { close(listener) }
         serve(listener: listener, echoSize: 0, sinkBytes: size * count)
