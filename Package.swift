@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
         .executable(name: "core-bench", targets: ["core-bench"]),
+        .executable(name: "transfer-bench", targets: ["transfer-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -72,6 +73,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "core-bench",
+            dependencies: [
+                "BenchSupport",
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "transfer-bench",
             dependencies: [
                 "BenchSupport",
                 "PeerConnectivity",
