@@ -90,6 +90,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "BenchSupportTests",
+            dependencies: ["BenchSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "PeerConnectivityCoreTests",
             dependencies: [
                 "PeerConnectivityCore",

@@ -133,11 +133,22 @@ struct RunCommand: AsyncParsableCommand {
     /// Raw TCP moving `mebibytes` MiB one way, 1 MiB per write, ``rawRepetitions`` times.
     private static func raw(mebibytes: Int) throws -> TransferBenchResult.RawRun {
         var seconds: [Double] = []
+        var cpuSeconds: [Double] = []
         for _ in 0..<rawRepetitions {
+            let before = ProcessSample.current()
             seconds.append(try RawTCP.oneWay(size: 1 << 20, count: mebibytes))
+            let after = ProcessSample.current()
+            cpuSeconds.append(
+                after.userCPUSeconds + after.systemCPUSeconds - before.userCPUSeconds - before.systemCPUSeconds
+            )
         }
         let median = seconds.sorted()[seconds.count / 2]
-        return .init(bytes: mebibytes << 20, seconds: seconds, bytesPerSecond: Double(mebibytes << 20) / median)
+        return .init(
+            bytes: mebibytes << 20,
+            seconds: seconds,
+            cpuSeconds: cpuSeconds,
+            bytesPerSecond: Double(mebibytes << 20) / median
+        )
     }
 
     private static func result(

@@ -56,6 +56,8 @@ extension TransferBenchResult {
                 String(format: "(%.2f s)", phase.seconds)
             )
         }
+        let rawCPU = rawTCP.resource.cpuSeconds.sorted()[rawTCP.resource.cpuSeconds.count / 2]
+        print(String(format: "  raw TCP, both ends: %.2f CPU s for the resource's bytes", rawCPU))
         for (target, met) in targetsMet.sorted(by: { $0.key < $1.key }) {
             print(met ? "MET    " : "MISSED ", target)
         }

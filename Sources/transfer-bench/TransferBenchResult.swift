@@ -22,6 +22,8 @@ struct TransferBenchResult: Codable {
     struct RawRun: Codable {
         var bytes: Int
         var seconds: [Double]
+        /// CPU time (user + system) of each run, both ends together: what moving the bytes costs.
+        var cpuSeconds: [Double]
         /// From the median of `seconds`.
         var bytesPerSecond: Double
     }
