@@ -64,7 +64,7 @@ struct BenchClient: Sendable {
 
     /// Writes `totalBytes` over `count` streams at once, until the receiver has read each to its end.
     func streams(_ count: Int, totalBytes: Int) async throws -> Transfer {
-        let block = Data((0..<Self.streamWriteBytes).map { _ in UInt8.random(in: 0...255) })
+        let block = try RandomBytes.data(count: Self.streamWriteBytes)
         let (seconds, sender, receiver) = try await measured {
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in

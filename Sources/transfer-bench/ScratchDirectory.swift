@@ -27,7 +27,7 @@ struct ScratchDirectory {
         }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
-        let block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) })
+        let block = try RandomBytes.data(count: 1 << 20)
         for _ in 0..<mebibytes {
             try handle.write(contentsOf: block)
         }
