@@ -31,9 +31,12 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "64-byte echoes measured without a transfer; at most as many during the resource (they stop when it ends)."
+            "64-byte echoes measured with nothing else on the connection (during the resource they go on until it ends)."
     )
     var echoes = 20_000
+
+    /// The most echoes measured during the resource, a bound should it never end.
+    static let maximumEchoesDuringResource = 1_000_000
 
     @Option(help: "Seconds after which the run stops, whatever it is doing.")
     var timeLimit = 600
@@ -117,7 +120,11 @@ struct RunCommand: AsyncParsableCommand {
         print("resource of \(resourceMebibytes) MiB ...")
         let (resource, _) = try await client.sendResource(file, bytes: bytes, echoes: 0)
         print("resource of \(resourceMebibytes) MiB with echoes ...")
-        let (resourceWithEchoes, busy) = try await client.sendResource(file, bytes: bytes, echoes: echoes)
+        let (resourceWithEchoes, busy) = try await client.sendResource(
+            file,
+            bytes: bytes,
+            echoes: Self.maximumEchoesDuringResource
+        )
         print("\(streams) streams, \(streamMebibytes) MiB in all ...")
         let streamRun = try await client.streams(streams, totalBytes: streamMebibytes << 20)
         await session.disconnect()

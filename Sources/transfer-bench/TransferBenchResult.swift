@@ -11,7 +11,7 @@ struct TransferBenchResult: Codable {
         var streams: Int
         /// Bytes per `OutgoingStream.write` call.
         var streamWriteBytes: Int
-        /// Echoes measured without a transfer; at most as many during the resource.
+        /// Echoes measured with nothing else on the connection; during the resource they go on until it ends.
         var echoes: Int
         var echoBytes: Int
         /// Raw-TCP runs of each size; the median counts.
