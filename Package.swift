@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "core-bench", targets: ["core-bench"]),
         .executable(name: "reflector", targets: ["reflector"]),
         .executable(name: "test-runner", targets: ["test-runner"]),
+        .executable(name: "transfer-bench", targets: ["transfer-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -79,9 +80,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What core-bench and transfer-bench share: the raw-TCP baseline, statistics, process samples,
+        // result files.
+        .target(
+            name: "BenchSupport",
+            dependencies: ["PeerConnectivityBench"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "core-bench",
             dependencies: [
+                "BenchSupport",
                 "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,6 +111,20 @@ let package = Package(
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "transfer-bench",
+            dependencies: [
+                "BenchSupport",
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BenchSupportTests",
+            dependencies: ["BenchSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

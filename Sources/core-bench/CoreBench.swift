@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchSupport
 import Foundation
 import PeerConnectivity
 
@@ -108,36 +109,29 @@ struct CoreBench: AsyncParsableCommand {
     }
 
     private func report(_ result: CoreBenchResult) {
-        func row(_ name: String, _ raw: String, _ ours: String, _ ratio: String) {
-            print(
-                name.padding(toLength: 34, withPad: " ", startingAt: 0),
-                raw.padding(toLength: 16, withPad: " ", startingAt: 0),
-                ours.padding(toLength: 18, withPad: " ", startingAt: 0),
-                ratio
-            )
-        }
+        let table = ReportTable(widths: [34, 16, 18])
         let raw = result.rawTCP
         let ours = result.peerConnectivity
-        row("", "raw TCP", "PeerConnectivity", "ratio")
-        row(
+        table.row("", "raw TCP", "PeerConnectivity", "ratio")
+        table.row(
             "64 B round trip p50 (us)",
             String(format: "%.1f", raw.roundTrip64Bytes.p50Microseconds),
             String(format: "%.1f", ours.roundTrip64Bytes.p50Microseconds),
             String(format: "%.2fx", result.ratios.roundTripP50)
         )
-        row(
+        table.row(
             "64 B round trip p99 (us)",
             String(format: "%.1f", raw.roundTrip64Bytes.p99Microseconds),
             String(format: "%.1f", ours.roundTrip64Bytes.p99Microseconds),
             ""
         )
-        row(
+        table.row(
             "1 MiB one way (MB/s)",
             String(format: "%.0f", raw.throughput1MiBBytesPerSecond / 1e6),
             String(format: "%.0f", ours.throughput1MiBBytesPerSecond / 1e6),
             String(format: "%.0f%%", result.ratios.throughput1MiB * 100)
         )
-        row(
+        table.row(
             "64 B one way (messages/s)",
             String(format: "%.0f", raw.messages64BytesPerSecond),
             String(format: "%.0f", ours.messages64BytesPerSecond),
@@ -153,20 +147,7 @@ struct CoreBench: AsyncParsableCommand {
     }
 
     private func write(_ result: CoreBenchResult) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        let day = ISO8601DateFormatter.string(
-            from: result.date,
-            timeZone: TimeZone(identifier: "UTC")!,
-            formatOptions: [.withFullDate]
-        )
-        let path = output ?? "results/core-bench-\(day).json"
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        try encoder.encode(result).write(to: URL(fileURLWithPath: path))
+        let path = try ResultFile.write(result, tool: "core-bench", date: result.date, output: output)
         print("wrote \(path)")
     }
 }

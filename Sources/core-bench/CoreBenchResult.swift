@@ -1,29 +1,8 @@
+import BenchSupport
 import Foundation
 
 /// What one run of core-bench measured, written as JSON.
 struct CoreBenchResult: Codable {
-    struct Latency: Codable {
-        var count: Int
-        var p50Microseconds: Double
-        var p90Microseconds: Double
-        var p99Microseconds: Double
-        var maxMicroseconds: Double
-
-        init(nanoseconds samples: [UInt64]) {
-            let sorted = samples.sorted()
-            func percentile(_ p: Double) -> Double {
-                guard !sorted.isEmpty else { return 0 }
-                let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
-                return Double(sorted[min(max(rank, 0), sorted.count - 1)]) / 1e3
-            }
-            count = sorted.count
-            p50Microseconds = percentile(50)
-            p90Microseconds = percentile(90)
-            p99Microseconds = percentile(99)
-            maxMicroseconds = Double(sorted.last ?? 0) / 1e3
-        }
-    }
-
     struct Measurements: Codable {
         var roundTrip64Bytes: Latency
         var throughput1MiBBytesPerSecond: Double

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import PeerConnectivity
 
@@ -118,16 +119,5 @@ final class PeerBench: Sendable {
         await advertiser.stop()
         await server.disconnect()
         serverTask.cancel()
-    }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-extension Duration {
-    var milliseconds: Double {
-        Double(components.seconds) * 1e3 + Double(components.attoseconds) / 1e15
     }
 }

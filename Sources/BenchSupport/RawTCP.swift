@@ -9,10 +9,10 @@ import PeerConnectivityBench
 
 /// The baseline: blocking POSIX sockets on loopback (``TCPSocket``), no framing library, TCP_NODELAY on
 /// both ends.
-enum RawTCP {
+public enum RawTCP {
     /// Serves one connection on a thread: echoes `echoSize`-byte messages (when > 0), or reads
     /// `sinkBytes` bytes and answers one byte.
-    static func serve(listener: Int32, echoSize: Int, sinkBytes: Int) {
+    public static func serve(listener: Int32, echoSize: Int, sinkBytes: Int) {
         let thread = Thread {
             let fd = accept(listener, nil, nil)
             TCPSocket.noDelay(fd)
@@ -37,7 +37,7 @@ enum RawTCP {
     }
 
     /// Round trips of `size`-byte messages, in nanoseconds, after `warmup` unmeasured ones.
-    static func roundTrips(size: Int, count: Int, warmup: Int) throws -> [UInt64] {
+    public static func roundTrips(size: Int, count: Int, warmup: Int) throws -> [UInt64] {
         let (listener, port) = try TCPSocket.listen(host: "127.0.0.1", port: 0)
         defer { close(listener) }
         serve(listener: listener, echoSize: size, sinkBytes: 0)
@@ -58,7 +58,7 @@ enum RawTCP {
     }
 
     /// Seconds to push `count` messages of `size` bytes one way, each with its own write, until acknowledged.
-    static func oneWay(size: Int, count: Int) throws -> Double {
+    public static func oneWay(size: Int, count: Int) throws -> Double {
         let (listener, port) = try TCPSocket.listen(host: "127.0.0.1", port: 0)
         defer { close(listener) }
         serve(listener: listener, echoSize: 0, sinkBytes: size * count)

@@ -1,0 +1,65 @@
+import BenchSupport
+import Foundation
+
+extension TransferBenchResult {
+    /// Prints the result as a table, then each target met or missed.
+    func report() {
+        let table = ReportTable(widths: [34, 12, 18])
+        let ours = peerConnectivity
+        func rate(_ bytesPerSecond: Double) -> String { String(format: "%.0f", bytesPerSecond / 1e6) }
+        func percent(_ ratio: Double) -> String { String(format: "%.0f%%", ratio * 100) }
+        func mebibytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / Double(1 << 20)) }
+        func milliseconds(_ latency: Latency) -> String {
+            String(
+                format: "%.3f / %.3f / %.3f (n=%d)",
+                latency.p50Microseconds / 1e3,
+                latency.p99Microseconds / 1e3,
+                latency.maxMicroseconds / 1e3,
+                latency.count
+            )
+        }
+        let resourceSize = "\(plan.resourceBytes >> 20) MiB"
+        table.row("", "raw TCP", "PeerConnectivity", "ratio")
+        table.row(
+            "resource \(resourceSize) (MB/s)",
+            rate(rawTCP.resource.bytesPerSecond),
+            rate(ours.resource.bytesPerSecond),
+            percent(ratios.resource)
+        )
+        table.row(
+            "resource, with echoes (MB/s)",
+            rate(rawTCP.resource.bytesPerSecond),
+            rate(ours.resourceWithEchoes.bytesPerSecond),
+            percent(ratios.resourceWithEchoes)
+        )
+        table.row(
+            "\(plan.streams) streams, \(plan.streamBytes >> 20) MiB (MB/s)",
+            rate(rawTCP.streams.bytesPerSecond),
+            rate(ours.streams.bytesPerSecond),
+            percent(ratios.streams)
+        )
+        print("64 B echo p50 / p99 / max (ms):")
+        print("  idle:                ", milliseconds(ours.echoIdle))
+        print("  during the resource: ", milliseconds(ours.echoDuringResource))
+        let phases = [
+            ("resource", ours.resource), ("resource+echo", ours.resourceWithEchoes), ("streams", ours.streams),
+        ]
+        print("peak RSS rise (MiB) and CPU user+sys (s), sender | receiver:")
+        for (name, phase) in phases {
+            print(
+                "  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))",
+                mebibytes(phase.sender.peakResidentDeltaBytes),
+                String(format: "%.2f+%.2f", phase.sender.userCPUSeconds, phase.sender.systemCPUSeconds),
+                "|",
+                mebibytes(phase.receiver.peakResidentDeltaBytes),
+                String(format: "%.2f+%.2f", phase.receiver.userCPUSeconds, phase.receiver.systemCPUSeconds),
+                String(format: "(%.2f s)", phase.seconds)
+            )
+        }
+        let rawCPU = rawTCP.resource.cpuSeconds.sorted()[rawTCP.resource.cpuSeconds.count / 2]
+        print(String(format: "  raw TCP, both ends: %.2f CPU s for the resource's bytes", rawCPU))
+        for (target, met) in targetsMet.sorted(by: { $0.key < $1.key }) {
+            print(met ? "MET    " : "MISSED ", target)
+        }
+    }
+}
