@@ -23,6 +23,7 @@ public final class Browser: Sendable {
     public let events: Events
 
     let core: BrowserCore
+    let delegateAdapter = BrowserDelegateAdapter()
 
     /// Makes a browser; nothing happens on the network until ``start()``.
     ///

@@ -33,6 +33,7 @@ public final class Session: Sendable {
     public let events: Events
 
     let core: SessionCore
+    let delegateAdapter = SessionDelegateAdapter()
 
     /// Makes a session.
     ///
