@@ -64,6 +64,16 @@ final class BrowserCore: Sendable {
         }
     }
 
+    /// Browsing failed (avahi-daemon went away): every subscriber gets the events queued for it, then
+    /// `error`, once.
+    func fail(_ error: DiscoveryError) {
+        state.withLock { state in
+            guard state.failure == nil else { return }
+            state.failure = error
+            events.finish()
+        }
+    }
+
     /// Why browsing failed, once it has.
     var failure: DiscoveryError? {
         state.withLock { $0.failure }
@@ -149,11 +159,7 @@ final class BrowserCore: Sendable {
             }
         case .failed(let failure):
             configuration.logger.error("browsing \(registrationType) failed: \(failure)")
-            state.withLock { state in
-                guard state.failure == nil else { return }
-                state.failure = failure.isDaemonNotRunning ? .daemonNotRunning : .dnsServiceFailed("\(failure)")
-                events.finish()
-            }
+            fail(failure.isDaemonNotRunning ? .daemonNotRunning : .dnsServiceFailed("\(failure)"))
         }
     }
 

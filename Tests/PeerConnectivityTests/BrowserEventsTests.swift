@@ -1,6 +1,7 @@
 import Foundation
-import PeerConnectivity
 import Testing
+
+@testable import PeerConnectivity
 
 /// Browser events for any number of subscribers, through the real avahi-daemon.
 @Suite("Browser events", .timeLimit(.minutes(1)))
@@ -63,5 +64,23 @@ struct BrowserEventsTests {
         #expect((early + [late]).allSatisfy { $0.ended.value })
         var afterStop = browser.events.makeAsyncIterator()
         #expect(try await afterStop.next() == nil)
+    }
+
+    @Test("when browsing fails, every iterator throws the error once, then ends; a model shows it")
+    @MainActor
+    func failure() async throws {
+        let me = try PeerID(displayName: "failing")
+        let browser = try Browser(peer: me, serviceType: uniqueServiceType("fail"))
+        let model = SessionModel(session: Session(peer: me), browser: browser)
+        let running = Task { await model.run() }
+        defer { running.cancel() }
+        try await eventually { model.isRunning }
+        let before = [browser.events.makeAsyncIterator(), browser.events.makeAsyncIterator()]
+        browser.core.fail(.daemonNotRunning)
+        for var iterator in before + [browser.events.makeAsyncIterator()] {  // the last made after the failure
+            await #expect(throws: DiscoveryError.daemonNotRunning) { _ = try await iterator.next() }
+            #expect(try await iterator.next() == nil)
+        }
+        try await eventually { model.discoveryError == .daemonNotRunning }
     }
 }

@@ -66,8 +66,9 @@ public final class SessionModel {
     /// Follows the session and the browser: the model changes only while this runs.
     ///
     /// It first reads their state now (so a model run again after a pause is right at once), then
-    /// applies every change they report. Returns when the calling task is cancelled, or when the
-    /// session is released and the browser stopped; at once if it is running already.
+    /// applies every change they report, on the main actor, in order. Returns when the calling task is
+    /// cancelled (the model holds its session, so the session outlives it); at once if it is running
+    /// already. When the browser stops, ``discovered`` empties and the session goes on being followed.
     public func run() async {
         guard !isRunning else { return }
         isRunning = true
