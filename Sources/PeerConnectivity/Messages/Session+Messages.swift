@@ -6,7 +6,7 @@ extension Session {
     ///
     /// The value travels as JSON after a short header naming its type (`String(describing:)`, without
     /// the module: "ChatLine"), so several types can share a session and each sequence gets its own.
-    /// A `Data` value goes through ``send(_:toPeers:mode:)-(Data,_,_)`` unchanged instead, as a raw message.
+    /// A `Data` value goes through `send(_ data: Data, toPeers:mode:)` unchanged instead, as a raw message.
     ///
     /// ```swift
     /// struct ChatLine: Codable, Sendable { var text: String }
@@ -29,8 +29,8 @@ extension Session {
         try await send(data, toPeers: peers, mode: mode)
     }
 
-    /// The messages of one type that peers send with ``send(_:toPeers:mode:)-(Message,_,_)``, with the
-    /// peer each came from, as `GroupSessionMessenger.messages(of:)`.
+    /// The values of one type that peers send (`send(_:toPeers:mode:)` with a `Codable` value), each with
+    /// the peer it came from, as `GroupSessionMessenger.messages(of:)`.
     ///
     /// ```swift
     /// for try await (line, peer) in session.messages(of: ChatLine.self) {
