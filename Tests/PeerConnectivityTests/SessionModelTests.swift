@@ -61,6 +61,25 @@ struct SessionModelTests {
         #expect(model.peers[hostPeer]?.disconnectReason == nil, "the reason was not seen: left unknown")
     }
 
+    @Test("two views run one model: it follows while either runs, and stops when both are gone")
+    func twoRunners() async throws {
+        let pair = try await SessionPair.connect()
+        let hostPeer = pair.advertiser.peer
+        let model = SessionModel(session: pair.client)
+        let list = Task { await model.run() }
+        let detail = Task { await model.run() }
+        try await eventually { model.isRunning }
+        list.cancel()
+        await list.value
+        #expect(model.isRunning, "the detail view still runs it")
+        await pair.host.disconnect()
+        try await eventually { model.peers[hostPeer]?.state == .notConnected }
+        #expect(model.peers[hostPeer]?.disconnectReason == .peerDisconnected)
+        detail.cancel()
+        await detail.value
+        #expect(!model.isRunning)
+    }
+
     @Test("transfers: in flight both ways, with their progress; cancelling one from the model ends it on both sides")
     func transfers() async throws {
         let scratch = try ScratchDirectory("model-transfers")

@@ -41,6 +41,11 @@ public final class SessionModel {
     /// Whether ``run()`` is running, so that the model follows the session.
     public private(set) var isRunning = false
 
+    /// How many calls of ``run()`` are running.
+    @ObservationIgnored private var runners = 0
+    /// The task that follows the session while any ``run()`` runs.
+    @ObservationIgnored private var follower: Task<Void, Never>?
+
     /// The connected peers, by display name.
     public var connectedPeers: [PeerID] {
         peers.filter { $0.value.state == .connected }.keys.sorted {
@@ -66,13 +71,29 @@ public final class SessionModel {
     /// Follows the session and the browser: the model changes only while this runs.
     ///
     /// It first reads their state now (so a model run again after a pause is right at once), then
-    /// applies every change they report, on the main actor, in order. Returns when the calling task is
-    /// cancelled (the model holds its session, so the session outlives it); at once if it is running
-    /// already. When the browser stops, ``discovered`` empties and the session goes on being followed.
+    /// applies every change they report, on the main actor, in order. Several views may each run it
+    /// (`.task { await model.run() }`): the model follows while at least one of them runs. Returns when
+    /// the calling task is cancelled (the model holds its session, so the session outlives it). When the
+    /// browser stops, ``discovered`` empties and the session goes on being followed.
     public func run() async {
-        guard !isRunning else { return }
-        isRunning = true
-        defer { isRunning = false }
+        runners += 1
+        if runners == 1 {
+            isRunning = true
+            follower = Task { await self.follow() }
+        }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        runners -= 1
+        guard runners == 0, let follower else { return }
+        self.follower = nil
+        follower.cancel()
+        await follower.value
+        if runners == 0 { isRunning = false }
+    }
+
+    /// Subscribes with a snapshot, sets it, then applies every change until cancelled.
+    private func follow() async {
         let core = session.core
         let (sessionID, states) = core.subscribeToPeerStates()
         let sessionEvents = Session.Events.Iterator(subscription: .init(core: core, id: sessionID))
