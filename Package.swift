@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
+        .executable(name: "peer-chat", targets: ["peer-chat"]),
         .executable(name: "core-bench", targets: ["core-bench"]),
         .executable(name: "reflector", targets: ["reflector"]),
         .executable(name: "test-runner", targets: ["test-runner"]),
@@ -63,6 +64,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "peer-demo",
+            dependencies: [
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The example app: a terminal chat among the peers on the LAN.
+        .executableTarget(
+            name: "peer-chat",
             dependencies: [
                 "PeerConnectivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

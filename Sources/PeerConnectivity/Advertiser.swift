@@ -31,6 +31,7 @@ public final class Advertiser: Sendable {
     public let invitations: AsyncStream<Invitation>
 
     let core: AdvertiserCore
+    let delegateAdapter = AdvertiserDelegateAdapter()
 
     /// Makes an advertiser; nothing happens on the network until ``start()``.
     ///

@@ -18,11 +18,12 @@ public final class Browser: Sendable {
     public let peer: PeerID
     /// The service type browsed: "chat" for `_chat._tcp`.
     public let serviceType: String
-    /// Found and lost peers, in order. Ends when the browser stops; throws ``DiscoveryError`` if
-    /// avahi-daemon goes away.
-    public let events: AsyncThrowingStream<BrowserEvent, any Error>
+    /// Found and lost peers, in order, for any number of iterators; each starts with the peers found
+    /// at that moment. Ends when the browser stops; throws ``DiscoveryError`` if avahi-daemon goes away.
+    public let events: Events
 
     let core: BrowserCore
+    let delegateAdapter = BrowserDelegateAdapter()
 
     /// Makes a browser; nothing happens on the network until ``start()``.
     ///
@@ -35,14 +36,8 @@ public final class Browser: Sendable {
         try DiscoveryRecord.validate(serviceType: serviceType)
         self.peer = peer
         self.serviceType = serviceType
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: BrowserEvent.self, throwing: (any Error).self)
-        self.events = stream
-        self.core = BrowserCore(
-            peer: peer,
-            serviceType: serviceType,
-            configuration: configuration,
-            continuation: continuation
-        )
+        self.core = BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration)
+        self.events = Events(core: core)
     }
 
     deinit {

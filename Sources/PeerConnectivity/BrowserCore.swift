@@ -3,6 +3,9 @@ import Synchronization
 
 /// The state behind a ``Browser``: counts the interfaces each service is seen on (Avahi reports one
 /// ADD per interface and IP version), resolves each service once, and reports found / lost per peer.
+///
+/// Events are yielded into ``events`` while the lock is held, so that a subscriber's snapshot of the
+/// found peers (taken under the same lock) and the events after it fit together exactly.
 final class BrowserCore: Sendable {
     private enum Phase {
         case idle
@@ -22,26 +25,58 @@ final class BrowserCore: Sendable {
         var sightings: [String: [UInt32: Int]] = [:]
         var resolving: [String: Task<Void, Never>] = [:]
         var found: [String: Found] = [:]
+        /// Why browsing ended, when it failed.
+        var failure: DiscoveryError?
+
+        var foundPeers: [PeerID: [String: String]] {
+            Dictionary(
+                found.values.map { ($0.record.peer, $0.record.discoveryInfo) },
+                uniquingKeysWith: { a, _ in a }
+            )
+        }
     }
 
     private let peer: PeerID
     private let ownInstanceName: String
     private let registrationType: String
     private let configuration: Browser.Configuration
-    private let continuation: AsyncThrowingStream<BrowserEvent, any Error>.Continuation
     private let state = Mutex(State())
+    /// Found and lost peers for every subscriber (``Browser/Events``); nothing is kept for later ones:
+    /// each starts from a snapshot instead.
+    let events = EventHub<BrowserEvent>(keepsEarlyEvents: false)
 
-    init(
-        peer: PeerID,
-        serviceType: String,
-        configuration: Browser.Configuration,
-        continuation: AsyncThrowingStream<BrowserEvent, any Error>.Continuation
-    ) {
+    init(peer: PeerID, serviceType: String, configuration: Browser.Configuration) {
         self.peer = peer
         self.ownInstanceName = DiscoveryRecord.instanceName(for: peer)
         self.registrationType = DiscoveryRecord.registrationType(serviceType)
         self.configuration = configuration
-        self.continuation = continuation
+    }
+
+    /// A new subscriber of ``events``, and the peers found at that moment.
+    ///
+    /// - Parameter replaying: whether the subscriber starts with a `.found` for each of them.
+    /// - Returns: its id, and the found peers with their discoveryInfo.
+    func subscribe(replayingFoundPeers replaying: Bool) -> (id: Int, found: [PeerID: [String: String]]) {
+        state.withLock { state in
+            let found = state.foundPeers
+            let initial = replaying ? found.map { BrowserEvent.found($0.key, discoveryInfo: $0.value) } : []
+            return (events.subscribe(claimsEarlyEvents: false, replaying: initial), found)
+        }
+    }
+
+    /// Browsing failed (avahi-daemon went away): every subscriber gets the events queued for it, then
+    /// `error`, once.
+    func fail(_ error: DiscoveryError) {
+        state.withLock { state in
+            guard state.failure == nil else { return }
+            state.failure = error
+            events.finish()
+        }
+    }
+
+    /// Why browsing failed, once it has.
+    var failure: DiscoveryError? {
+        state.withLock { $0.failure }
     }
 
     func start() throws(DiscoveryError) {
@@ -71,20 +106,15 @@ final class BrowserCore: Sendable {
             state.resolving = [:]
             state.found = [:]
             state.sightings = [:]
+            events.finish()
             return result
         }
         if case .started(let browse) = phase { browse.cancel() }
         for task in tasks { task.cancel() }
-        continuation.finish()
     }
 
     var foundPeers: [PeerID: [String: String]] {
-        state.withLock { state in
-            Dictionary(
-                state.found.values.map { ($0.record.peer, $0.record.discoveryInfo) },
-                uniquingKeysWith: { a, _ in a }
-            )
-        }
+        state.withLock { $0.foundPeers }
     }
 
     /// Where to connect to a found peer: 127.0.0.1 when Avahi reports its service on the loopback
@@ -113,26 +143,23 @@ final class BrowserCore: Sendable {
                 state.resolving[instance.name] = Task { await self.resolve(instance) }
             }
         case .removed(let instance):
-            let lost = state.withLock { state -> DiscoveryRecord? in
+            state.withLock { state in
                 guard var interfaces = state.sightings[instance.name], let seen = interfaces[instance.interfaceIndex]
-                else { return nil }
+                else { return }
                 interfaces[instance.interfaceIndex] = seen > 1 ? seen - 1 : nil
                 guard interfaces.isEmpty else {
                     state.sightings[instance.name] = interfaces
-                    return nil
+                    return
                 }
                 state.sightings[instance.name] = nil
                 state.resolving.removeValue(forKey: instance.name)?.cancel()
-                return state.found.removeValue(forKey: instance.name)?.record
-            }
-            if let lost {
-                continuation.yield(.lost(lost.peer))
+                if let lost = state.found.removeValue(forKey: instance.name)?.record {
+                    events.yield(.lost(lost.peer))
+                }
             }
         case .failed(let failure):
             configuration.logger.error("browsing \(registrationType) failed: \(failure)")
-            continuation.finish(
-                throwing: failure.isDaemonNotRunning ? DiscoveryError.daemonNotRunning : .dnsServiceFailed("\(failure)")
-            )
+            fail(failure.isDaemonNotRunning ? .daemonNotRunning : .dnsServiceFailed("\(failure)"))
         }
     }
 
@@ -155,14 +182,11 @@ final class BrowserCore: Sendable {
         var host = resolved.hostTarget
         if host.hasSuffix(".") { host.removeLast() }
         let found = Found(record: record, host: host, port: Int(resolved.port))
-        let report = state.withLock { state -> Bool in
+        state.withLock { state in
             state.resolving[instance.name] = nil
-            guard case .started = state.phase, state.sightings[instance.name] != nil else { return false }
+            guard case .started = state.phase, state.sightings[instance.name] != nil else { return }
             state.found[instance.name] = found
-            return true
-        }
-        if report {
-            continuation.yield(.found(record.peer, discoveryInfo: record.discoveryInfo))
+            events.yield(.found(record.peer, discoveryInfo: record.discoveryInfo))
         }
     }
 }

@@ -1,13 +1,17 @@
 import NIOCore
 import Synchronization
 
-/// The events of a session, from many producers to any number of subscribers that await them.
+/// Events from many producers to any number of subscribers that await them: a session's events,
+/// a browser's, the transfers in progress of a session.
 ///
 /// Each subscriber (one iterator of ``Session/events``) gets every event from the moment it
 /// subscribed, in order; the first subscriber also gets the events from before it (they are kept
-/// for it, so nothing is lost between making a session and iterating it). Each event may carry a
-/// byte count (a message's size): the hub keeps, per subscriber, the bytes handed to it and not yet
-/// consumed, and reports the largest, the *backlog*, which the session uses to pause reading.
+/// for it, so nothing is lost between making a session and iterating it), unless the hub is made
+/// without keeping early events. A subscriber may start with events of its own (a snapshot, for a
+/// browser's found peers) and may take only the events a filter accepts (so that a model of peer
+/// states never holds messages). Each event may carry a byte count (a message's size): the hub
+/// keeps, per subscriber, the bytes handed to it and not yet consumed, and reports the largest, the
+/// *backlog*, which the session uses to pause reading.
 ///
 /// It replaces `AsyncStream` on the session's data path: an iterator takes every queued element
 /// under one lock acquisition, and nothing here is generic across a module boundary.
@@ -18,12 +22,14 @@ final class EventHub<Element: Sendable>: Sendable {
         var waiter: UnsafeContinuation<Element?, Never>?
         /// Bytes of events yielded to this subscriber and not yet consumed.
         var unreadBytes = 0
+        /// When set, only the events it accepts are queued for this subscriber (and counted).
+        var filter: (@Sendable (Element) -> Bool)?
     }
 
     private struct State {
-        /// Starts with the unclaimed subscriber that keeps the first events.
-        var subscribers = [Subscriber(id: 0)]
-        var firstClaimed = false
+        /// Starts with the unclaimed subscriber that keeps the first events, if the hub keeps them.
+        var subscribers: [Subscriber]
+        var firstClaimed: Bool
         var nextID = 1
         var finished = false
 
@@ -32,7 +38,17 @@ final class EventHub<Element: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// Makes a hub.
+    ///
+    /// - Parameter keepsEarlyEvents: whether events yielded before anyone subscribes are kept for
+    ///   the first subscriber that claims them (a session's events); otherwise they go to no one.
+    init(keepsEarlyEvents: Bool = true) {
+        state = Mutex(
+            State(subscribers: keepsEarlyEvents ? [Subscriber(id: 0)] : [], firstClaimed: !keepsEarlyEvents)
+        )
+    }
 
     /// Adds an event for every subscriber; wakes those that wait. Ignored after ``finish()``.
     ///
@@ -46,6 +62,7 @@ final class EventHub<Element: Sendable>: Sendable {
         let backlog = state.withLock { state -> Int in
             guard !state.finished else { return 0 }
             for index in state.subscribers.indices {
+                if let filter = state.subscribers[index].filter, !filter(element) { continue }
                 state.subscribers[index].unreadBytes += bytes
                 if let waiter = state.subscribers[index].waiter {
                     state.subscribers[index].waiter = nil
@@ -74,18 +91,31 @@ final class EventHub<Element: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(returning: nil) }
     }
 
-    /// A new subscriber: the first one gets the events kept since the hub was made.
+    /// A new subscriber: the first one that claims them gets the events kept since the hub was made.
     ///
+    /// - Parameters:
+    ///   - claimsEarlyEvents: whether it takes the events kept for the first subscriber, if no one
+    ///     has (then it also gets them unfiltered); `false` for a subscriber that starts from a snapshot.
+    ///   - initial: events it gets first, before any yielded from now on (its snapshot).
+    ///   - filter: when given, it gets only the events this accepts; called under the hub's lock.
     /// - Returns: its id.
-    func subscribe() -> Int {
+    func subscribe(
+        claimsEarlyEvents: Bool = true,
+        replaying initial: [Element] = [],
+        accepting filter: (@Sendable (Element) -> Bool)? = nil
+    ) -> Int {
         state.withLock { state in
-            if !state.firstClaimed {
+            if claimsEarlyEvents, !state.firstClaimed, let first = state.subscribers.firstIndex(where: { $0.id == 0 }) {
                 state.firstClaimed = true
+                state.subscribers[first].filter = filter
+                state.subscribers[first].buffer.append(contentsOf: initial)
                 return 0
             }
             let id = state.nextID
             state.nextID += 1
-            state.subscribers.append(Subscriber(id: id))
+            var subscriber = Subscriber(id: id, filter: filter)
+            subscriber.buffer.append(contentsOf: initial)
+            state.subscribers.append(subscriber)
             return id
         }
     }

@@ -24,13 +24,14 @@ extension Session {
             Iterator(subscription: Subscription(core: core))
         }
 
-        /// Iterates the events of a session.
-        public struct Iterator: AsyncIteratorProtocol {
+        /// Iterates the events of a session. `Sendable`, so it can be made where the subscription must
+        /// start and handed to the task that reads it.
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
             private let subscription: Subscription
             /// Events already taken from the queue, handed out one by one.
             private var batch = CircularBuffer<SessionEvent>()
 
-            fileprivate init(subscription: Subscription) {
+            init(subscription: Subscription) {
                 self.subscription = subscription
             }
 
@@ -46,13 +47,22 @@ extension Session {
         }
 
         /// One subscriber; unsubscribes when the last copy of its iterator goes away.
-        fileprivate final class Subscription: Sendable {
+        final class Subscription: Sendable {
             let core: SessionCore
             let id: Int
 
-            init(core: SessionCore) {
+            /// Subscribes; claims the events from before if no one has.
+            ///
+            /// - Parameter filter: when given, only the events it accepts are queued for this subscriber.
+            init(core: SessionCore, accepting filter: (@Sendable (SessionEvent) -> Bool)? = nil) {
                 self.core = core
-                self.id = core.events.subscribe()
+                self.id = core.events.subscribe(accepting: filter)
+            }
+
+            /// Takes over a subscription made already (with its snapshot, under the session's lock).
+            init(core: SessionCore, id: Int) {
+                self.core = core
+                self.id = id
             }
 
             deinit {

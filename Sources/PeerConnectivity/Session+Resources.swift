@@ -49,7 +49,13 @@ extension Session {
             name: name,
             peer: peer
         )
-        let task = Task { try await sender.run() }
+        let inFlight = core.resourcesInFlight
+        let key = TransferRegistry.Key.progress(ObjectIdentifier(progress))
+        inFlight.started(TransferRecord(name: name, peer: peer, isIncoming: false, progress: progress), key: key)
+        let task = Task {
+            defer { inFlight.ended(key) }
+            try await sender.run()
+        }
         progress.cancellationHandler = {
             task.cancel()
             connection.resetChannel(channel, .cancelled)

@@ -29,10 +29,11 @@ public final class Session: Sendable {
     public let peer: PeerID
     /// The limits and timers in force.
     public let configuration: Configuration
-    /// Everything that happens in the session, in order. Iterate it from one task.
+    /// Everything that happens in the session, in order, for any number of iterators (see ``Events``).
     public let events: Events
 
     let core: SessionCore
+    let delegateAdapter = SessionDelegateAdapter()
 
     /// Makes a session.
     ///

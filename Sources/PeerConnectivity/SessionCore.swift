@@ -63,6 +63,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let datagrams = SessionDatagrams()
     /// The receiving ends of the channels peers opened, by connection and channel number.
     private let transfers = Mutex([TransferKey: any InboundTransfer]())
+    /// The resources in flight both ways, for ``SessionModel``.
+    let resourcesInFlight = TransferRegistry()
     private let readingPaused = Atomic<Bool>(false)
 
     init(peer: PeerID, configuration: Session.Configuration) {
@@ -91,6 +93,25 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     func state(of peer: PeerID) -> PeerState {
         peers.withLock { $0[peer]?.state ?? .notConnected }
+    }
+
+    /// The state of every peer the session holds.
+    var peerStates: [PeerID: PeerState] {
+        peers.withLock { table in table.mapValues(\.state) }
+    }
+
+    /// A new subscriber of ``events`` that takes only peer state changes, and the states of the peers
+    /// the session holds, together: state changes are yielded under the same lock.
+    ///
+    /// - Returns: the subscriber's id (it claims no early events) and the states.
+    func subscribeToPeerStates() -> (id: Int, states: [PeerID: PeerState]) {
+        peers.withLock { table in
+            let id = events.subscribe(claimsEarlyEvents: false) { event in
+                if case .peerStateChanged = event { return true }
+                return false
+            }
+            return (id, table.mapValues(\.state))
+        }
     }
 
     func connection(to target: PeerID) throws(SessionError) -> Connection {
@@ -387,6 +408,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         datagrams.shutdown()
         stopMesh()
         events.finish()
+        resourcesInFlight.changes.finish()
     }
 
     // MARK: - Receive backpressure
@@ -550,6 +572,10 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 self?.resourceFinished(key, name: name, from: peer, result: result)
             }
             transfers.withLock { $0[key] = receiver }
+            resourcesInFlight.started(
+                TransferRecord(name: name, peer: peer, isIncoming: true, progress: receiver.progress),
+                key: .channel(key)
+            )
             events.yield(.startedReceivingResource(name: name, from: peer, progress: receiver.progress))
             receiver.start()
         }
@@ -562,6 +588,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         result: Result<URL, TransferError>
     ) {
         transfers.withLock { $0[key] = nil }
+        resourcesInFlight.ended(.channel(key))
         events.yield(.finishedReceivingResource(name: name, from: peer, result: result))
     }
 

@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A `peer-demo` child process whose output lines a test can wait for.
+/// A child process of one of the package's executables (`peer-demo` unless told otherwise) whose output
+/// lines a test can wait for, and whose standard input it can write to.
 final class DemoProcess: Sendable {
     private let process: Process
+    private let input = Pipe()
     private let lines = Locked<[String]>([])
     private let errorText = Locked("")
 
@@ -23,10 +25,10 @@ final class DemoProcess: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    /// Starts `peer-demo` with `arguments`.
-    init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`.
+    init(_ arguments: [String], executable: String = "peer-demo", environment extra: [String: String] = [:]) throws {
         let process = Process()
-        process.executableURL = Self.binDirectory.appendingPathComponent("peer-demo")
+        process.executableURL = Self.binDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["AVAHI_COMPAT_NOWARN"] = "1"
@@ -36,6 +38,7 @@ final class DemoProcess: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = input
         self.process = process
         // Blocking read loops on their own threads, not `readabilityHandler`: its libdispatch read sources,
         // torn down while others are set up, can crash the process on Linux (swift-corelibs-libdispatch 949).
@@ -78,6 +81,16 @@ final class DemoProcess: Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
+    }
+
+    /// Writes `line` and a newline to the process's standard input.
+    func type(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Closes the process's standard input: it reads the end of its input.
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
     }
 
     var pid: Int32 { process.processIdentifier }

@@ -1,0 +1,20 @@
+extension SessionModel {
+    /// Where a peer stands in the session, as the model shows it.
+    public struct PeerStatus: Hashable, Sendable {
+        /// Its state.
+        public var state: PeerState
+        /// Why it is `notConnected` (left, declined, timed out, lost); `nil` while connecting or
+        /// connected, and for a peer that was in the session before the model followed it.
+        public var disconnectReason: DisconnectReason?
+
+        /// Makes a status.
+        ///
+        /// - Parameters:
+        ///   - state: the peer's state.
+        ///   - disconnectReason: why it is `notConnected`, when it is.
+        public init(state: PeerState, disconnectReason: DisconnectReason? = nil) {
+            self.state = state
+            self.disconnectReason = disconnectReason
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Observation
+import Testing
+
+/// Waits, polling on the main actor, until `condition` holds; records an issue after `timeout`.
+///
+/// - Returns: whether it held in time.
+@MainActor
+@discardableResult
+func eventually(
+    timeout: Duration = .seconds(10),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
+            return false
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// A flag that Observation sets when something `read` reads is about to change.
+@MainActor
+func observeChange(_ read: () -> Void) -> Locked<Bool> {
+    let changed = Locked(false)
+    withObservationTracking(read) {
+        changed.withLock { $0 = true }
+    }
+    return changed
+}
