@@ -26,6 +26,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var hasher = SHA256()
         var received: UInt64 = 0
         var finished = false
+        /// Bytes written and not yet given back to the sender: credit goes out in batches.
+        var unacknowledged = 0
     }
 
     let name: String
@@ -95,8 +97,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     func received(_ bytes: ByteBuffer) {
         queue.async { [self] in
             do {
-                let written = try state.withLock { state throws -> Bool in
-                    guard !state.finished, state.descriptor >= 0 else { return false }
+                let grant = try state.withLock { state throws -> Int? in
+                    guard !state.finished, state.descriptor >= 0 else { return nil }
                     guard state.received + UInt64(bytes.readableBytes) <= size else {
                         throw TransferError.sizeMismatch(peer: peer, name: name, detail: "more than \(size) bytes")
                     }
@@ -105,11 +107,14 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                         try Self.writeAll(buffer, to: state.descriptor)
                     }
                     state.received += UInt64(bytes.readableBytes)
-                    return true
+                    state.unacknowledged += bytes.readableBytes
+                    guard state.unacknowledged >= window / 8 else { return 0 }
+                    defer { state.unacknowledged = 0 }
+                    return state.unacknowledged
                 }
-                guard written else { return }
+                guard let grant else { return }
                 progress.completedUnitCount += Int64(bytes.readableBytes)
-                connection.grantCredit(bytes.readableBytes, on: channel)
+                if grant > 0 { connection.grantCredit(grant, on: channel) }
             } catch let error as TransferError {
                 fail(error, resetCode: .sizeMismatch)
             } catch {

@@ -23,6 +23,9 @@ extension Session {
         /// file) only once its SHA-256 matches. Created when needed.
         public var resourceDirectory: URL = FileManager.default.temporaryDirectory
             .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
+        /// The flow-control window of a stream being received: how many bytes the writer may send
+        /// that the application has not read yet (the most a stalled reader holds in memory).
+        public var streamWindow: Int = 512 << 10
         /// The flow-control window of a resource being received: how many bytes the sender may have
         /// in flight before the receiver has written them to disk.
         public var resourceWindow: Int = 4 << 20

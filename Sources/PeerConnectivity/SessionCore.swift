@@ -557,7 +557,13 @@ final class SessionCore: ConnectionDelegate, Sendable {
         let name = String(decoding: open.name, as: UTF8.self)
         switch open.kind {
         case .stream:
-            let receiver = StreamReceiver(name: name, peer: peer, connection: connection, channel: open.channel)
+            let receiver = StreamReceiver(
+                name: name,
+                peer: peer,
+                connection: connection,
+                channel: open.channel,
+                window: max(configuration.streamWindow, WireProtocol.initialChannelWindow)
+            )
             transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
             events.yield(.streamReceived(IncomingStream(receiver: receiver)))
         case .resource:

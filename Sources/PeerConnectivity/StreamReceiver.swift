@@ -21,6 +21,8 @@ final class StreamReceiver: InboundTransfer, Sendable {
         var chunks = CircularBuffer<ByteBuffer>()
         var waiter: CheckedContinuation<ByteBuffer?, any Error>?
         var end = End.open
+        /// Bytes read and not yet given back to the writer: credit goes out in batches.
+        var unacknowledged = 0
     }
 
     let name: String
@@ -29,12 +31,31 @@ final class StreamReceiver: InboundTransfer, Sendable {
     private let connection: Connection
     private let channel: UInt32
     private let state = Mutex(State())
+    /// Credit is given back once this many bytes have been read: a quarter of the window, so the
+    /// writer always has room while the CREDIT travels.
+    private let creditBatch: Int
 
-    init(name: String, peer: PeerID, connection: Connection, channel: UInt32) {
+    /// Makes the receiving end and widens the channel's window to `window` bytes.
+    init(name: String, peer: PeerID, connection: Connection, channel: UInt32, window: Int) {
         self.name = name
         self.peer = peer
         self.connection = connection
         self.channel = channel
+        self.creditBatch = max(1, window / 4)
+        if window > WireProtocol.initialChannelWindow {
+            connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
+        }
+    }
+
+    /// Counts `count` bytes as read; gives credit back once a batch has been read.
+    private func read(_ count: Int) {
+        let grant = state.withLock { state -> Int in
+            state.unacknowledged += count
+            guard state.unacknowledged >= creditBatch else { return 0 }
+            defer { state.unacknowledged = 0 }
+            return state.unacknowledged
+        }
+        if grant > 0 { connection.grantCredit(grant, on: channel) }
     }
 
     // MARK: - From the connection (event loop)
@@ -50,7 +71,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
             return nil
         }
         if let waiter {
-            connection.grantCredit(bytes.readableBytes, on: channel)
+            read(bytes.readableBytes)
             waiter.resume(returning: bytes)
         }
     }
@@ -95,7 +116,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
                 }
                 if let immediate {
                     if case .success(let chunk?) = immediate {
-                        connection.grantCredit(chunk.readableBytes, on: channel)
+                        read(chunk.readableBytes)
                     }
                     continuation.resume(with: immediate)
                 }

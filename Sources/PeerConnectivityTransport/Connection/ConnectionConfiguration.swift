@@ -20,6 +20,14 @@ package struct ConnectionConfiguration: Sendable {
     /// Where connection events (and the reasons connections close) are logged.
     package var logger: Logger
 
+    /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than
+    /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy).
+    package static let receiveAllocator = AdaptiveRecvByteBufferAllocator(
+        minimum: 1 << 10,
+        initial: 1 << 16,
+        maximum: 1 << 20
+    )
+
     package init(
         maximumMessageLength: Int,
         handshakeTimeout: TimeAmount,

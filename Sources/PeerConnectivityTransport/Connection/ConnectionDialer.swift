@@ -30,6 +30,7 @@ package enum ConnectionDialer {
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+            .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try ConnectionHandler.install(

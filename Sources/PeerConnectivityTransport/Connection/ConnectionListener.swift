@@ -43,6 +43,7 @@ package final class ConnectionListener: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+            .childChannelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
             .childChannelInitializer { channel in
                 guard pending.enter() else {
                     logger.warning(
