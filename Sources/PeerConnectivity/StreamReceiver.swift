@@ -124,7 +124,9 @@ final class StreamReceiver: InboundTransfer, Sendable {
         } onCancel: {
             cancel()
         }
-        return bytes.map { Data(buffer: $0, byteTransferStrategy: .copy) }
+        // No copy: the chunk keeps its read buffer alive until the reader lets go of it; at most the
+        // window is outstanding, so that is bounded.
+        return bytes.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
     }
 
     /// The reader gives up: the writer gets a cancelled error, the reader ``TransferError/cancelled(peer:name:)``.
