@@ -74,6 +74,9 @@ struct BenchmarkDocumentTests {
     func defaultPath() {
         let document = Fixtures.document(test: .data, name: "loop back/1")
         #expect(document.defaultPath() == "results/2026-11-18T11-06-40Z-data-loop-back-1.json")
+        var unreliable = document
+        unreliable.plan.mode = .unreliable
+        #expect(unreliable.defaultPath() == "results/2026-11-18T11-06-40Z-data-unreliable-loop-back-1.json")
     }
 
     @Test("MPCF-TestBench layout: echoed messages only, seconds since 2001, bandwidth both ways")
