@@ -63,6 +63,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "--test stream: streams opened at once, each echoed back.")
     var streams = 1
 
+    @Flag(
+        help: """
+            --test stream: the reflector reads and checks each stream and answers with a receipt instead of \
+            echoing it, so the link carries the streams one way only.
+            """
+    )
+    var oneWay = false
+
     @Option(
         help: """
             --test stream: bytes written on each stream (default 16777216); --test resource: the file's size \
@@ -169,7 +177,8 @@ struct RunCommand: AsyncParsableCommand {
             durationSeconds: duration,
             recordsSamples: samples || format == .mpcfTestbench,
             streams: test == .stream ? streams : nil,
-            bytes: test.isMessageTest ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20)
+            bytes: test.isMessageTest ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+            oneWay: oneWay ? true : nil
         )
     }
 

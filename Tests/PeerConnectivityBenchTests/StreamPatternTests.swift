@@ -48,8 +48,11 @@ struct StreamPatternTests {
         )
     }
 
-    @Test("a resource confirmation is read back; anything else is not one")
+    @Test("a resource confirmation and a stream receipt are read back; anything else is not one")
     func confirmation() {
+        let receipt = StreamReceipt(name: "bench-oneway-0", bytes: 9, firstMismatchOffset: 3)
+        #expect(StreamReceipt(decoding: receipt.encoded()) == receipt)
+        #expect(StreamReceipt(decoding: ResourceConfirmation(name: "r", size: 1, sha256: nil).encoded()) == nil)
         let confirmation = ResourceConfirmation(name: "r", size: 5, sha256: String(repeating: "a", count: 64))
         #expect(ResourceConfirmation(decoding: confirmation.encoded()) == confirmation)
         #expect(ResourceConfirmation(decoding: Data("pc-bench-hello\n{}".utf8)) == nil)

@@ -47,6 +47,8 @@ struct TestPlanTests {
         )
         #expect(problem(TestPlan(test: .resource, count: 0, warmup: 0, bytes: 1))?.contains("--count") == true)
         #expect(problem(TestPlan(bytes: 100))?.contains("--bytes applies") == true)
+        #expect(problem(TestPlan(oneWay: true))?.contains("--one-way applies to --test stream only") == true)
+        #expect(problem(TestPlan(test: .stream, count: 1, warmup: 0, streams: 1, bytes: 1, oneWay: true)) == nil)
         #expect(problem(TestPlan(test: .stream, mode: .unreliable, count: 1, warmup: 0, streams: 1, bytes: 1)) != nil)
     }
 

@@ -212,6 +212,20 @@ struct ToolsIntegrationTests {
         #expect(streams.timeToFirstByte.count == 3)
         #expect(streams.streams.allSatisfy { $0.outcome == .completed && $0.firstMismatchOffset == nil })
 
+        let oneWayPath = folder.appendingPathComponent("one-way.json").path
+        let oneWay = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "stream", "--one-way", "--streams", "2", "--bytes", "2000000", "--connect",
+                "127.0.0.1:\(port)", "--name", "ow", "--output", oneWayPath, "--quiet",
+            ]
+        )
+        #expect(try await oneWay.exitStatus(within: .seconds(60)) == 0, "\(oneWay.output) \(oneWay.errors)")
+        let oneWayDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: oneWayPath)))
+        let received = try #require(oneWayDocument.streams)
+        #expect(oneWayDocument.plan.oneWay == true && received.completed == 2 && received.echoedBytes == 4_000_000)
+        #expect(received.sentBytesPerSecond > 0 && received.receivedBytesPerSecond == 0)
+
         let resourcePath = folder.appendingPathComponent("resource.json").path
         let resource = try ToolProcess(
             "test-runner",
@@ -231,6 +245,7 @@ struct ToolsIntegrationTests {
         #expect(resources.confirmationTime.count == 2)
         _ = try await reflector.line(containing: "ended runner=test-runner-rs")
         #expect(reflector.output.components(separatedBy: "echoed bytes=3000000").count - 1 == 3)
+        #expect(reflector.output.components(separatedBy: "read bytes=2000000\n").count - 1 == 2)
         #expect(reflector.output.components(separatedBy: "sha256=\(resources.sha256)").count - 1 == 3)
         // Confirmed resources are deleted.
         #expect(try FileManager.default.contentsOfDirectory(atPath: landing.path).isEmpty)

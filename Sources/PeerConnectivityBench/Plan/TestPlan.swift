@@ -35,6 +35,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The stream test: bytes written on each stream; the resource test: bytes of the file (nil for the
     /// message tests).
     public var bytes: Int?
+    /// The stream test: the reflector reads and checks each stream and answers with a ``StreamReceipt``
+    /// instead of echoing it, so the link carries the stream one way only (nil: echoed).
+    public var oneWay: Bool?
 
     /// Makes a plan.
     ///
@@ -51,6 +54,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - recordsSamples: keep every message's times.
     ///   - streams: the stream test's streams.
     ///   - bytes: the stream test's bytes per stream, or the resource test's file size.
+    ///   - oneWay: the stream test's streams are read by the reflector, not echoed.
     public init(
         test: TestKind = .data,
         mode: DeliveryMode = .reliable,
@@ -63,7 +67,8 @@ public struct TestPlan: Codable, Hashable, Sendable {
         durationSeconds: Double = 60,
         recordsSamples: Bool = false,
         streams: Int? = nil,
-        bytes: Int? = nil
+        bytes: Int? = nil,
+        oneWay: Bool? = nil
     ) {
         self.test = test
         self.mode = mode
@@ -77,6 +82,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.recordsSamples = recordsSamples
         self.streams = streams
         self.bytes = bytes
+        self.oneWay = oneWay
     }
 
     /// Checks the plan.
@@ -88,6 +94,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
                 "--mode \(mode.rawValue) applies to --test data only; --test \(test.rawValue) is reliable"
             )
         }
+        if oneWay == true, test != .stream { throw .invalidPlan("--one-way applies to --test stream only") }
         if test == .stream || test == .resource {
             try validateTransfer()
             return

@@ -169,6 +169,8 @@ public final class ReflectorService: Sendable {
                 return
             case .peerStateChanged, .startedReceivingResource:
                 break
+            case .streamReceived(let stream) where stream.name.hasPrefix(StreamTest.oneWayPrefix):
+                transfers.append(Task { [log] in await Self.receive(stream, in: session, log: log) })
             case .streamReceived(let stream):
                 transfers.append(Task { [log] in await Self.echo(stream, in: session, log: log) })
             case .finishedReceivingResource(let name, let peer, let result):
@@ -210,6 +212,39 @@ public final class ReflectorService: Sendable {
             log(
                 "stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) failed after \(bytes) bytes: \(error)"
             )
+        }
+    }
+
+    /// The bytes one-way streams are checked against (made on first use).
+    private static let pattern = StreamPattern()
+
+    /// Reads a one-way stream, checks every byte against the pattern its name's index gives, and answers
+    /// with a ``StreamReceipt``.
+    private static func receive(_ stream: IncomingStream, in session: Session, log: @Sendable (String) -> Void) async {
+        let index = Int(stream.name.dropFirst(StreamTest.oneWayPrefix.count)) ?? 0
+        var bytes = 0
+        var mismatch: Int?
+        var failure: String?
+        do {
+            for try await chunk in stream {
+                if mismatch == nil {
+                    mismatch = chunk.withUnsafeBytes { pattern.firstMismatch(in: $0, index: index, offset: bytes) }
+                        .map { bytes + $0 }
+                }
+                bytes += chunk.count
+            }
+        } catch {
+            failure = "\(error)"
+        }
+        let receipt = StreamReceipt(name: stream.name, bytes: bytes, firstMismatchOffset: mismatch, error: failure)
+        log(
+            "stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) read bytes=\(bytes)"
+                + (mismatch.map { " first-mismatch=\($0)" } ?? "") + (failure.map { " failed: \($0)" } ?? "")
+        )
+        do {
+            try await session.send(receipt.encoded(), toPeers: [stream.peer], mode: .reliable)
+        } catch {
+            log("receipt to runner=\(stream.peer.displayName) failed: \(error)")
         }
     }
 

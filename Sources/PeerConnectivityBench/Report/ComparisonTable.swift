@@ -30,14 +30,18 @@ public enum ComparisonTable {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         for document in documents {
-            let label = "\(document.test.rawValue) \(document.name) \(formatter.string(from: document.startedAt))"
+            let oneWay = document.plan.oneWay == true ? " one-way" : ""
+            let label =
+                "\(document.test.rawValue)\(oneWay) \(document.name) \(formatter.string(from: document.startedAt))"
             if let streams = document.streams {
                 rows.append(
                     [
                         label, "\(streams.streamCount)", ReportSeries.sizeLabel(streams.bytesPerStream),
                         "\(streams.completed)", "\(streams.corrupted)", "\(streams.failed)", "\(streams.timedOut)",
-                        number(streams.sentBytesPerSecond / 1e6), number(streams.receivedBytesPerSecond / 1e6),
-                        number(Double(streams.timeToFirstByte.p50Nanoseconds) / 1e6),
+                        number(streams.sentBytesPerSecond / 1e6),
+                        document.plan.oneWay == true ? "-" : number(streams.receivedBytesPerSecond / 1e6),
+                        document.plan.oneWay == true
+                            ? "-" : number(Double(streams.timeToFirstByte.p50Nanoseconds) / 1e6),
                     ]
                 )
             }

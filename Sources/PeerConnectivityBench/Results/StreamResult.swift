@@ -10,7 +10,7 @@ public struct StreamResult: Codable, Hashable, Sendable {
     public var bytes: Int
     /// Bytes written (accepted by `OutgoingStream.write`).
     public var sentBytes: Int
-    /// Bytes of the echo read back.
+    /// Bytes of the echo read back (one-way: the bytes the reflector says it read).
     public var echoedBytes: Int
     /// What became of it.
     public var outcome: TransferOutcome
@@ -22,13 +22,13 @@ public struct StreamResult: Codable, Hashable, Sendable {
     public var timeToFirstByteNanoseconds: UInt64?
     /// Start to `finish()` after the last write: the runner-to-reflector leg.
     public var writeNanoseconds: UInt64?
-    /// Start to the echo's last byte.
+    /// Start to the echo's last byte (one-way: to the reflector's receipt).
     public var echoNanoseconds: UInt64?
     /// Runner to reflector: `sentBytes` over `writeNanoseconds`. Flow control lets a write return only
     /// while the reflector has read all but the last 256 KiB window, so this is the rate the reflector
     /// received at, to within a window.
     public var sentBytesPerSecond: Double
-    /// Reflector to runner: `echoedBytes` over `echoNanoseconds`.
+    /// Reflector to runner: `echoedBytes` over `echoNanoseconds` (0 one-way: nothing comes back).
     public var receivedBytesPerSecond: Double
 
     /// Makes a result; nothing sent or received yet.

@@ -15,13 +15,13 @@ public struct StreamTestResult: Codable, Hashable, Sendable {
     public var timedOut: Int
     /// Bytes written, all streams.
     public var sentBytes: Int
-    /// Bytes of echo read back, all streams.
+    /// Bytes of echo read back, all streams (one-way: bytes the reflector says it read).
     public var echoedBytes: Int
     /// The first stream's start to the last echo byte of any.
     public var durationNanoseconds: UInt64
     /// Runner to reflector, all streams: `sentBytes` from the first start to the last `finish()`.
     public var sentBytesPerSecond: Double
-    /// Reflector to runner, all streams: `echoedBytes` from the first start to the last echo byte.
+    /// Reflector to runner, all streams: `echoedBytes` from the first start to the last echo byte (0 one-way).
     public var receivedBytesPerSecond: Double
     /// Each stream's start to its echo's first byte, over the streams.
     public var timeToFirstByte: LatencySummary
@@ -35,8 +35,16 @@ public struct StreamTestResult: Codable, Hashable, Sendable {
     ///   - bytesPerStream: the bytes planned per stream.
     ///   - firstStart: the first stream's start, on the monotonic clock.
     ///   - lastWrite: the last `finish()`, on the monotonic clock.
-    ///   - lastEcho: the last echo byte, on the monotonic clock.
-    public init(streams: [StreamResult], bytesPerStream: Int, firstStart: UInt64, lastWrite: UInt64, lastEcho: UInt64) {
+    ///   - lastEcho: the last echo byte (one-way: the last receipt), on the monotonic clock.
+    ///   - oneWay: whether the streams were read by the reflector rather than echoed.
+    public init(
+        streams: [StreamResult],
+        bytesPerStream: Int,
+        firstStart: UInt64,
+        lastWrite: UInt64,
+        lastEcho: UInt64,
+        oneWay: Bool = false
+    ) {
         self.streams = streams
         self.bytesPerStream = bytesPerStream
         streamCount = streams.count
@@ -48,7 +56,8 @@ public struct StreamTestResult: Codable, Hashable, Sendable {
         echoedBytes = streams.reduce(0) { $0 + $1.echoedBytes }
         durationNanoseconds = lastEcho > firstStart ? lastEcho - firstStart : 0
         sentBytesPerSecond = lastWrite > firstStart ? Double(sentBytes) / (Double(lastWrite - firstStart) / 1e9) : 0
-        receivedBytesPerSecond = durationNanoseconds > 0 ? Double(echoedBytes) / (Double(durationNanoseconds) / 1e9) : 0
+        receivedBytesPerSecond =
+            !oneWay && durationNanoseconds > 0 ? Double(echoedBytes) / (Double(durationNanoseconds) / 1e9) : 0
         var recorder = LatencyRecorder()
         for case let time? in streams.map(\.timeToFirstByteNanoseconds) { recorder.record(time) }
         timeToFirstByte = recorder.summary

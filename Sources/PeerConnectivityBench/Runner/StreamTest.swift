@@ -3,13 +3,16 @@ import PeerConnectivity
 import Synchronization
 
 /// The stream test: `--streams` streams of `--bytes` each to the reflector at once, each echoed back on a
-/// stream of the same name, every byte of every echo checked against ``StreamPattern``. Bounded by
+/// stream of the same name, every byte of every echo checked against ``StreamPattern``; or, `--one-way`,
+/// each read and checked by the reflector, which answers with a ``StreamReceipt``. Bounded by
 /// `--duration`: streams not done by then are cancelled and count as timed out.
 enum StreamTest {
     /// Bytes handed to one `write` (the library cuts them into 64 KiB chunks).
     static let writeSize = 256 << 10
-    /// The prefix of the streams' names; the index follows.
+    /// The prefix of the echoed streams' names; the index follows.
     static let namePrefix = "bench-stream-"
+    /// The prefix of the one-way streams' names; the index follows.
+    static let oneWayPrefix = "bench-oneway-"
 
     /// What is known of one stream; times on the monotonic clock.
     private struct Record {
@@ -50,6 +53,8 @@ enum StreamTest {
         }
         let count = plan.streams ?? 1
         let bytes = plan.bytes ?? 0
+        let oneWay = plan.oneWay ?? false
+        let prefix = oneWay ? oneWayPrefix : namePrefix
         let pattern = StreamPattern()
         let tracker = Tracker(count: count)
         let session = driver.session
@@ -57,12 +62,24 @@ enum StreamTest {
         await withTaskGroup(of: Bool.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    await write(index, bytes: bytes, session: session, peer: peer, pattern: pattern, tracker: tracker)
+                    await write(
+                        index,
+                        name: "\(prefix)\(index)",
+                        bytes: bytes,
+                        session: session,
+                        peer: peer,
+                        pattern: pattern,
+                        tracker: tracker
+                    )
                     return false
                 }
             }
             group.addTask {
-                await readEchoes(count: count, inbox: inbox, pattern: pattern, tracker: tracker)
+                if oneWay {
+                    await readReceipts(count: count, inbox: inbox, tracker: tracker)
+                } else {
+                    await readEchoes(count: count, inbox: inbox, pattern: pattern, tracker: tracker)
+                }
                 return false
             }
             group.addTask {
@@ -82,7 +99,7 @@ enum StreamTest {
         }
         let records = tracker.records.withLock { $0 }
         let results = records.enumerated().map { index, record in
-            result(index, record, bytes: bytes, timedOut: timedOut)
+            result(index, record, name: "\(prefix)\(index)", bytes: bytes, oneWay: oneWay, timedOut: timedOut)
         }
         let starts = records.compactMap(\.started)
         let firstStart = starts.min() ?? 0
@@ -91,12 +108,14 @@ enum StreamTest {
             bytesPerStream: bytes,
             firstStart: firstStart,
             lastWrite: records.compactMap(\.finished).max() ?? firstStart,
-            lastEcho: records.compactMap(\.lastByte).max() ?? firstStart
+            lastEcho: records.compactMap(\.lastByte).max() ?? firstStart,
+            oneWay: oneWay
         )
     }
 
     private static func write(
         _ index: Int,
+        name: String,
         bytes: Int,
         session: Session,
         peer: PeerID,
@@ -105,7 +124,7 @@ enum StreamTest {
     ) async {
         tracker.update(index) { $0.started = MonotonicClock.now() }
         do {
-            let stream = try session.startStream(withName: "\(namePrefix)\(index)", toPeer: peer)
+            let stream = try session.startStream(withName: name, toPeer: peer)
             var buffer = Data(count: min(writeSize, max(bytes, 1)))
             var offset = 0
             while offset < bytes {
@@ -152,6 +171,32 @@ enum StreamTest {
         }
     }
 
+    /// One-way: takes the reflector's receipts from the inbox until every stream has one.
+    private static func readReceipts(count: Int, inbox: TransferInbox, tracker: Tracker) async {
+        var received = Set<Int>()
+        do {
+            for try await message in inbox.messages {
+                let now = MonotonicClock.now()
+                guard let receipt = StreamReceipt(decoding: message), receipt.name.hasPrefix(oneWayPrefix),
+                    let index = Int(receipt.name.dropFirst(oneWayPrefix.count)), (0..<count).contains(index)
+                else { continue }
+                tracker.update(index) { record in
+                    record.lastByte = now
+                    record.echoed = receipt.bytes
+                    record.mismatch = receipt.firstMismatchOffset
+                    if let error = receipt.error { record.error = record.error ?? "the reflector: \(error)" }
+                    record.ended = receipt.error == nil
+                }
+                received.insert(index)
+                if received.count == count { return }
+            }
+        } catch {
+            for index in 0..<count where !received.contains(index) {
+                tracker.update(index) { $0.error = $0.error ?? "\(error)" }
+            }
+        }
+    }
+
     private static func read(_ stream: IncomingStream, index: Int, pattern: StreamPattern, tracker: Tracker) async {
         var offset = 0
         var mismatch: Int?
@@ -176,8 +221,15 @@ enum StreamTest {
         }
     }
 
-    private static func result(_ index: Int, _ record: Record, bytes: Int, timedOut: Bool) -> StreamResult {
-        var result = StreamResult(index: index, name: "\(namePrefix)\(index)", bytes: bytes)
+    private static func result(
+        _ index: Int,
+        _ record: Record,
+        name: String,
+        bytes: Int,
+        oneWay: Bool,
+        timedOut: Bool
+    ) -> StreamResult {
+        var result = StreamResult(index: index, name: name, bytes: bytes)
         result.sentBytes = record.sent
         result.echoedBytes = record.echoed
         result.firstMismatchOffset = record.mismatch ?? (record.echoed > bytes ? bytes : nil)
@@ -189,7 +241,7 @@ enum StreamTest {
         if let time = result.writeNanoseconds, time > 0 {
             result.sentBytesPerSecond = Double(record.sent) / (Double(time) / 1e9)
         }
-        if let time = result.echoNanoseconds, time > 0 {
+        if !oneWay, let time = result.echoNanoseconds, time > 0 {
             result.receivedBytesPerSecond = Double(record.echoed) / (Double(time) / 1e9)
         }
         if result.firstMismatchOffset != nil {
