@@ -149,6 +149,8 @@ public final class ReflectorService: Sendable {
         let started = ContinuousClock.now
         var messages = 0
         var bytes = 0
+        var streams = 0
+        var resources = 0
         var transfers: [Task<Void, Never>] = []
         defer { transfers.forEach { $0.cancel() } }
         for await event in session.events {
@@ -164,16 +166,19 @@ public final class ReflectorService: Sendable {
                 let seconds = started.duration(to: .now).components.seconds
                 log(
                     "ended runner=\(peer.displayName) reason=\(reason.map { "\($0)" } ?? "none") "
-                        + "echoed=\(messages) bytes=\(bytes) after \(seconds) s"
+                        + "echoed=\(messages) bytes=\(bytes) streams=\(streams) resources=\(resources) after \(seconds) s"
                 )
                 return
             case .peerStateChanged, .startedReceivingResource:
                 break
             case .streamReceived(let stream) where stream.name.hasPrefix(StreamTest.oneWayPrefix):
+                streams += 1
                 transfers.append(Task { [log] in await Self.receive(stream, in: session, log: log) })
             case .streamReceived(let stream):
+                streams += 1
                 transfers.append(Task { [log] in await Self.echo(stream, in: session, log: log) })
             case .finishedReceivingResource(let name, let peer, let result):
+                resources += 1
                 transfers.append(Task { [log] in await Self.confirm(name, result, to: peer, in: session, log: log) })
             case .dataReceived(let data, let peer, let mode):
                 do {
