@@ -253,6 +253,25 @@ struct ToolsIntegrationTests {
         try await stop(reflector, with: SIGTERM)
     }
 
+    @Test("a reflector that dies during a stream test: the runner says so and exits 1, writing no document")
+    func reflectorDiesDuringStreams() async throws {
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let path = try temporaryFolder().appendingPathComponent("never.json").path
+        let runner = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "stream", "--streams", "2", "--bytes", "10000000000", "--duration", "30",
+                "--connect", "127.0.0.1:\(port)", "--output", path, "--quiet",
+            ]
+        )
+        _ = try await reflector.line(containing: "connected runner=")
+        try await Task.sleep(for: .milliseconds(300))
+        reflector.signal(SIGKILL)
+        #expect(try await runner.exitStatus(within: .seconds(20)) == 1, "\(runner.output) \(runner.errors)")
+        #expect(runner.errors.contains("left the session"), "\(runner.errors)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("unreliable data: echoed in datagrams, every message accounted for; too large a size refused")
     func unreliable() async throws {
         let refused = try ToolProcess("test-runner", ["run", "--mode", "unreliable", "--size", "64,70000"])

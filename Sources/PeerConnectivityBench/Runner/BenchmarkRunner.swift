@@ -33,9 +33,14 @@ public enum BenchmarkRunner {
         do {
             switch plan.test {
             case .stream:
-                streams = try await StreamTest.run(plan, driver: try sessionDriver(connection))
+                let driver = try sessionDriver(connection)
+                streams = try await StreamTest.run(plan, driver: driver)
+                // A stream test that lost its reflector fails as the message tests do, not with a document.
+                if let departure = driver.inbox?.departure { throw departure }
             case .resource:
-                resources = try await ResourceTest.run(plan, driver: try sessionDriver(connection))
+                let driver = try sessionDriver(connection)
+                resources = try await ResourceTest.run(plan, driver: driver)
+                if let departure = driver.inbox?.departure { throw departure }
             case .data, .rawTCP:
                 results = try await runSizes(plan, driver: connection.driver, origin: origin, progress: progress)
             }

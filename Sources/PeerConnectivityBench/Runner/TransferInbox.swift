@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivity
+import Synchronization
 
 /// What the reflector sends a runner of the stream or resource test, besides its hello: the streams it
 /// opens (echoes) and its messages (resource confirmations). The session's receiver task delivers them;
@@ -11,6 +12,7 @@ final class TransferInbox: Sendable {
     let messages: AsyncThrowingStream<Data, any Error>
     private let streamContinuation: AsyncThrowingStream<IncomingStream, any Error>.Continuation
     private let messageContinuation: AsyncThrowingStream<Data, any Error>.Continuation
+    private let failure = Mutex<(any Error)?>(nil)
 
     /// Makes an empty inbox.
     ///
@@ -34,8 +36,14 @@ final class TransferInbox: Sendable {
         messageContinuation.yield(message)
     }
 
+    /// Why the inbox ended (the reflector left), if it has.
+    var departure: (any Error)? {
+        failure.withLock { $0 }
+    }
+
     /// Ends both sequences with `error` (the reflector left).
     func fail(_ error: any Error) {
+        failure.withLock { if $0 == nil { $0 = error } }
         streamContinuation.finish(throwing: error)
         messageContinuation.finish(throwing: error)
     }
