@@ -80,7 +80,7 @@ measure_throughput() {
     else
         # One stream of 32 MiB, one way: about 14 s at 20 Mbit/s. Not echoed, so that the other direction
         # carries only TCP's acknowledgements and the stream's credit, which an echo would queue behind its
-        # own bytes in the shaper (that costs 2-8 %: 18.4-18.8 Mbit/s measured with the echo).
+        # own bytes in the shaper (that cost 1.6-4 %: 18.35-18.82 Mbit/s measured with the echo).
         timeout 180 "$lab" exec "$b" "$bin/test-runner" run --test stream --one-way --reflector lab-check \
             --streams 1 --bytes 33554432 --duration 120 --name "lab-hub-${rate_mbit}mbit" \
             --output "$work/throughput.json" >&2
@@ -118,9 +118,10 @@ keep() {
     cp "$1" "$LAB_RESULTS/$(date -u +%Y-%m-%dT%H-%M-%SZ)-$2.json"
 }
 
-# One figure from test-runner's JSON (docs/BENCHMARK.md, "Result document"): `throughput` (the stream
-# test's streams.sentBytesPerSecond, runner to reflector, in bit/s) or `rtt` (the data test's
-# results[size == SIZE].roundTrip.p50Nanoseconds, in ms). Fails unless every stream or message came back.
+# One figure from test-runner's JSON (docs/BENCHMARK.md, "Result document"): `throughput` (the one-way
+# stream test's streams.deliveredBytesPerSecond: bytes the reflector read over the time until its receipt
+# came, in bit/s) or `rtt` (the data test's results[size == SIZE].roundTrip.p50Nanoseconds, in ms).
+# Fails unless every stream or message came back intact.
 ours_figure() {
     "$python" - "$@" <<'EOF'
 import json, sys
@@ -136,7 +137,7 @@ try:
         streams = doc["streams"]
         if streams["completed"] != streams["streamCount"]:
             sys.exit(f"{path}: {streams['completed']} of {streams['streamCount']} streams echoed whole")
-        print(streams["sentBytesPerSecond"] * 8)
+        print(streams["deliveredBytesPerSecond"] * 8)
 except (KeyError, StopIteration, TypeError) as e:
     sys.exit(f"{path}: not a test-runner result of the expected test ({e!r}). Top-level keys: {list(doc)}")
 EOF

@@ -225,6 +225,7 @@ struct ToolsIntegrationTests {
         let received = try #require(oneWayDocument.streams)
         #expect(oneWayDocument.plan.oneWay == true && received.completed == 2 && received.echoedBytes == 4_000_000)
         #expect(received.sentBytesPerSecond > 0 && received.receivedBytesPerSecond == 0)
+        #expect((received.deliveredBytesPerSecond ?? 0) > 0 && streams.deliveredBytesPerSecond == nil)
 
         let resourcePath = folder.appendingPathComponent("resource.json").path
         let resource = try ToolProcess(

@@ -30,6 +30,9 @@ public struct StreamResult: Codable, Hashable, Sendable {
     public var sentBytesPerSecond: Double
     /// Reflector to runner: `echoedBytes` over `echoNanoseconds` (0 one-way: nothing comes back).
     public var receivedBytesPerSecond: Double
+    /// One-way only: the bytes the reflector read over the time until its receipt arrived; unlike
+    /// `sentBytesPerSecond`, never above what the link delivered (it counts the receipt's trip too).
+    public var deliveredBytesPerSecond: Double?
 
     /// Makes a result; nothing sent or received yet.
     ///

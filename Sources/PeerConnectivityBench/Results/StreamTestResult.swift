@@ -23,6 +23,8 @@ public struct StreamTestResult: Codable, Hashable, Sendable {
     public var sentBytesPerSecond: Double
     /// Reflector to runner, all streams: `echoedBytes` from the first start to the last echo byte (0 one-way).
     public var receivedBytesPerSecond: Double
+    /// One-way only: the bytes the reflector read, all streams, from the first start to the last receipt.
+    public var deliveredBytesPerSecond: Double?
     /// Each stream's start to its echo's first byte, over the streams.
     public var timeToFirstByte: LatencySummary
     /// Every stream, by index.
@@ -56,8 +58,9 @@ public struct StreamTestResult: Codable, Hashable, Sendable {
         echoedBytes = streams.reduce(0) { $0 + $1.echoedBytes }
         durationNanoseconds = lastEcho > firstStart ? lastEcho - firstStart : 0
         sentBytesPerSecond = lastWrite > firstStart ? Double(sentBytes) / (Double(lastWrite - firstStart) / 1e9) : 0
-        receivedBytesPerSecond =
-            !oneWay && durationNanoseconds > 0 ? Double(echoedBytes) / (Double(durationNanoseconds) / 1e9) : 0
+        let rate = durationNanoseconds > 0 ? Double(echoedBytes) / (Double(durationNanoseconds) / 1e9) : 0
+        receivedBytesPerSecond = oneWay ? 0 : rate
+        deliveredBytesPerSecond = oneWay ? rate : nil
         var recorder = LatencyRecorder()
         for case let time? in streams.map(\.timeToFirstByteNanoseconds) { recorder.record(time) }
         timeToFirstByte = recorder.summary

@@ -241,8 +241,9 @@ enum StreamTest {
         if let time = result.writeNanoseconds, time > 0 {
             result.sentBytesPerSecond = Double(record.sent) / (Double(time) / 1e9)
         }
-        if !oneWay, let time = result.echoNanoseconds, time > 0 {
-            result.receivedBytesPerSecond = Double(record.echoed) / (Double(time) / 1e9)
+        if let time = result.echoNanoseconds, time > 0 {
+            let rate = Double(record.echoed) / (Double(time) / 1e9)
+            if oneWay { result.deliveredBytesPerSecond = rate } else { result.receivedBytesPerSecond = rate }
         }
         if result.firstMismatchOffset != nil {
             result.outcome = .corrupted
