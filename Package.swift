@@ -87,6 +87,7 @@ let package = Package(
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

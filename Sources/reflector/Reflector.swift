@@ -10,7 +10,9 @@ struct Reflector: AsyncParsableCommand {
         abstract: "Advertise a PeerConnectivity echo peer for test-runner, until SIGINT or SIGTERM.",
         discussion: """
             Each test-runner that invites the reflector gets a session of its own, a hello message (this host's \
-            description and the raw echo port), and every data message echoed back. With --raw-echo-port it \
+            description and the raw echo port), every data message echoed back in the mode it came in, every \
+            stream echoed back on a stream of the same name, and every resource confirmed with the size and \
+            SHA-256 of the file received (then deleted). With --raw-echo-port it \
             also runs a plain TCP echo server of length-prefixed frames, the baseline of `test-runner run --test raw-tcp`.
             """
     )
@@ -32,6 +34,9 @@ struct Reflector: AsyncParsableCommand {
 
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
+
+    @Option(help: "Where received resources land until confirmed and deleted (default: a new temporary folder).")
+    var resourceDirectory: String?
 
     @Flag(help: "Listen only, without registering a DNS-SD service (runners use --connect).")
     var noDnssd = false
@@ -59,6 +64,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.rawEchoPort = rawEchoPort
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
+        configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let reflector: ReflectorService
         do {
             reflector = try ReflectorService(configuration: configuration, log: Log.line)

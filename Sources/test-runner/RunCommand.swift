@@ -15,7 +15,12 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The test: data (PeerConnectivity messages) or raw-tcp (the plain TCP baseline).")
+    @Option(
+        help: """
+            The test: data (PeerConnectivity messages), raw-tcp (the plain TCP baseline), stream (--streams \
+            streams of --bytes, echoed back) or resource (a file of --bytes, --count times, confirmed by SHA-256).
+            """
+    )
     var test = TestKind.data
 
     @Option(help: "Measure against the reflector with this display name (default: the first found).")
@@ -30,13 +35,20 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The reflector's raw echo port for --test raw-tcp (default: what the reflector announces).")
     var rawPort: Int?
 
-    @Option(help: "Measured messages per size.")
-    var count = 1_000
+    @Option(help: "Measured messages per size (default 1000); --test resource: transfers (default 1).")
+    var count: Int?
 
-    @Option(help: "Message sizes in bytes, comma-separated, run in this order (1...1048576).")
-    var size = "64"
+    @Option(
+        help: "Message sizes in bytes, comma-separated, run in this order (1...1048576; --mode unreliable: 1...65000)."
+    )
+    var size: String?
 
-    @Option(help: "The session's delivery mode.")
+    @Option(
+        help: """
+            The data test's send mode: reliable, or unreliable (one UDP datagram per message, at most 65000 bytes; \
+            a message whose echo does not come back within --timeout counts as lost).
+            """
+    )
     var mode = DeliveryMode.reliable
 
     @Option(help: "The least time between the starts of two sends, in milliseconds (0: as fast as allowed).")
@@ -45,13 +57,37 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The most messages in flight (1: one round trip at a time).")
     var window = 1
 
-    @Option(help: "Unmeasured messages per size before the measured ones.")
-    var warmup = 100
+    @Option(help: "Unmeasured messages per size before the measured ones (default 100); resource: transfers (0).")
+    var warmup: Int?
+
+    @Option(help: "--test stream: streams opened at once, each echoed back.")
+    var streams = 1
+
+    @Flag(
+        help: """
+            --test stream: the reflector reads and checks each stream and answers with a receipt instead of \
+            echoing it, so the link carries the streams one way only.
+            """
+    )
+    var oneWay = false
+
+    @Option(
+        help: """
+            --test stream: bytes written on each stream (default 16777216); --test resource: the file's size \
+            (default 67108864).
+            """
+    )
+    var bytes: Int?
 
     @Option(help: "Seconds a message has to come back before it counts as lost.")
     var timeout = 5.0
 
-    @Option(help: "The most seconds spent sending one size's messages (warm-up and measured each).")
+    @Option(
+        help: """
+            The most seconds spent sending one size's messages (warm-up and measured each); stream: the whole \
+            test; resource: each transfer and its confirmation.
+            """
+    )
     var duration = 60.0
 
     @Option(help: "Seconds each of finding, inviting and hearing from the reflector may take.")
@@ -73,7 +109,11 @@ struct RunCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard let sizes = parseSizes(size) else {
+        if !test.isMessageTest, size != nil {
+            throw ValidationError("--size applies to --test data and raw-tcp; --test \(test.rawValue) takes --bytes")
+        }
+        if test != .stream, streams != 1 { throw ValidationError("--streams applies to --test stream only") }
+        guard let sizes = parseSizes(size ?? "64") else {
             throw ValidationError("--size takes sizes in bytes separated by commas, e.g. --size 1,64,1024")
         }
         do {
@@ -95,7 +135,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let sizes = parseSizes(size) ?? []
+        let sizes = parseSizes(size ?? "64") ?? []
         var target = ReflectorTarget.discover(name: reflector)
         if let connect, let endpoint = parseEndpoint(connect) {
             target = .direct(host: endpoint.host, port: endpoint.port)
@@ -128,14 +168,17 @@ struct RunCommand: AsyncParsableCommand {
         TestPlan(
             test: test,
             mode: mode,
-            sizes: sizes,
-            count: count,
-            warmup: warmup,
+            sizes: test.isMessageTest ? sizes : [],
+            count: count ?? (test.isMessageTest ? 1_000 : 1),
+            warmup: warmup ?? (test.isMessageTest ? 100 : 0),
             window: window,
             delayMilliseconds: delayMs,
             timeoutSeconds: timeout,
             durationSeconds: duration,
-            recordsSamples: samples || format == .mpcfTestbench
+            recordsSamples: samples || format == .mpcfTestbench,
+            streams: test == .stream ? streams : nil,
+            bytes: test.isMessageTest ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+            oneWay: oneWay ? true : nil
         )
     }
 

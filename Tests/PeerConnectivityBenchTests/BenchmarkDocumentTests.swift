@@ -25,6 +25,34 @@ struct BenchmarkDocumentTests {
         #expect(keys.first == "connection" && keys.contains("p50Nanoseconds") == false)
     }
 
+    @Test("stream and resource sections: totals summed, encoded and decoded")
+    func transfers() throws {
+        let streams = Fixtures.streamDocument()
+        #expect(try BenchmarkDocument(decoding: try streams.encoded()) == streams)
+        let section = try #require(streams.streams)
+        #expect((section.completed, section.corrupted, section.sentBytes) == (1, 1, 2 << 20))
+        #expect(abs(section.sentBytesPerSecond - Double(2 << 20) / 0.01) < 1)
+        #expect(abs(section.receivedBytesPerSecond - Double(2 << 20) / 0.02) < 1)
+        #expect(section.timeToFirstByte.count == 2)
+        let resources = Fixtures.resourceDocument()
+        #expect(try BenchmarkDocument(decoding: try resources.encoded()) == resources)
+        let transfers = try #require(resources.resources)
+        #expect(transfers.completed == 2 && abs(transfers.bytesPerSecond - Double(64 << 20) / 0.5) < 1)
+        #expect(transfers.confirmationTime.p50Nanoseconds >= 100_000_000)
+        let text = String(decoding: try resources.encoded(), as: UTF8.self)
+        #expect(text.contains("\"outcome\" : \"completed\"") && !text.contains("\"streams\""))
+    }
+
+    @Test("documents written before streams and resources existed still decode")
+    func olderDocuments() throws {
+        let results = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("results")
+        let path = results.appendingPathComponent("2026-11-22T02-38-28Z-data-loopback.json")
+        let document = try BenchmarkDocument(decoding: Data(contentsOf: path))
+        #expect(document.test == .data && document.streams == nil && document.resources == nil)
+        #expect(document.plan.bytes == nil && document.results.allSatisfy { $0.arrivedOnConnection == nil })
+    }
+
     @Test("files that are not results are refused with the reason")
     func invalid() {
         #expect(throws: BenchError.self) { try BenchmarkDocument(decoding: Data("[]".utf8)) }
@@ -46,6 +74,9 @@ struct BenchmarkDocumentTests {
     func defaultPath() {
         let document = Fixtures.document(test: .data, name: "loop back/1")
         #expect(document.defaultPath() == "results/2026-11-18T11-06-40Z-data-loop-back-1.json")
+        var unreliable = document
+        unreliable.plan.mode = .unreliable
+        #expect(unreliable.defaultPath() == "results/2026-11-18T11-06-40Z-data-unreliable-loop-back-1.json")
     }
 
     @Test("MPCF-TestBench layout: echoed messages only, seconds since 2001, bandwidth both ways")

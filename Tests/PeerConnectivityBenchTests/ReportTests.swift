@@ -25,6 +25,19 @@ struct ReportTests {
         #expect(oneByte?.contains("25%") == true)
     }
 
+    @Test("stream and resource runs: a row each, apart from the sizes; not in the chart")
+    func transfers() {
+        let all = documents + [Fixtures.streamDocument(), Fixtures.resourceDocument()]
+        let text = ComparisonTable.render(all)
+        let lines = text.split(separator: "\n").map(String.init)
+        let stream = lines.first { $0.hasPrefix("stream fixture") }
+        #expect(stream?.contains("1 MiB") == true && stream?.contains("210") == true, "\(text)")
+        let resource = lines.first { $0.hasPrefix("resource fixture") }
+        #expect(resource?.contains("64 MiB") == true && resource?.contains("134") == true, "\(text)")
+        #expect(ComparisonTable.render([Fixtures.resourceDocument()]).hasPrefix("Streams and resources"))
+        #expect(ReportChart.render(all).components(separatedBy: "<polyline").count - 1 == 6)
+    }
+
     @Test("no raw-tcp run: no ratios")
     func noBaseline() {
         #expect(!ComparisonTable.render([documents[1]]).contains("against"))

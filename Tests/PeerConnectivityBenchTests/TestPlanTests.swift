@@ -19,11 +19,37 @@ struct TestPlanTests {
         #expect(problem(TestPlan(test: .rawTCP, sizes: [1, 64, 1024, 65536, 1_048_576], window: 256)) == nil)
     }
 
-    @Test("tests and modes the library lacks are refused, saying so")
-    func notYet() {
-        #expect(problem(TestPlan(test: .resource))?.contains("not available yet") == true)
-        #expect(problem(TestPlan(test: .stream))?.contains("no streams") == true)
-        #expect(problem(TestPlan(mode: .unreliable))?.contains("no unreliable mode") == true)
+    @Test("unreliable data: sizes up to one datagram; other tests are reliable only")
+    func unreliable() {
+        #expect(problem(TestPlan(mode: .unreliable, sizes: [1, 64, 1024, 16384, 65_000])) == nil)
+        let tooLarge = problem(TestPlan(mode: .unreliable, sizes: [64, 65_001]))
+        #expect(tooLarge?.contains("--size 65001 is too large for --mode unreliable") == true)
+        #expect(tooLarge?.contains("65000") == true)
+        #expect(problem(TestPlan(test: .rawTCP, mode: .unreliable))?.contains("--test data only") == true)
+    }
+
+    @Test("streams and resources: bytes and streams checked; options of other tests refused")
+    func transfers() {
+        #expect(problem(TestPlan(test: .stream, sizes: [], count: 1, warmup: 0, streams: 8, bytes: 1 << 20)) == nil)
+        #expect(problem(TestPlan(test: .resource, sizes: [], count: 3, warmup: 1, bytes: 1 << 28)) == nil)
+        #expect(
+            problem(TestPlan(test: .stream, count: 1, warmup: 0, streams: 0, bytes: 1))?.contains("--streams") == true
+        )
+        #expect(
+            problem(TestPlan(test: .stream, count: 1, warmup: 0, streams: 1, bytes: 0))?.contains("--bytes") == true
+        )
+        #expect(
+            problem(TestPlan(test: .stream, count: 5, warmup: 0, streams: 1, bytes: 1))?.contains("--count") == true
+        )
+        #expect(
+            problem(TestPlan(test: .resource, count: 1, warmup: 0, streams: 2, bytes: 1))?.contains("stream only")
+                == true
+        )
+        #expect(problem(TestPlan(test: .resource, count: 0, warmup: 0, bytes: 1))?.contains("--count") == true)
+        #expect(problem(TestPlan(bytes: 100))?.contains("--bytes applies") == true)
+        #expect(problem(TestPlan(oneWay: true))?.contains("--one-way applies to --test stream only") == true)
+        #expect(problem(TestPlan(test: .stream, count: 1, warmup: 0, streams: 1, bytes: 1, oneWay: true)) == nil)
+        #expect(problem(TestPlan(test: .stream, mode: .unreliable, count: 1, warmup: 0, streams: 1, bytes: 1)) != nil)
     }
 
     @Test("out-of-range values name the option and the range")

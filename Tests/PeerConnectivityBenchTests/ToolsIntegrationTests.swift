@@ -110,6 +110,46 @@ struct ToolsIntegrationTests {
         try await stop(reflector, with: SIGINT)
     }
 
+    @Test("eight runners at once of every kind: data, unreliable data, streams, resources")
+    func eightMixedRunners() async throws {
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let plans = [
+            TestPlan(sizes: [64, 4096], count: 100, warmup: 10, window: 2),
+            TestPlan(mode: .unreliable, sizes: [64, 4096], count: 100, warmup: 10, timeoutSeconds: 1),
+            TestPlan(test: .stream, sizes: [], count: 1, warmup: 0, streams: 2, bytes: 1 << 20),
+            TestPlan(test: .resource, sizes: [], count: 2, warmup: 0, bytes: 1 << 20),
+        ]
+        let documents = try await withThrowingTaskGroup(of: BenchmarkDocument.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await BenchmarkRunner.run(
+                        RunnerConfiguration(
+                            plan: plans[index % plans.count],
+                            target: .direct(host: "127.0.0.1", port: port),
+                            runName: "mixed-\(index)"
+                        )
+                    )
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(documents.count == 8)
+        for document in documents {
+            switch (document.test, document.plan.mode) {
+            case (.data, .reliable):
+                #expect(document.results.allSatisfy { $0.echoed == 100 && $0.lost == 0 })
+            case (.data, .unreliable):
+                #expect(document.results.allSatisfy { $0.sent == $0.echoed + $0.lost && $0.echoed >= 80 })
+            case (.stream, _):
+                #expect(document.streams?.completed == 2 && document.streams?.echoedBytes == 2 << 20)
+            default:
+                #expect(document.resources?.completed == 2)
+            }
+        }
+        _ = try await reflector.line(containing: "ended runner=test-runner-mixed-7")
+        try await stop(reflector, with: SIGTERM)
+    }
+
     @Test("raw-tcp by DNS-SD: the port from discoveryInfo, the reflector reached at 127.0.0.1")
     func rawByDiscovery() async throws {
         let service = uniqueService("pcb-raw")
@@ -146,12 +186,121 @@ struct ToolsIntegrationTests {
         try await stop(reflector, with: SIGTERM)
     }
 
-    @Test("the CLI refuses tests and modes the library does not have yet")
-    func notYet() async throws {
-        for arguments in [["--test", "resource"], ["--test", "stream"], ["--mode", "unreliable"]] {
-            let runner = try ToolProcess("test-runner", ["run"] + arguments)
-            #expect(try await runner.exitStatus(within: .seconds(10)) == 64)
-            #expect(runner.errors.contains("is not available yet"), "\(runner.errors)")
+    @Test("streams echoed byte for byte and resources confirmed by SHA-256, through the CLI")
+    func transfers() async throws {
+        let folder = try temporaryFolder()
+        let landing = folder.appendingPathComponent("landing")
+        let (reflector, port, _) = try await startReflector([
+            "--no-dnssd", "--bind", "127.0.0.1", "--resource-directory", landing.path,
+        ])
+        let streamPath = folder.appendingPathComponent("stream.json").path
+        let stream = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "stream", "--streams", "3", "--bytes", "3000000", "--connect", "127.0.0.1:\(port)",
+                "--name", "st", "--output", streamPath,
+            ]
+        )
+        #expect(try await stream.exitStatus(within: .seconds(60)) == 0, "\(stream.output) \(stream.errors)")
+        #expect(stream.output.contains("Streams and resources"))
+        let streams = try #require(
+            try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: streamPath))).streams
+        )
+        #expect((streams.streamCount, streams.completed, streams.corrupted) == (3, 3, 0))
+        #expect(streams.sentBytes == 9_000_000 && streams.echoedBytes == 9_000_000)
+        #expect(streams.sentBytesPerSecond > 0 && streams.receivedBytesPerSecond > 0)
+        #expect(streams.timeToFirstByte.count == 3)
+        #expect(streams.streams.allSatisfy { $0.outcome == .completed && $0.firstMismatchOffset == nil })
+
+        let oneWayPath = folder.appendingPathComponent("one-way.json").path
+        let oneWay = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "stream", "--one-way", "--streams", "2", "--bytes", "2000000", "--connect",
+                "127.0.0.1:\(port)", "--name", "ow", "--output", oneWayPath, "--quiet",
+            ]
+        )
+        #expect(try await oneWay.exitStatus(within: .seconds(60)) == 0, "\(oneWay.output) \(oneWay.errors)")
+        let oneWayDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: oneWayPath)))
+        let received = try #require(oneWayDocument.streams)
+        #expect(oneWayDocument.plan.oneWay == true && received.completed == 2 && received.echoedBytes == 4_000_000)
+        #expect(received.sentBytesPerSecond > 0 && received.receivedBytesPerSecond == 0)
+        #expect((received.deliveredBytesPerSecond ?? 0) > 0 && streams.deliveredBytesPerSecond == nil)
+
+        let resourcePath = folder.appendingPathComponent("resource.json").path
+        let resource = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "resource", "--bytes", "5000000", "--count", "2", "--warmup", "1", "--connect",
+                "127.0.0.1:\(port)", "--name", "rs", "--output", resourcePath, "--quiet",
+            ]
+        )
+        #expect(try await resource.exitStatus(within: .seconds(60)) == 0, "\(resource.output) \(resource.errors)")
+        let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: resourcePath)))
+        let resources = try #require(document.resources)
+        #expect(document.test == .resource && document.results.isEmpty && document.plan.bytes == 5_000_000)
+        #expect(
+            (resources.planned, resources.completed, resources.warmupSent, resources.warmupCompleted) == (2, 2, 1, 1)
+        )
+        #expect(resources.transfers.allSatisfy { $0.confirmedSHA256 == resources.sha256 && $0.bytesPerSecond > 0 })
+        #expect(resources.confirmationTime.count == 2)
+        let ended = try await reflector.line(containing: "ended runner=test-runner-rs")
+        #expect(ended?.contains("streams=0 resources=3") == true, "\(ended ?? "")")
+        #expect(reflector.output.components(separatedBy: "echoed bytes=3000000").count - 1 == 3)
+        #expect(reflector.output.components(separatedBy: "read bytes=2000000\n").count - 1 == 2)
+        #expect(reflector.output.components(separatedBy: "sha256=\(resources.sha256)").count - 1 == 3)
+        // Confirmed resources are deleted.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: landing.path).isEmpty)
+        try await stop(reflector, with: SIGTERM)
+    }
+
+    @Test("a reflector that dies during a stream test: the runner says so and exits 1, writing no document")
+    func reflectorDiesDuringStreams() async throws {
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let path = try temporaryFolder().appendingPathComponent("never.json").path
+        let runner = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "stream", "--streams", "2", "--bytes", "10000000000", "--duration", "30",
+                "--connect", "127.0.0.1:\(port)", "--output", path, "--quiet",
+            ]
+        )
+        _ = try await reflector.line(containing: "connected runner=")
+        try await Task.sleep(for: .milliseconds(300))
+        reflector.signal(SIGKILL)
+        #expect(try await runner.exitStatus(within: .seconds(20)) == 1, "\(runner.output) \(runner.errors)")
+        #expect(runner.errors.contains("left the session"), "\(runner.errors)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("unreliable data: echoed in datagrams, every message accounted for; too large a size refused")
+    func unreliable() async throws {
+        let refused = try ToolProcess("test-runner", ["run", "--mode", "unreliable", "--size", "64,70000"])
+        #expect(try await refused.exitStatus(within: .seconds(10)) == 64)
+        #expect(refused.errors.contains("--size 70000 is too large for --mode unreliable"), "\(refused.errors)")
+
+        let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("unreliable.json").path
+        let runner = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--mode", "unreliable", "--connect", "127.0.0.1:\(port)", "--size", "1,1000,65000", "--count",
+                "100", "--warmup", "10", "--window", "2", "--timeout", "1", "--name", "udp", "--output", path,
+                "--quiet",
+            ]
+        )
+        #expect(try await runner.exitStatus(within: .seconds(60)) == 0, "\(runner.output) \(runner.errors)")
+        let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(document.plan.mode == .unreliable)
+        for result in document.results {
+            #expect(result.sent == 100 && result.sent == result.echoed + result.lost + result.corrupted)
+            #expect(result.corrupted == 0 && result.stray == 0)
+            // Loopback rarely drops a datagram, but may when a socket buffer is full: most must come back.
+            #expect(result.echoed >= 80, "\(result)")
+            // The warm-up's first round trip taught both sides the UDP endpoints: measured echoes are datagrams.
+            #expect(result.arrivedOnConnection == 0)
         }
+        try await stop(reflector, with: SIGTERM)
     }
 }

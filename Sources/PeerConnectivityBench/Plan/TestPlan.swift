@@ -4,6 +4,8 @@
 public struct TestPlan: Codable, Hashable, Sendable {
     /// The largest message: the session's default ``PeerConnectivity/Session/Configuration/maximumMessageLength``.
     public static let maximumMessageSize = 1 << 20
+    /// The largest unreliable message: one UDP datagram (`SendMode.unreliable`'s limit).
+    public static let maximumUnreliableMessageSize = 65_000
     /// The most messages in flight.
     public static let maximumWindow = 65_536
 
@@ -28,6 +30,14 @@ public struct TestPlan: Codable, Hashable, Sendable {
     public var durationSeconds: Double
     /// Whether the result keeps every message's times (memory grows with `count`).
     public var recordsSamples: Bool
+    /// The stream test: streams opened at once (nil for the other tests).
+    public var streams: Int?
+    /// The stream test: bytes written on each stream; the resource test: bytes of the file (nil for the
+    /// message tests).
+    public var bytes: Int?
+    /// The stream test: the reflector reads and checks each stream and answers with a ``StreamReceipt``
+    /// instead of echoing it, so the link carries the stream one way only (nil: echoed).
+    public var oneWay: Bool?
 
     /// Makes a plan.
     ///
@@ -42,6 +52,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - timeoutSeconds: time a message has to come back.
     ///   - durationSeconds: cap on the time spent sending one size.
     ///   - recordsSamples: keep every message's times.
+    ///   - streams: the stream test's streams.
+    ///   - bytes: the stream test's bytes per stream, or the resource test's file size.
+    ///   - oneWay: the stream test's streams are read by the reflector, not echoed.
     public init(
         test: TestKind = .data,
         mode: DeliveryMode = .reliable,
@@ -52,7 +65,10 @@ public struct TestPlan: Codable, Hashable, Sendable {
         delayMilliseconds: Double = 0,
         timeoutSeconds: Double = 5,
         durationSeconds: Double = 60,
-        recordsSamples: Bool = false
+        recordsSamples: Bool = false,
+        streams: Int? = nil,
+        bytes: Int? = nil,
+        oneWay: Bool? = nil
     ) {
         self.test = test
         self.mode = mode
@@ -64,20 +80,37 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.timeoutSeconds = timeoutSeconds
         self.durationSeconds = durationSeconds
         self.recordsSamples = recordsSamples
+        self.streams = streams
+        self.bytes = bytes
+        self.oneWay = oneWay
     }
 
     /// Checks the plan.
     ///
     /// - Throws: ``BenchError/invalidPlan(_:)`` saying which value breaks which rule and what would do.
     public func validate() throws(BenchError) {
-        if let reason = test.unavailableReason { throw .invalidPlan(reason) }
-        if let reason = mode.unavailableReason { throw .invalidPlan(reason) }
-        if test == .rawTCP, mode != .reliable {
-            throw .invalidPlan("--test raw-tcp is plain TCP: only --mode reliable applies")
+        if test != .data, mode != .reliable {
+            throw .invalidPlan(
+                "--mode \(mode.rawValue) applies to --test data only; --test \(test.rawValue) is reliable"
+            )
         }
+        if oneWay == true, test != .stream { throw .invalidPlan("--one-way applies to --test stream only") }
+        if test == .stream || test == .resource {
+            try validateTransfer()
+            return
+        }
+        if streams != nil { throw .invalidPlan("--streams applies to --test stream only") }
+        if bytes != nil { throw .invalidPlan("--bytes applies to --test stream and --test resource only") }
         guard !sizes.isEmpty else { throw .invalidPlan("--size needs at least one size, e.g. --size 64,1024") }
         if let size = sizes.first(where: { !(1...Self.maximumMessageSize).contains($0) }) {
             throw .invalidPlan("--size \(size) is out of range: sizes are 1...\(Self.maximumMessageSize) bytes")
+        }
+        if mode == .unreliable, let size = sizes.first(where: { $0 > Self.maximumUnreliableMessageSize }) {
+            throw .invalidPlan(
+                "--size \(size) is too large for --mode unreliable: each message is one UDP datagram of at most "
+                    + "\(Self.maximumUnreliableMessageSize) bytes; use sizes up to \(Self.maximumUnreliableMessageSize), "
+                    + "e.g. --size 1,64,1024,16384,65000"
+            )
         }
         guard Set(sizes).count == sizes.count else { throw .invalidPlan("--size lists a size twice") }
         guard (1...100_000_000).contains(count) else { throw .invalidPlan("--count must be 1...100000000") }
@@ -97,6 +130,31 @@ public struct TestPlan: Codable, Hashable, Sendable {
         }
         guard (0...60_000).contains(delayMilliseconds) else { throw .invalidPlan("--delay-ms must be 0...60000") }
         guard (0.001...3_600).contains(timeoutSeconds) else { throw .invalidPlan("--timeout must be 0.001...3600 s") }
+        guard (0.1...86_400).contains(durationSeconds) else { throw .invalidPlan("--duration must be 0.1...86400 s") }
+    }
+
+    /// The largest stream or resource: 64 GiB.
+    public static let maximumTransferBytes = 64 << 30
+    /// The most streams at once (the library allows 256 channels each way; the reflector opens one
+    /// echo per stream).
+    public static let maximumStreams = 128
+
+    private func validateTransfer() throws(BenchError) {
+        guard let bytes, (1...Self.maximumTransferBytes).contains(bytes) else {
+            throw .invalidPlan("--bytes must be 1...\(Self.maximumTransferBytes) (64 GiB), e.g. --bytes 67108864")
+        }
+        if test == .stream {
+            guard let streams, (1...Self.maximumStreams).contains(streams) else {
+                throw .invalidPlan("--streams must be 1...\(Self.maximumStreams)")
+            }
+            guard count == 1, warmup == 0 else {
+                throw .invalidPlan("--test stream runs its --streams once: --count and --warmup do not apply")
+            }
+        } else {
+            if streams != nil { throw .invalidPlan("--streams applies to --test stream only") }
+            guard (1...10_000).contains(count) else { throw .invalidPlan("--count must be 1...10000 resources") }
+            guard (0...1_000).contains(warmup) else { throw .invalidPlan("--warmup must be 0...1000 resources") }
+        }
         guard (0.1...86_400).contains(durationSeconds) else { throw .invalidPlan("--duration must be 0.1...86400 s") }
     }
 }

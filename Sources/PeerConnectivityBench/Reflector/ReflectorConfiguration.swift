@@ -16,6 +16,9 @@ public struct ReflectorConfiguration: Sendable {
     public var publishesService: Bool
     /// Runners served at once; more are declined as busy.
     public var maximumRunners: Int
+    /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
+    /// temporary directory, removed when the reflector stops.
+    public var resourceDirectory: URL?
 
     /// Makes a configuration.
     ///
@@ -27,6 +30,7 @@ public struct ReflectorConfiguration: Sendable {
     ///   - rawEchoPort: the raw echo port, nil for none.
     ///   - publishesService: whether to register with DNS-SD.
     ///   - maximumRunners: runners served at once.
+    ///   - resourceDirectory: where received resources land, nil for a temporary folder.
     public init(
         name: String = String("reflector-\(ProcessInfo.processInfo.hostName)".utf8.prefix(63)) ?? "reflector",
         serviceType: String = "p2p-bench",
@@ -34,7 +38,8 @@ public struct ReflectorConfiguration: Sendable {
         port: Int = 0,
         rawEchoPort: Int? = nil,
         publishesService: Bool = true,
-        maximumRunners: Int = 32
+        maximumRunners: Int = 32,
+        resourceDirectory: URL? = nil
     ) {
         self.name = name
         self.serviceType = serviceType
@@ -43,5 +48,6 @@ public struct ReflectorConfiguration: Sendable {
         self.rawEchoPort = rawEchoPort
         self.publishesService = publishesService
         self.maximumRunners = maximumRunners
+        self.resourceDirectory = resourceDirectory
     }
 }

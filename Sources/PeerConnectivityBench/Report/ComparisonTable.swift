@@ -3,11 +3,65 @@ import Foundation
 /// The text report of `test-runner report`: every size of every run, then each run against the raw-tcp
 /// baseline as ratios.
 public enum ComparisonTable {
-    /// Renders the report.
+    /// Renders the report: the message tests' sizes and ratios, then the stream and resource tests.
     ///
     /// - Parameter documents: result documents.
     /// - Returns: the text, lines ending in newlines.
     public static func render(_ documents: [BenchmarkDocument]) -> String {
+        var lines: [String] = []
+        if documents.contains(where: \.test.isMessageTest) { lines += messageLines(documents) }
+        let transfers = documents.filter { !$0.test.isMessageTest }.sorted { $0.startedAt < $1.startedAt }
+        if !transfers.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            lines += transferLines(transfers)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Streams and resources: one row per run.
+    private static func transferLines(_ documents: [BenchmarkDocument]) -> [String] {
+        let lines = [
+            "Streams and resources: throughput in MB/s (10^6 bytes/s); stream: first echo byte, resource: "
+                + "confirmation, p50 in ms."
+        ]
+        var rows = [
+            ["run", "items", "bytes each", "done", "corrupt", "failed", "timed out", "MB/s out", "MB/s back", "p50 ms"]
+        ]
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for document in documents {
+            let oneWay = document.plan.oneWay == true ? " one-way" : ""
+            let label =
+                "\(document.test.rawValue)\(oneWay) \(document.name) \(formatter.string(from: document.startedAt))"
+            if let streams = document.streams {
+                rows.append(
+                    [
+                        label, "\(streams.streamCount)", ReportSeries.sizeLabel(streams.bytesPerStream),
+                        "\(streams.completed)", "\(streams.corrupted)", "\(streams.failed)", "\(streams.timedOut)",
+                        number(streams.sentBytesPerSecond / 1e6),
+                        document.plan.oneWay == true ? "-" : number(streams.receivedBytesPerSecond / 1e6),
+                        document.plan.oneWay == true
+                            ? "-" : number(Double(streams.timeToFirstByte.p50Nanoseconds) / 1e6),
+                    ]
+                )
+            }
+            if let resources = document.resources {
+                rows.append(
+                    [
+                        label, "\(resources.planned)", ReportSeries.sizeLabel(resources.bytes),
+                        "\(resources.completed)",
+                        "\(resources.corrupted)", "\(resources.failed)", "\(resources.timedOut)",
+                        number(resources.bytesPerSecond / 1e6), "-",
+                        number(Double(resources.confirmationTime.p50Nanoseconds) / 1e6),
+                    ]
+                )
+            }
+        }
+        return lines + table(rows)
+    }
+
+    /// Every size of every message run, then each data run against the raw-tcp baseline.
+    private static func messageLines(_ documents: [BenchmarkDocument]) -> [String] {
         let (series, pairs) = ReportSeries.ordered(documents)
         var lines = ["Round trips in microseconds; throughput in MB/s (10^6 bytes/s echoed back)."]
         let header = [
@@ -48,7 +102,7 @@ public enum ComparisonTable {
             }
             lines += table(ratios)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     /// Left-aligns the first column, right-aligns the others.

@@ -12,7 +12,7 @@ public struct ReportSeries: Hashable, Sendable {
 
     /// The test.
     public var test: TestKind
-    /// "data loopback 2026-11-22T10:15:00Z".
+    /// "data loopback 2026-11-22T10:15:00Z", "data unreliable loopback 2026-11-22T10:15:00Z".
     public var label: String
     /// When the run started.
     public var startedAt: Date
@@ -27,19 +27,21 @@ public struct ReportSeries: Hashable, Sendable {
         startedAt = document.startedAt
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        label = "\(document.test.rawValue) \(document.name) \(formatter.string(from: document.startedAt))"
+        let mode = document.plan.mode == .unreliable ? " unreliable" : ""
+        label = "\(document.test.rawValue)\(mode) \(document.name) \(formatter.string(from: document.startedAt))"
         points = document.results.map { Point(size: $0.size, result: $0) }.sorted { $0.size < $1.size }
     }
 
-    /// The series in report order (data before raw-tcp, then by start), each non-raw one paired with
-    /// the latest raw-tcp series as its baseline.
+    /// The series of the message tests in report order (data before raw-tcp, then by start), each
+    /// data one paired with the latest raw-tcp series as its baseline. Stream and resource runs have no
+    /// sizes and are left out (``ComparisonTable`` lists them apart).
     ///
     /// - Parameter documents: the documents.
     /// - Returns: the series and the (ours, raw) pairs.
     public static func ordered(
         _ documents: [BenchmarkDocument]
     ) -> (series: [ReportSeries], pairs: [(ours: ReportSeries, raw: ReportSeries)]) {
-        let series = documents.map(ReportSeries.init).sorted {
+        let series = documents.filter(\.test.isMessageTest).map(ReportSeries.init).sorted {
             ($0.test == .rawTCP ? 1 : 0, $0.startedAt) < ($1.test == .rawTCP ? 1 : 0, $1.startedAt)
         }
         guard let raw = series.last(where: { $0.test == .rawTCP }) else { return (series, []) }

@@ -67,7 +67,8 @@ extension BenchmarkDocument {
     }
 
     /// Where a run is written by default: `results/<UTC start>-<test>-<name>.json`, e.g.
-    /// `results/2026-11-22T10-15-00Z-data-loopback.json` (colons would trouble some file systems).
+    /// `results/2026-11-22T10-15-00Z-data-loopback.json` (colons would trouble some file systems);
+    /// an unreliable data run is `data-unreliable`.
     ///
     /// - Parameter directory: the folder, "results" by default.
     /// - Returns: the relative path.
@@ -77,6 +78,7 @@ extension BenchmarkDocument {
             with: "-"
         )
         let safeName = String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" })
-        return "\(directory)/\(stamp)-\(test.rawValue)-\(safeName).json"
+        let mode = plan.mode == .unreliable ? "-unreliable" : ""
+        return "\(directory)/\(stamp)-\(test.rawValue)\(mode)-\(safeName).json"
     }
 }

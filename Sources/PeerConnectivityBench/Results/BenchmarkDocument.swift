@@ -29,8 +29,12 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     public var connection: ConnectionReport
     /// The plan that ran.
     public var plan: TestPlan
-    /// One result per size, in the plan's order.
+    /// One result per size, in the plan's order (data and raw-tcp tests; empty for the others).
     public var results: [SizeResult]
+    /// The stream test's streams and totals; nil for the other tests.
+    public var streams: StreamTestResult?
+    /// The resource test's transfers and totals; nil for the other tests.
+    public var resources: ResourceTestResult?
 
     /// Makes a document.
     ///
@@ -43,6 +47,8 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     ///   - connection: how the reflector was reached.
     ///   - plan: the plan.
     ///   - results: one result per size.
+    ///   - streams: the stream test's section.
+    ///   - resources: the resource test's section.
     public init(
         name: String,
         startedAt: Date,
@@ -51,7 +57,9 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
         reflector: HostInfo?,
         connection: ConnectionReport,
         plan: TestPlan,
-        results: [SizeResult]
+        results: [SizeResult],
+        streams: StreamTestResult? = nil,
+        resources: ResourceTestResult? = nil
     ) {
         schemaVersion = Self.currentSchemaVersion
         tool = ToolInfo()
@@ -64,5 +72,7 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
         self.connection = connection
         self.plan = plan
         self.results = results
+        self.streams = streams
+        self.resources = resources
     }
 }

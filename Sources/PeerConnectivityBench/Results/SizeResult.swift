@@ -33,6 +33,9 @@ public struct SizeResult: Codable, Hashable, Sendable {
     public var roundTrip: LatencySummary
     /// Throughput each way.
     public var throughput: ThroughputSummary
+    /// `--mode unreliable` only: arrivals (echoes, duplicates included) that came on the connection
+    /// rather than in a UDP datagram, as the library does until both sides know each other's UDP endpoint.
+    public var arrivedOnConnection: Int?
     /// Every measured message, in order of sequence number; only with `--samples`.
     public var samples: [MessageSample]?
 
@@ -57,6 +60,7 @@ public struct SizeResult: Codable, Hashable, Sendable {
         durationNanoseconds = 0
         roundTrip = LatencySummary()
         throughput = ThroughputSummary()
+        arrivedOnConnection = nil
         samples = nil
     }
 }

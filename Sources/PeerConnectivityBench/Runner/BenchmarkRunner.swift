@@ -28,34 +28,21 @@ public enum BenchmarkRunner {
         let pattern = PayloadPattern(maximumSize: plan.sizes.max() ?? 1)
         let connection = try await ReflectorConnection.open(configuration, pattern: pattern)
         var results: [SizeResult] = []
+        var streams: StreamTestResult?
+        var resources: ResourceTestResult?
         do {
-            var sequence: UInt64 = 1
-            for size in plan.sizes {
-                let warmup = try await runPhase(
-                    connection.driver,
-                    plan: plan,
-                    size: size,
-                    count: plan.warmup,
-                    isWarmup: true,
-                    firstSequence: sequence,
-                    origin: origin,
-                    progress: progress
-                )
-                let measured = try await runPhase(
-                    connection.driver,
-                    plan: plan,
-                    size: size,
-                    count: plan.count,
-                    isWarmup: false,
-                    firstSequence: warmup.nextSequence,
-                    origin: origin,
-                    progress: progress
-                )
-                sequence = measured.nextSequence
-                var result = measured.result
-                result.warmupSent = warmup.result.sent
-                result.warmupEchoed = warmup.result.echoed
-                results.append(result)
+            switch plan.test {
+            case .stream:
+                let driver = try sessionDriver(connection)
+                streams = try await StreamTest.run(plan, driver: driver)
+                // A stream test that lost its reflector fails as the message tests do, not with a document.
+                if let departure = driver.inbox?.departure { throw departure }
+            case .resource:
+                let driver = try sessionDriver(connection)
+                resources = try await ResourceTest.run(plan, driver: driver)
+                if let departure = driver.inbox?.departure { throw departure }
+            case .data, .rawTCP:
+                results = try await runSizes(plan, driver: connection.driver, origin: origin, progress: progress)
             }
         } catch {
             await connection.driver.close()
@@ -70,8 +57,56 @@ public enum BenchmarkRunner {
             reflector: connection.reflectorHost,
             connection: connection.report,
             plan: plan,
-            results: results
+            results: results,
+            streams: streams,
+            resources: resources
         )
+    }
+
+    private static func sessionDriver(_ connection: ReflectorConnection) throws -> SessionEchoDriver {
+        guard let driver = connection.driver as? SessionEchoDriver else {
+            throw BenchError.disconnected("the transfer tests need a session to the reflector")
+        }
+        return driver
+    }
+
+    /// The message tests: for each size, a warm-up phase and a measured phase.
+    private static func runSizes(
+        _ plan: TestPlan,
+        driver: any EchoDriver,
+        origin: UInt64,
+        progress: (@Sendable (PhaseProgress) -> Void)?
+    ) async throws -> [SizeResult] {
+        var results: [SizeResult] = []
+        var sequence: UInt64 = 1
+        for size in plan.sizes {
+            let warmup = try await runPhase(
+                driver,
+                plan: plan,
+                size: size,
+                count: plan.warmup,
+                isWarmup: true,
+                firstSequence: sequence,
+                origin: origin,
+                progress: progress
+            )
+            let measured = try await runPhase(
+                driver,
+                plan: plan,
+                size: size,
+                count: plan.count,
+                isWarmup: false,
+                firstSequence: warmup.nextSequence,
+                origin: origin,
+                progress: progress
+            )
+            sequence = measured.nextSequence
+            var result = measured.result
+            result.warmupSent = warmup.result.sent
+            result.warmupEchoed = warmup.result.echoed
+            results.append(result)
+        }
+        return results
     }
 
     private static func runPhase(
@@ -108,6 +143,8 @@ public enum BenchmarkRunner {
         }
         defer { ticker.cancel() }
         try await driver.run(controller, size: size)
-        return controller.outcome
+        var outcome = controller.outcome
+        if plan.mode == .unreliable { outcome.result.arrivedOnConnection = controller.arrivalsOnConnection }
+        return outcome
     }
 }

@@ -10,6 +10,8 @@ final class LoadController: @unchecked Sendable {
     /// Bumped by every arrival and failure, so a sender that decided to wait sees what changed since.
     private var generation: UInt64 = 0
     private var failure: (any Error)?
+    /// Arrivals of unreliable messages that came on the connection instead of in a datagram.
+    private var connectionArrivals = 0
     private var waiter: (continuation: CheckedContinuation<Void, Never>, deadline: UInt64)?
     private let startedAt: UInt64
     private let isWarmup: Bool
@@ -35,9 +37,16 @@ final class LoadController: @unchecked Sendable {
     }
 
     /// Accounts for an arrival and wakes the sender.
-    func received(_ inspection: PayloadInspection, at now: UInt64) {
+    ///
+    /// - Parameters:
+    ///   - inspection: what the payload said.
+    ///   - now: when it was read.
+    ///   - onConnection: an unreliable message that came on the connection (before the UDP endpoints
+    ///     were known): counted in ``SizeResult/arrivedOnConnection``.
+    func received(_ inspection: PayloadInspection, at now: UInt64, onConnection: Bool = false) {
         condition.lock()
         machine.received(inspection, now: now)
+        if onConnection { connectionArrivals += 1 }
         generation += 1
         let resumed = takeWaiter()
         condition.broadcast()
@@ -116,6 +125,13 @@ final class LoadController: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return (machine.result, machine.nextSequence)
+    }
+
+    /// Arrivals of unreliable messages that came on the connection.
+    var arrivalsOnConnection: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return connectionArrivals
     }
 
     private func takeWaiter() -> CheckedContinuation<Void, Never>? {

@@ -64,7 +64,14 @@ struct ReflectorConnection {
         pattern: PayloadPattern
     ) async throws -> (connection: ReflectorConnection, hello: ReflectorHello) {
         let session = Session(peer: me)
-        let driver = SessionEchoDriver(session: session, pattern: pattern)
+        let plan = configuration.plan
+        let usesInbox = plan.test == .stream || plan.test == .resource
+        let driver = SessionEchoDriver(
+            session: session,
+            pattern: pattern,
+            mode: plan.mode,
+            inbox: usesInbox ? TransferInbox() : nil
+        )
         let context = Data("test-runner \(configuration.runName) \(configuration.plan.test.rawValue)".utf8)
         var report: ConnectionReport
         let peer: PeerID

@@ -8,31 +8,51 @@ import Synchronization
 final class SessionEchoDriver: EchoDriver {
     let session: Session
     private let pattern: PayloadPattern
+    private let mode: DeliveryMode
     private let phase = CurrentPhase()
     private let reflector = Mutex<PeerID?>(nil)
     private let firstMessages: AsyncThrowingStream<Data, any Error>
     private let receiver: Task<Void, Never>
+    /// Where the stream and resource tests get the reflector's streams and its later messages.
+    let inbox: TransferInbox?
 
     /// Starts reading the session's events; call before connecting, so that nothing is missed.
-    init(session: Session, pattern: PayloadPattern) {
+    ///
+    /// - Parameters:
+    ///   - session: the runner's session.
+    ///   - pattern: the payloads of the data test.
+    ///   - mode: how the data test sends.
+    ///   - inbox: for the stream and resource tests: receives the streams the reflector opens and its
+    ///     messages after the hello. Without one, those streams are cancelled and those messages dropped.
+    init(session: Session, pattern: PayloadPattern, mode: DeliveryMode = .reliable, inbox: TransferInbox? = nil) {
         self.session = session
         self.pattern = pattern
+        self.mode = mode
+        self.inbox = inbox
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         firstMessages = stream
         let phase = self.phase
+        let countsFallback = mode == .unreliable
         receiver = Task {
+            var heardHello = false
             for await event in session.events {
                 switch event {
-                case .dataReceived(let data, _, _):
+                case .dataReceived(let data, _, let arrivedAs):
                     let now = MonotonicClock.now()
                     if let current = phase.current {
                         let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
-                        current.controller.received(inspection, at: now)
-                    } else {
-                        // Only the first such message (the hello) is wanted; later ones, between phases,
-                        // are dropped rather than buffered.
+                        current.controller.received(
+                            inspection,
+                            at: now,
+                            onConnection: countsFallback && arrivedAs == .reliable
+                        )
+                    } else if !heardHello {
+                        heardHello = true
                         continuation.yield(data)
                         continuation.finish()
+                    } else {
+                        // Between phases of the data test, late echoes are dropped rather than buffered.
+                        inbox?.deliver(data)
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
                     let error = BenchError.disconnected(
@@ -40,16 +60,25 @@ final class SessionEchoDriver: EchoDriver {
                     )
                     phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
-                case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource:
+                    inbox?.fail(error)
+                case .streamReceived(let stream):
+                    if let inbox { inbox.deliver(stream) } else { stream.cancel() }
+                case .peerStateChanged, .startedReceivingResource, .finishedReceivingResource:
                     break
                 }
             }
+            inbox?.fail(BenchError.disconnected("the session ended"))
         }
     }
 
     /// Records the reflector the session connected to.
     func connected(to peer: PeerID) {
         reflector.withLock { $0 = peer }
+    }
+
+    /// The reflector, once connected.
+    var reflectorPeer: PeerID? {
+        reflector.withLock { $0 }
     }
 
     /// Waits for the reflector's hello, its first message.
@@ -75,6 +104,7 @@ final class SessionEchoDriver: EchoDriver {
     }
 
     private func send(_ controller: LoadController, size: Int, to peers: [PeerID]) async throws {
+        let mode = self.mode.sendMode
         // One buffer, rewritten for each message: the session copies it into its frame before `send`
         // returns, so it is never copied on write and no message costs an allocation here.
         var message = Data(count: size)
@@ -84,7 +114,7 @@ final class SessionEchoDriver: EchoDriver {
             case .send(let sequence):
                 message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
                 do {
-                    try await session.send(message, toPeers: peers, mode: .reliable)
+                    try await session.send(message, toPeers: peers, mode: mode)
                 } catch {
                     controller.fail(error)
                     throw error

@@ -79,4 +79,71 @@ enum Fixtures {
             results: results
         )
     }
+
+    /// A stream run of two streams of 1 MiB, one of them corrupted.
+    static func streamDocument() -> BenchmarkDocument {
+        var first = StreamResult(index: 0, name: "bench-stream-0", bytes: 1 << 20)
+        first.sentBytes = 1 << 20
+        first.echoedBytes = 1 << 20
+        first.outcome = .completed
+        first.timeToFirstByteNanoseconds = 2_000_000
+        first.writeNanoseconds = 10_000_000
+        first.echoNanoseconds = 12_000_000
+        first.sentBytesPerSecond = 104_857_600
+        first.receivedBytesPerSecond = 87_381_333
+        var second = first
+        second.index = 1
+        second.name = "bench-stream-1"
+        second.outcome = .corrupted
+        second.firstMismatchOffset = 70_000
+        let streams = StreamTestResult(
+            streams: [first, second],
+            bytesPerStream: 1 << 20,
+            firstStart: 1_000,
+            lastWrite: 10_001_000,
+            lastEcho: 20_001_000
+        )
+        return BenchmarkDocument(
+            name: "fixture",
+            startedAt: Date(timeIntervalSince1970: 1_795_000_100),
+            finishedAt: Date(timeIntervalSince1970: 1_795_000_101),
+            runner: host,
+            reflector: host,
+            connection: ConnectionReport(method: .direct),
+            plan: TestPlan(test: .stream, sizes: [], count: 1, warmup: 0, streams: 2, bytes: 1 << 20),
+            results: [],
+            streams: streams
+        )
+    }
+
+    /// A resource run of two 64 MiB transfers, both confirmed.
+    static func resourceDocument() -> BenchmarkDocument {
+        let transfers = (0..<2).map { index in
+            var transfer = ResourceResult(index: index, name: "bench-resource-x-\(index)", bytes: 64 << 20)
+            transfer.outcome = .completed
+            transfer.transferNanoseconds = 500_000_000
+            transfer.confirmationNanoseconds = 100_000_000
+            transfer.bytesPerSecond = Double(64 << 20) / 0.5
+            transfer.confirmedSize = 64 << 20
+            transfer.confirmedSHA256 = String(repeating: "ab", count: 32)
+            return transfer
+        }
+        return BenchmarkDocument(
+            name: "fixture",
+            startedAt: Date(timeIntervalSince1970: 1_795_000_200),
+            finishedAt: Date(timeIntervalSince1970: 1_795_000_202),
+            runner: host,
+            reflector: host,
+            connection: ConnectionReport(method: .direct),
+            plan: TestPlan(test: .resource, sizes: [], count: 2, warmup: 0, bytes: 64 << 20),
+            results: [],
+            resources: ResourceTestResult(
+                transfers: transfers,
+                bytes: 64 << 20,
+                sha256: String(repeating: "ab", count: 32),
+                warmupSent: 0,
+                warmupCompleted: 0
+            )
+        )
+    }
 }

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The bytes of the stream and resource tests, so that every byte that comes back can be checked
+/// without keeping what was sent: byte `offset` of stream `index` is a fixed pseudo-random table's byte
+/// at `(offset + index × 104,729) mod 1,000,003` (a prime period, so neither 64 KiB chunks nor another
+/// stream line up with it). Writing and checking are `memcpy` / `memcmp` against the table.
+public struct StreamPattern: Sendable {
+    /// The period of the pattern, in bytes (a prime).
+    static let period = 1_000_003
+    /// The longest piece copied or compared at once.
+    static let piece = 1 << 19
+
+    private let table: [UInt8]
+
+    /// Makes the table (about 1.5 MB): one period of pseudo-random bytes, then its first ``piece`` bytes
+    /// again, so that any piece starting within the period can be copied in one go.
+    public init() {
+        var state: UInt64 = 0xD1B5_4A32_D192_ED03
+        var table = (0..<Self.period).map { _ -> UInt8 in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        table += table[0..<Self.piece]
+        self.table = table
+    }
+
+    private func start(index: Int, offset: Int) -> Int {
+        (offset % Self.period + (index % Self.period) * 104_729 % Self.period) % Self.period
+    }
+
+    /// Fills `buffer` with the bytes of stream `index` from `offset` on.
+    ///
+    /// - Parameters:
+    ///   - index: the stream (or resource) number.
+    ///   - offset: where in the stream the buffer starts.
+    ///   - buffer: the bytes to fill.
+    public func write(index: Int, offset: Int, into buffer: UnsafeMutableRawBufferPointer) {
+        var done = 0
+        table.withUnsafeBytes { table in
+            while done < buffer.count {
+                let length = min(Self.piece, buffer.count - done)
+                let from = start(index: index, offset: offset + done)
+                _ = memcpy(buffer.baseAddress! + done, table.baseAddress! + from, length)
+                done += length
+            }
+        }
+    }
+
+    /// Checks bytes of stream `index` that start at `offset`.
+    ///
+    /// - Parameters:
+    ///   - bytes: the bytes received.
+    ///   - index: the stream (or resource) number.
+    ///   - offset: where in the stream they start.
+    /// - Returns: the index in `bytes` of the first byte that differs, or nil when all are as sent.
+    public func firstMismatch(in bytes: UnsafeRawBufferPointer, index: Int, offset: Int) -> Int? {
+        var done = 0
+        return table.withUnsafeBytes { table -> Int? in
+            while done < bytes.count {
+                let length = min(Self.piece, bytes.count - done)
+                let from = start(index: index, offset: offset + done)
+                if memcmp(bytes.baseAddress! + done, table.baseAddress! + from, length) != 0 {
+                    for position in 0..<length where bytes[done + position] != table[from + position] {
+                        return done + position
+                    }
+                }
+                done += length
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What the reflector sends back, as a reliable message, for each resource it received: the resource's
+/// name, and the size and SHA-256 of the file it got (computed by the reflector from the file on its
+/// disk), or why it got none. The file is deleted once confirmed.
+public struct ResourceConfirmation: Codable, Hashable, Sendable {
+    /// The bytes before the JSON, so that a confirmation is never mistaken for anything else.
+    public static let prefix = Data("pc-bench-resource\n".utf8)
+
+    /// The message's format version.
+    public var schemaVersion: Int
+    /// The resource's name, as the runner sent it.
+    public var name: String
+    /// The size of the file received, in bytes; nil when none was.
+    public var size: Int?
+    /// The SHA-256 of the file received, 64 lowercase hexadecimal digits; nil when none was.
+    public var sha256: String?
+    /// Why no file was received, or it could not be read.
+    public var error: String?
+
+    /// Makes a confirmation.
+    ///
+    /// - Parameters:
+    ///   - name: the resource's name.
+    ///   - size: the file's size.
+    ///   - sha256: its SHA-256 in hexadecimal.
+    ///   - error: why there is none.
+    public init(name: String, size: Int?, sha256: String?, error: String? = nil) {
+        schemaVersion = 1
+        self.name = name
+        self.size = size
+        self.sha256 = sha256
+        self.error = error
+    }
+
+    /// The message: ``prefix`` and the JSON.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Self.prefix + ((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// Reads a confirmation message.
+    ///
+    /// - Parameter message: a message from the reflector.
+    /// - Returns: nil when it is not a confirmation.
+    public init?(decoding message: Data) {
+        guard message.starts(with: Self.prefix),
+            let confirmation = try? JSONDecoder().decode(Self.self, from: message.dropFirst(Self.prefix.count))
+        else { return nil }
+        self = confirmation
+    }
+}
