@@ -107,7 +107,10 @@ struct StreamTests {
         let ahead = written.withLock { $0 }
         // The reader's window + the writer's queue (512 KiB) + one chunk in hand.
         let window = pair.host.configuration.streamWindow
-        #expect(ahead <= window + (512 + 64) << 10, "the writer got \(ahead) bytes ahead of a reader that reads nothing")
+        #expect(
+            ahead <= window + (512 + 64) << 10,
+            "the writer got \(ahead) bytes ahead of a reader that reads nothing"
+        )
         #expect(ahead >= window, "the window was not granted: \(ahead) bytes")
         let received = try await readAll(incoming)
         try await writer.value
