@@ -2,7 +2,7 @@ import Foundation
 
 /// The first message a reflector sends each runner once the session is connected: who it is, on
 /// what host, and where its raw echo server listens. The runner waits for it before sending.
-public struct ReflectorHello: Codable, Hashable, Sendable {
+public struct ReflectorHello: PrefixedMessage, Hashable, Sendable {
     /// The bytes before the JSON, so that a hello is never mistaken for an echo.
     public static let prefix = Data("pc-bench-hello\n".utf8)
 
@@ -26,13 +26,6 @@ public struct ReflectorHello: Codable, Hashable, Sendable {
         self.name = name
         self.host = host
         self.rawEchoPort = rawEchoPort
-    }
-
-    /// The message: ``prefix`` and the JSON.
-    public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Self.prefix + ((try? encoder.encode(self)) ?? Data())
     }
 
     /// Reads a hello message.

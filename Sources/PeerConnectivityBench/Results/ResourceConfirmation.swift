@@ -3,7 +3,7 @@ import Foundation
 /// What the reflector sends back, as a reliable message, for each resource it received: the resource's
 /// name, and the size and SHA-256 of the file it got (computed by the reflector from the file on its
 /// disk), or why it got none. The file is deleted once confirmed.
-public struct ResourceConfirmation: Codable, Hashable, Sendable {
+public struct ResourceConfirmation: PrefixedMessage, Hashable, Sendable {
     /// The bytes before the JSON, so that a confirmation is never mistaken for anything else.
     public static let prefix = Data("pc-bench-resource\n".utf8)
 
@@ -33,21 +33,12 @@ public struct ResourceConfirmation: Codable, Hashable, Sendable {
         self.error = error
     }
 
-    /// The message: ``prefix`` and the JSON.
-    public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Self.prefix + ((try? encoder.encode(self)) ?? Data())
-    }
-
     /// Reads a confirmation message.
     ///
     /// - Parameter message: a message from the reflector.
     /// - Returns: nil when it is not a confirmation.
     public init?(decoding message: Data) {
-        guard message.starts(with: Self.prefix),
-            let confirmation = try? JSONDecoder().decode(Self.self, from: message.dropFirst(Self.prefix.count))
-        else { return nil }
-        self = confirmation
+        guard let decoded = Self.decoded(from: message) else { return nil }
+        self = decoded
     }
 }

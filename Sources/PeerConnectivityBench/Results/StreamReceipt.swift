@@ -2,7 +2,7 @@ import Foundation
 
 /// What the reflector sends back, as a reliable message, at the end of each one-way stream
 /// (`--one-way`): how many bytes it read, and whether each was the ``StreamPattern`` byte expected there.
-public struct StreamReceipt: Codable, Hashable, Sendable {
+public struct StreamReceipt: PrefixedMessage, Hashable, Sendable {
     /// The bytes before the JSON, so that a receipt is never mistaken for anything else.
     public static let prefix = Data("pc-bench-stream\n".utf8)
 
@@ -32,21 +32,12 @@ public struct StreamReceipt: Codable, Hashable, Sendable {
         self.error = error
     }
 
-    /// The message: ``prefix`` and the JSON.
-    public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Self.prefix + ((try? encoder.encode(self)) ?? Data())
-    }
-
     /// Reads a receipt message.
     ///
     /// - Parameter message: a message from the reflector.
     /// - Returns: nil when it is not a receipt.
     public init?(decoding message: Data) {
-        guard message.starts(with: Self.prefix),
-            let receipt = try? JSONDecoder().decode(Self.self, from: message.dropFirst(Self.prefix.count))
-        else { return nil }
-        self = receipt
+        guard let decoded = Self.decoded(from: message) else { return nil }
+        self = decoded
     }
 }
