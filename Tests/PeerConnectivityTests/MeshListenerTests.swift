@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import PeerConnectivity
+
+/// A session's own listener takes only peers a member introduced.
+@Suite("Mesh listener", .timeLimit(.minutes(1)))
+struct MeshListenerTests {
+    @Test("a peer nobody introduced is declined at the session's listener and never joins")
+    func strangerDeclined() async throws {
+        let session = Session(peer: try PeerID(displayName: "guarded"))
+        let log = EventLog(session)
+        var port: Int?
+        let deadline = ContinuousClock.now + .seconds(5)
+        while port == nil, ContinuousClock.now < deadline {
+            port = session.core.mesh.withLock { $0.listener?.port }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let listenerPort = try #require(port, "the session's listener was not bound")
+        let stranger = Session(peer: try PeerID(displayName: "stranger"))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: InvitationError.self) {
+            try await stranger.connectPeer(host: "127.0.0.1", port: listenerPort, timeout: .seconds(10))
+        }
+        let waited = start.duration(to: .now)
+        #expect(error?.reason == .declined)
+        #expect(waited >= SessionCore.introductionGracePeriod - .milliseconds(100), "declined after \(waited)")
+        #expect(session.connectedPeers.isEmpty)
+        #expect(log.states(of: stranger.peer).allSatisfy { $0.0 != .connected })
+    }
+}
