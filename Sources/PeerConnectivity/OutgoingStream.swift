@@ -6,7 +6,7 @@ import Synchronization
 
 /// A byte stream this side writes to one peer, made by ``Session/startStream(withName:toPeer:)``.
 ///
-/// `write` suspends while the peer's reader has not consumed its window (256 KiB to start with), so
+/// `write` suspends while the peer's reader has not consumed its window (its `streamWindow`, 512 KiB by default), so
 /// a fast writer cannot grow memory without bound, and a stalled reader stops only its own stream.
 /// The peer sees the bytes in order, in chunks of any size, and its sequence ends after ``finish()``.
 ///
