@@ -26,8 +26,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var hasher = SHA256()
         var received: UInt64 = 0
         var finished = false
-        /// Bytes written and not yet given back to the sender: credit goes out in batches.
-        var unacknowledged = 0
+        /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
+        var credit: CreditBatch
     }
 
     let name: String
@@ -41,7 +41,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private let directory: URL
     private let window: Int
     private let queue: DispatchQueue
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
 
     init(
@@ -60,6 +60,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         self.channel = open.channel
         self.directory = directory
         self.window = window
+        self.state = Mutex(State(credit: CreditBatch(size: window / 8)))
         self.onFinish = onFinish
         self.progress = Progress(totalUnitCount: Int64(clamping: open.size))
         self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)")
@@ -107,10 +108,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                         try Self.writeAll(buffer, to: state.descriptor)
                     }
                     state.received += UInt64(bytes.readableBytes)
-                    state.unacknowledged += bytes.readableBytes
-                    guard state.unacknowledged >= window / 8 else { return 0 }
-                    defer { state.unacknowledged = 0 }
-                    return state.unacknowledged
+                    return state.credit.took(bytes.readableBytes)
                 }
                 guard let grant else { return }
                 progress.completedUnitCount += Int64(bytes.readableBytes)

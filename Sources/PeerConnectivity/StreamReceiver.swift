@@ -21,8 +21,9 @@ final class StreamReceiver: InboundTransfer, Sendable {
         var chunks = CircularBuffer<ByteBuffer>()
         var waiter: CheckedContinuation<ByteBuffer?, any Error>?
         var end = End.open
-        /// Bytes read and not yet given back to the writer: credit goes out in batches.
-        var unacknowledged = 0
+        /// Bytes read and not yet given back to the writer; a quarter of the window makes a batch,
+        /// so the writer always has room while the CREDIT travels.
+        var credit: CreditBatch
     }
 
     let name: String
@@ -30,10 +31,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
     var endsAtEnd: Bool { true }
     private let connection: Connection
     private let channel: UInt32
-    private let state = Mutex(State())
-    /// Credit is given back once this many bytes have been read: a quarter of the window, so the
-    /// writer always has room while the CREDIT travels.
-    private let creditBatch: Int
+    private let state: Mutex<State>
 
     /// Makes the receiving end and widens the channel's window to `window` bytes.
     init(name: String, peer: PeerID, connection: Connection, channel: UInt32, window: Int) {
@@ -41,7 +39,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
         self.peer = peer
         self.connection = connection
         self.channel = channel
-        self.creditBatch = max(1, window / 4)
+        self.state = Mutex(State(credit: CreditBatch(size: window / 4)))
         if window > WireProtocol.initialChannelWindow {
             connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
         }
@@ -49,12 +47,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
 
     /// Counts `count` bytes as read; gives credit back once a batch has been read.
     private func read(_ count: Int) {
-        let grant = state.withLock { state -> Int in
-            state.unacknowledged += count
-            guard state.unacknowledged >= creditBatch else { return 0 }
-            defer { state.unacknowledged = 0 }
-            return state.unacknowledged
-        }
+        let grant = state.withLock { $0.credit.took(count) }
         if grant > 0 { connection.grantCredit(grant, on: channel) }
     }
 

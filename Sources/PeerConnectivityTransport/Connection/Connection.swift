@@ -23,6 +23,12 @@ package final class Connection: Sendable {
         var drainScheduled = false
         var closed: ConnectionClosedError?
         var waiters: [CheckedContinuation<Void, any Error>] = []
+
+        /// Queues a message or control frame, after those already queued.
+        mutating func enqueue(_ buffer: ByteBuffer) {
+            pending.append(buffer)
+            pendingBytes += buffer.readableBytes
+        }
     }
 
     /// An item for the socket, taken by the handler.
@@ -70,11 +76,9 @@ package final class Connection: Sendable {
     package func send(_ frame: EncodedFrame) async throws {
         let (scheduleDrain, mustWait) = try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
             if let closed = state.closed { throw closed }
-            state.pending.append(frame.head)
-            state.pendingBytes += frame.head.readableBytes
+            state.enqueue(frame.head)
             for chunk in frame.rest {
-                state.pending.append(chunk)
-                state.pendingBytes += chunk.readableBytes
+                state.enqueue(chunk)
             }
             return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
         }
@@ -252,8 +256,7 @@ package final class Connection: Sendable {
             state.bulk.removeAll(on: channelNumber)
             guard record.openWritten, record.failure == nil else { return (record.continuations, false) }
             let reset = FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: channel.allocator)
-            state.pending.append(reset)
-            state.pendingBytes += reset.readableBytes
+            state.enqueue(reset)
             return (record.continuations, Self.claimDrain(&state))
         }
         if scheduleDrain { self.scheduleDrain() }
@@ -290,8 +293,7 @@ package final class Connection: Sendable {
         let scheduleDrain = outbound.withLock { state -> Bool in
             guard state.closed == nil else { return false }
             let buffer = FrameEncoder.buffer(for: frame, allocator: channel.allocator)
-            state.pending.append(buffer)
-            state.pendingBytes += buffer.readableBytes
+            state.enqueue(buffer)
             return Self.claimDrain(&state)
         }
         if scheduleDrain { self.scheduleDrain() }
