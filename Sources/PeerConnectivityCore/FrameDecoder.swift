@@ -10,6 +10,19 @@ package struct FrameDecoder: ByteToMessageDecoder {
     /// The largest frame body (type byte and payload) accepted; the owner may raise it.
     package let limit: FrameLengthLimit
 
+    /// A large frame's body, filling as its bytes arrive.
+    private struct Gathering {
+        var body: ByteBuffer
+        var remaining: Int
+    }
+
+    private var gathering: Gathering?
+    /// The last gathered body's buffer, kept to gather the next large body into. Once the application
+    /// has let go of the message it held, the storage is ours alone and is written again in place (no
+    /// fresh pages to fault in); while the message is still held, writing into it copies on write
+    /// first, into new storage. Costs at most one extra buffer of the largest frame per connection.
+    private var spare: ByteBuffer?
+
     /// Makes a decoder.
     ///
     /// - Parameter limit: the largest frame body accepted; larger length prefixes are rejected
@@ -26,11 +39,57 @@ package struct FrameDecoder: ByteToMessageDecoder {
     }
 
     package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let frame = try FrameParser.parse(&buffer, maximumFrameLength: limit.value) else {
+        guard let frame = try nextFrame(&buffer, allocator: context.channel.allocator) else {
             return .needMoreData
         }
         context.fireChannelRead(wrapInboundOut(frame))
         return .continue
+    }
+
+    /// Bodies at least this long that have not all arrived are gathered into a buffer of their own, of
+    /// their exact size, as they arrive (one copy each). Left in the decoder's cumulation instead, a
+    /// 1 MiB message would be copied as the cumulation grows, again when the unread rest is moved to
+    /// the front, and would keep a buffer twice its size alive for as long as the application holds it.
+    package static let defaultGatherThreshold = 128 << 10
+
+    /// See ``defaultGatherThreshold``; tests lower it to drive small frames through the same path.
+    package var gatherThreshold = FrameDecoder.defaultGatherThreshold
+
+    /// The next whole frame from the front of `buffer` (consumed), or `nil` when more bytes are needed.
+    ///
+    /// - Parameters:
+    ///   - buffer: bytes received.
+    ///   - allocator: where a large body's own buffer comes from.
+    /// - Returns: a frame, or `nil`.
+    /// - Throws: ``ProtocolError`` for a length over the limit, an unknown type or a malformed body.
+    package mutating func nextFrame(_ buffer: inout ByteBuffer, allocator: ByteBufferAllocator) throws(ProtocolError)
+        -> Frame?
+    {
+        if gathering == nil {
+            guard let length = try FrameParser.bodyLength(buffer, maximumFrameLength: limit.value) else { return nil }
+            guard length >= gatherThreshold, buffer.readableBytes < 4 + length else {
+                return try FrameParser.parse(&buffer, maximumFrameLength: limit.value)
+            }
+            buffer.moveReaderIndex(forwardBy: 4)
+            var body: ByteBuffer
+            if let reused = spare, reused.capacity >= length {
+                body = reused
+                body.clear()
+            } else {
+                body = allocator.buffer(capacity: length)
+            }
+            spare = nil
+            gathering = Gathering(body: body, remaining: length)
+        }
+        let count = min(gathering!.remaining, buffer.readableBytes)
+        var part = buffer.readSlice(length: count)!
+        gathering!.body.writeBuffer(&part)
+        gathering!.remaining -= count
+        guard gathering!.remaining == 0 else { return nil }
+        var body = gathering!.body
+        gathering = nil
+        spare = body
+        return try FrameParser.parse(body: &body)
     }
 
     package mutating func decodeLast(
@@ -39,8 +98,10 @@ package struct FrameDecoder: ByteToMessageDecoder {
         seenEOF: Bool
     ) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
-        guard buffer.readableBytes > 0 else { return .needMoreData }
-        let left = buffer.readableBytes
+        let gathered = gathering.map { $0.body.readableBytes + 4 } ?? 0
+        gathering = nil
+        guard buffer.readableBytes + gathered > 0 else { return .needMoreData }
+        let left = buffer.readableBytes + gathered
         buffer.moveReaderIndex(to: buffer.writerIndex)
         throw ProtocolError.truncatedFrame(bytesLeft: left)
     }

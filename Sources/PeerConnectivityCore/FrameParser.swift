@@ -14,12 +14,34 @@ package enum FrameParser {
     /// - Returns: the frame, or `nil` when more bytes are needed.
     /// - Throws: ``ProtocolError`` for a length over the limit, an unknown type or a malformed body.
     package static func parse(_ buffer: inout ByteBuffer, maximumFrameLength: Int) throws(ProtocolError) -> Frame? {
+        guard let length = try bodyLength(buffer, maximumFrameLength: maximumFrameLength) else { return nil }
+        guard buffer.readableBytes >= 4 + length else { return nil }
+        buffer.moveReaderIndex(forwardBy: 4)
+        var body = buffer.readSlice(length: length)!
+        return try parse(body: &body)
+    }
+
+    /// The length of the body of the frame at the front of `buffer`, checked against the limit; `nil`
+    /// until its four bytes have arrived. Nothing is consumed.
+    ///
+    /// - Parameters:
+    ///   - buffer: bytes received.
+    ///   - maximumFrameLength: the largest frame body accepted.
+    /// - Returns: the body's length (type byte and payload), or `nil`.
+    /// - Throws: ``ProtocolError`` for an empty frame or a length over the limit.
+    package static func bodyLength(_ buffer: ByteBuffer, maximumFrameLength: Int) throws(ProtocolError) -> Int? {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return nil }
         guard length > 0 else { throw .emptyFrame }
         guard length <= maximumFrameLength else { throw .frameTooLong(length: Int(length), limit: maximumFrameLength) }
-        guard buffer.readableBytes >= 4 + Int(length) else { return nil }
-        buffer.moveReaderIndex(forwardBy: 4)
-        var body = buffer.readSlice(length: Int(length))!
+        return Int(length)
+    }
+
+    /// Reads a frame from its whole body: the type byte and the payload.
+    ///
+    /// - Parameter body: the body, at least one byte; consumed.
+    /// - Returns: the frame.
+    /// - Throws: ``ProtocolError`` for an unknown type or a malformed body.
+    package static func parse(body: inout ByteBuffer) throws(ProtocolError) -> Frame {
         let typeByte = body.readInteger(as: UInt8.self)!
         guard let type = FrameType(rawValue: typeByte) else { throw .unknownFrameType(typeByte) }
         return try parseBody(type: type, body: &body)

@@ -32,11 +32,11 @@ enum Fixtures {
     }
 
     /// `count` bytes of a repeating pattern, so a misplaced slice does not compare equal by chance.
-    static func pattern(count: Int) -> ByteBuffer {
+    static func pattern(count: Int, seed: UInt8 = 0) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(count)
         for index in 0..<count {
-            buffer.writeInteger(UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8))
+            buffer.writeInteger(UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) ^ seed)
         }
         return buffer
     }

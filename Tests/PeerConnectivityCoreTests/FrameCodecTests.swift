@@ -186,7 +186,8 @@ struct FrameCodecTests {
 
     /// Runs the verifier on one frame of each type, an empty DATA frame, a DATA frame of `largeDataLength` bytes,
     /// an empty INVITE, one input carrying several frames.
-    private static func verify(largeDataLength: Int) throws {
+    private static func verify(largeDataLength: Int, gatherThreshold: Int = FrameDecoder.defaultGatherThreshold) throws
+    {
         let frames: [Frame] =
             Fixtures.oneOfEachType + [
                 .data(ByteBuffer()),
@@ -200,13 +201,61 @@ struct FrameCodecTests {
         }
         pairs.append((several, [.keepalive, .data(ByteBuffer()), .accept]))
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: pairs) {
-            FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+            var decoder = FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+            decoder.gatherThreshold = gatherThreshold
+            return decoder
         }
     }
 
     @Test("ByteToMessageDecoderVerifier: byte by byte and many frames per buffer, with empty and 8 KiB DATA")
     func verifier() throws {
         try Self.verify(largeDataLength: 8 * 1024)
+    }
+
+    @Test("the same, with bodies of 1 KiB and more gathered into their own buffers as they arrive")
+    func verifierGathering() throws {
+        try Self.verify(largeDataLength: 8 * 1024, gatherThreshold: 1024)
+    }
+
+    @Test("large bodies gathered one after another: a message still held keeps its bytes, one let go is reused")
+    func gatheredBodiesStayIntact() throws {
+        let payloads = (0..<4).map { Fixtures.pattern(count: (300 << 10) + $0 * 1000, seed: UInt8($0 + 1)) }
+        let channel = EmbeddedChannel(
+            handler: ByteToMessageHandler(FrameDecoder(maximumFrameLength: Fixtures.sessionLimit))
+        )
+        var held: [Frame] = []
+        for (index, payload) in payloads.enumerated() {
+            var encoded = FrameEncoder.buffer(for: .data(payload))
+            while encoded.readableBytes > 0 {  // in reads of 64 KiB, as from a socket
+                try channel.writeInbound(encoded.readSlice(length: min(64 << 10, encoded.readableBytes))!)
+            }
+            let frame = try #require(try channel.readInbound(as: Frame.self))
+            #expect(frame == .data(payload))
+            if index % 2 == 0 { held.append(frame) }  // the others are let go at once
+        }
+        #expect(held == [.data(payloads[0]), .data(payloads[2])])
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("a gathered body cut short by EOF is a truncated frame; one of an unknown type is refused whole")
+    func gatheredBodyErrors() throws {
+        var decoder = FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+        decoder.gatherThreshold = 1024
+        var encoded = FrameEncoder.buffer(for: .data(Fixtures.pattern(count: 4096)))
+        var firstPart = encoded.readSlice(length: 2000)!
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(decoder))
+        try channel.writeInbound(firstPart)
+        #expect(try channel.readInbound(as: Frame.self) == nil)
+        #expect(throws: ProtocolError.truncatedFrame(bytesLeft: 2000)) { try channel.finish() }
+
+        var unknown = ByteBuffer()
+        unknown.writeInteger(UInt32(4097))
+        unknown.writeInteger(UInt8(0x7F))
+        unknown.writeRepeatingByte(0, count: 4096)
+        firstPart = unknown.readSlice(length: 3000)!
+        let second = EmbeddedChannel(handler: ByteToMessageHandler(decoder))
+        try second.writeInbound(firstPart)
+        #expect(throws: ProtocolError.unknownFrameType(0x7F)) { try second.writeInbound(unknown) }
     }
 
     /// The verifier drip-feeds every input byte by byte ten times over: with a 1 MiB frame that is about
