@@ -82,7 +82,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
                 localPeer: record.peer,
                 configuration: connectionConfiguration,
                 maximumPendingHandshakes: configuration.maximumPendingHandshakes,
-                group: MultiThreadedEventLoopGroup.singleton,
+                group: PeerEventLoop.loop(for: record.peer),
                 delegate: self
             )
         } catch {

@@ -51,6 +51,24 @@ public final class Session: Sendable {
         core.shutdown()
     }
 
+    /// The executor of the event loop that does this session's I/O (and its advertiser's, for the same
+    /// ``PeerID``).
+    ///
+    /// A task that prefers it reads ``events`` and sends without a hop between threads: the lowest
+    /// round-trip latency. Keep the work per event short there, since a task that blocks it stalls
+    /// the session's I/O; everything else is best left on the default executor.
+    ///
+    /// ```swift
+    /// Task(executorPreference: session.taskExecutor) {
+    ///     for await case .dataReceived(let data, let peer, _) in session.events {
+    ///         try? await session.send(data, toPeers: [peer])   // an echo, on the I/O thread
+    ///     }
+    /// }
+    /// ```
+    public var taskExecutor: any TaskExecutor {
+        EventLoopTaskExecutor(eventLoop: PeerEventLoop.loop(for: peer))
+    }
+
     /// The peers connected now.
     public var connectedPeers: [PeerID] {
         core.peers(in: .connected)

@@ -35,7 +35,7 @@ extension SessionCore {
                 localPeer: localPeer,
                 configuration: configuration,
                 maximumPendingHandshakes: 16,
-                group: MultiThreadedEventLoopGroup.singleton,
+                group: PeerEventLoop.loop(for: localPeer),
                 delegate: self ?? MeshRefuser()
             )
             guard let listener else { return }

@@ -77,7 +77,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             livenessTimeout: TimeAmount(configuration.livenessTimeout),
             logger: configuration.logger
         )
-        datagrams.start { [weak self] data, peer in
+        datagrams.start(on: PeerEventLoop.loop(for: peer)) { [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
         }
         if configuration.joinsMesh {
@@ -276,7 +276,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 localPeer: peer,
                 invitation: invitation,
                 configuration: connectionConfiguration,
-                group: MultiThreadedEventLoopGroup.singleton,
+                group: PeerEventLoop.loop(for: peer),
                 delegate: self
             )
         } catch {

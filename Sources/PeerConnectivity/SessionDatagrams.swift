@@ -54,11 +54,13 @@ final class SessionDatagrams: Sendable {
 
     /// Starts binding the UDP socket; connections established meanwhile are announced once it is bound.
     ///
-    /// - Parameter deliver: hands a received message to the session; returns `false` to drop it
-    ///   (the application is too far behind).
-    func start(deliver: @escaping @Sendable (Data, PeerID) -> Bool) {
+    /// - Parameters:
+    ///   - eventLoop: where the socket runs (the local peer's event loop).
+    ///   - deliver: hands a received message to the session; returns `false` to drop it
+    ///     (the application is too far behind).
+    func start(on eventLoop: any EventLoop, deliver: @escaping @Sendable (Data, PeerID) -> Bool) {
         state.withLock { $0.deliver = deliver }
-        DatagramEndpoint.bind(host: "0.0.0.0", group: MultiThreadedEventLoopGroup.singleton) {
+        DatagramEndpoint.bind(host: "0.0.0.0", group: eventLoop) {
             [weak self] bytes, from in
             self?.received(bytes, from: from)
         }.whenComplete { [weak self] result in

@@ -10,8 +10,11 @@ struct CoreBenchResult: Codable {
     }
 
     struct Ratios: Codable {
-        /// PeerConnectivity p50 round trip / raw TCP p50 round trip (target: at most 2).
+        /// PeerConnectivity p50 round trip / raw TCP p50 round trip, both ends' tasks on their session's
+        /// executor (target: at most 2).
         var roundTripP50: Double
+        /// The same with the measuring task on the default executor (the cooperative pool).
+        var roundTripP50DefaultExecutor: Double
         /// PeerConnectivity 1 MiB throughput / raw TCP (target: at least 0.7).
         var throughput1MiB: Double
         /// PeerConnectivity 64-byte messages per second / raw TCP (for information).
@@ -33,7 +36,10 @@ struct CoreBenchResult: Codable {
     var cpus: Int
     var plan: Plan
     var rawTCP: Measurements
+    /// Round trips on the session's executor (`Session.taskExecutor`), throughput and rate on the default one.
     var peerConnectivity: Measurements
+    /// Round trips with the measuring task on the default executor, as an app that does nothing special.
+    var roundTrip64BytesDefaultExecutor: Latency
     var connectMilliseconds: [Double]
     var ratios: Ratios
     var targetsMet: [String: Bool]

@@ -21,7 +21,8 @@ final class PeerBench: Sendable {
         advertiser = try Advertiser(peer: peer, serviceType: serviceType)
         try await advertiser.start()
         let (advertiser, server) = (self.advertiser, self.server)
-        serverTask = Task {
+        // The reflector's side runs on its session's event loop, as an app that wants the lowest latency does.
+        serverTask = Task(executorPreference: server.taskExecutor) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await invitation in advertiser.invitations {

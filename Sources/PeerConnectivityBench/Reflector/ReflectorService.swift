@@ -125,7 +125,8 @@ public final class ReflectorService: Sendable {
             invitation.decline()
             return
         }
-        let task = Task { [self] in
+        // On the session's event loop: each echo is sent from the thread that read it.
+        let task = Task(executorPreference: session.taskExecutor) { [self] in
             do {
                 try await invitation.accept(into: session)
             } catch {

@@ -33,7 +33,8 @@ final class SessionEchoDriver: EchoDriver {
         firstMessages = stream
         let phase = self.phase
         let countsFallback = mode == .unreliable
-        receiver = Task {
+        // On the session's event loop, so that an echo is timed when it is read, not after a hop to another thread.
+        receiver = Task(executorPreference: session.taskExecutor) {
             var heardHello = false
             for await event in session.events {
                 switch event {

@@ -416,9 +416,15 @@ package final class Connection: Sendable {
         return !state.drainScheduled
     }
 
+    /// Drains at once when called on the connection's event loop (a task running on
+    /// ``EventLoopTaskExecutor``), else asks the event loop to.
     private func scheduleDrain() {
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.drainOutbound() }
+        if channel.eventLoop.inEventLoop {
+            handler.value.drainOutbound()
+        } else {
+            channel.eventLoop.execute { handler.value.drainOutbound() }
+        }
     }
 
     /// The record of an open channel; throws if it has ended (reset by either side, or finished) or

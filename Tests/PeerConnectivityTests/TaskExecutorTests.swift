@@ -1,0 +1,63 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Tasks on a session's executor: they run on its I/O thread, and what they send keeps its order.
+@Suite("Session task executor", .timeLimit(.minutes(1)))
+struct TaskExecutorTests {
+    /// The name of the thread running the caller.
+    private static func threadName() -> String {
+        Thread.current.name ?? ""
+    }
+
+    @Test("a task preferring the executor runs on a NIO event loop thread, a plain task does not")
+    func runsOnTheEventLoop() async throws {
+        let session = Session(peer: try PeerID(displayName: "executor"))
+        let onLoop = await Task(executorPreference: session.taskExecutor) { Self.threadName() }.value
+        let plain = await Task.detached { Self.threadName() }.value
+        #expect(onLoop.hasPrefix("NIO-"), "ran on thread \(onLoop)")
+        #expect(!plain.hasPrefix("NIO-"), "ran on thread \(plain)")
+    }
+
+    @Test("an echo on the host's executor and two senders on the client, one on its executor: all in order")
+    func echoKeepsOrder() async throws {
+        let pair = try await SessionPair.connect()
+        defer { pair.acceptor.cancel() }
+        let host = pair.host
+        let echo = Task(executorPreference: host.taskExecutor) {
+            for await case .dataReceived(let data, let peer, _) in host.events {
+                try? await host.send(data, toPeers: [peer])
+            }
+        }
+        defer { echo.cancel() }
+        let client = pair.client
+        let hostPeer = host.peer
+        let count = 1_000
+        /// Message `index` of sender `tag`: the tag, the index, then up to 16 KiB of its own pattern.
+        @Sendable func message(_ tag: UInt8, _ index: Int) -> Data {
+            var data = Data([tag])
+            withUnsafeBytes(of: UInt32(index).bigEndian) { data.append(contentsOf: $0) }
+            data.append(pattern(count: (index * 131) % (16 << 10), seed: UInt64(index)))
+            return data
+        }
+        let onLoop = Task(executorPreference: client.taskExecutor) {
+            for index in 0..<count { try await client.send(message(1, index), toPeers: [hostPeer]) }
+        }
+        let plain = Task {
+            for index in 0..<count { try await client.send(message(2, index), toPeers: [hostPeer]) }
+        }
+        var next: [UInt8: Int] = [1: 0, 2: 0]
+        for await event in client.events {
+            guard case .dataReceived(let data, _, _) = event, let tag = data.first, let expected = next[tag] else {
+                continue
+            }
+            #expect(data == message(tag, expected), "sender \(tag) message \(expected) differs or is out of order")
+            next[tag] = expected + 1
+            if next.values.allSatisfy({ $0 == count }) { break }
+        }
+        try await onLoop.value
+        try await plain.value
+        #expect(next == [1: count, 2: count])
+        await client.disconnect()
+    }
+}
