@@ -96,13 +96,13 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .inviterIdle, .inviteeIdle: return []
         case .inviterAwaitingHello, .inviteeAwaitingHello: return [.hello, .goodbye]
         case .inviterAwaitingAnswer: return [.accept, .decline, .goodbye]
-        case .inviteeAwaitingInvite: return [.invite, .goodbye]
+        case .inviteeAwaitingInvite: return [.invite, .resume, .goodbye]
         case .inviteeAwaitingDecision: return [.goodbye]
         case .inviterEstablished, .inviteeEstablished:
             // Channel frames are allowed too; ChannelTable judges them (see ChannelTableTests).
             return [
                 .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener, .members, .open, .chunk, .end, .reset,
-                .credit, .done,
+                .credit, .done, .resumeSecret, .ack,
             ]
         }
     }
