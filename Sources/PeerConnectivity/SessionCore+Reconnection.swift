@@ -80,11 +80,7 @@ extension SessionCore {
                 }
                 let live = entry.state == .connected ? entry.connection : nil
                 guard live != nil || link.reconnecting != nil else { throw SessionError.peerNotConnected(peer) }
-                if link.ledger.retaining, link.ledger.retainedBytes > 0,
-                    link.ledger.retainedBytes + frame.byteCount > limit
-                {
-                    return .full
-                }
+                if Self.mustWait(link, adding: frame.byteCount, limit: limit) { return .full }
                 _ = link.ledger.sent(frame, bytes: frame.byteCount)
                 var step = SendStep.done
                 if let live {
@@ -115,32 +111,40 @@ extension SessionCore {
             case .done:
                 return
             case .full:
-                try await waitForRoom(to: peer, limit: limit)
+                try await waitForRoom(to: peer, adding: frame.byteCount, limit: limit)
             }
         }
     }
 
-    private func waitForRoom(to peer: PeerID, limit: Int) async throws {
+    /// Whether a message of `bytes` must wait for acknowledgements: the link keeps messages, keeps some
+    /// already, and would keep more than `limit` with it (a single larger message is let through alone).
+    private static func mustWait(_ link: ResumableLink, adding bytes: Int, limit: Int) -> Bool {
+        link.ledger.retaining && link.ledger.retainedBytes > 0 && link.ledger.retainedBytes + bytes > limit
+    }
+
+    /// Waits until a message of `bytes` may fit (acknowledgements freed room), the link comes back, or it
+    /// is given up (then throws).
+    private func waitForRoom(to peer: PeerID, adding bytes: Int, limit: Int) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let verdict = peers.withLock { table -> Result<Void, any Error>? in
-                guard let link = table[peer]?.link else { return .success(()) }
-                guard link.ledger.retaining, link.ledger.retainedBytes >= limit / 2 else { return .success(()) }
+            let waits = peers.withLock { table -> Bool in
+                guard let link = table[peer]?.link, Self.mustWait(link, adding: bytes, limit: limit) else {
+                    return false
+                }
                 table[peer]?.link?.sendWaiters.append(continuation)
-                return nil
+                return true
             }
-            if let verdict { continuation.resume(with: verdict) }
+            if !waits { continuation.resume() }
         }
     }
 
-    /// Takes the `send` calls waiting on `peer`'s link, when its ledger has room again (or keeps nothing).
-    private func takeSendWaiters(_ peer: PeerID, in table: inout [PeerID: Entry]) -> [CheckedContinuation<
-        Void, any Error
-    >] {
-        guard let link = table[peer]?.link, !link.sendWaiters.isEmpty else { return [] }
-        let limit = configuration.reconnection?.retainedBytesLimit ?? Int.max
-        guard !link.ledger.retaining || link.ledger.retainedBytes < limit / 2 else { return [] }
+    /// Takes the `send` calls waiting on `peer`'s link, to look again: acknowledgements freed room.
+    private func takeSendWaiters(
+        _ peer: PeerID,
+        in table: inout [PeerID: Entry]
+    ) -> [CheckedContinuation<Void, any Error>] {
+        guard let waiters = table[peer]?.link?.sendWaiters, !waiters.isEmpty else { return [] }
         table[peer]?.link?.sendWaiters = []
-        return link.sendWaiters
+        return waiters
     }
 
     // MARK: - Receiving

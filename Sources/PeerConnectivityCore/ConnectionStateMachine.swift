@@ -221,6 +221,12 @@ package struct ConnectionStateMachine {
         case (.established(let peer), .goodbye(let said)):
             // A duplicate connection keeps its reason: the session waits for the one that replaces it.
             if said == .duplicate { return closeQuietly(peer: peer, said) }
+            // The peer heard nothing from this side for its liveness timeout: the link failed, nobody left
+            // (so reconnection resumes it).
+            if said == .livenessTimeout {
+                let detail = "the peer heard nothing from this side within its liveness timeout"
+                return closeQuietly(peer: peer, DisconnectReason.livenessTimeout.with(detail: detail))
+            }
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
         case (.inviterAwaitingHello(let invitation), .hello(let hello)):
@@ -357,8 +363,12 @@ package struct ConnectionStateMachine {
     /// timeout, or the invitee's wait for the application's answer. Stale deadlines are ignored.
     package mutating func deadlinePassed() -> Action {
         switch state {
-        case .inviterAwaitingHello, .inviterAwaitingAnswer, .resumerAwaitingHello, .resumerAwaitingAnswer:
+        case .inviterAwaitingHello, .inviterAwaitingAnswer:
             return closeWithGoodbye(.timedOut, peer: peer)
+        case .resumerAwaitingHello, .resumerAwaitingAnswer:
+            // Without GOODBYE: had the peer already resumed the link on its side, a GOODBYE would end the
+            // link there; a closed socket is a drop it resumes again from.
+            return closeQuietly(peer: peer, .timedOut)
         case .inviteeAwaitingHello, .inviteeAwaitingInvite:
             return closeWithGoodbye(.handshakeTimeout, peer: peer)
         case .inviteeAwaitingDecision(let peer), .inviteeAwaitingResumeDecision(let peer):
@@ -439,7 +449,14 @@ package struct ConnectionStateMachine {
     /// - Parameter error: a ``ProtocolError`` for bad input; anything else is an I/O failure.
     package mutating func errorCaught(_ error: any Error) -> Action {
         if let protocolError = error as? ProtocolError {
-            return protocolViolation(protocolError)
+            // Once connected, a connection that ends inside a frame died mid-write (a crash, a cut link):
+            // it is lost, not malformed, and so may be resumed (reconnection).
+            guard protocolError.isTruncation, case .established(let peer) = state else {
+                return protocolViolation(protocolError)
+            }
+            let reason = DisconnectReason.connectionLost.with(detail: protocolError.description)
+            state = .closing(peer: peer, reason: reason)
+            return .close(reason, sending: nil)
         }
         switch state {
         case .closing, .closed: return .none

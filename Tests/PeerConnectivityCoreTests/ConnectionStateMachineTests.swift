@@ -495,7 +495,8 @@ struct ConnectionStateMachineTests {
     )
     func goodbyeWhileEstablished(stage: Stage) {
         var machine = stage.machine()
-        let action = machine.frameReceived(.goodbye(.livenessTimeout))
+        // (GOODBYE 6, the peer's liveness timeout, reads as a liveness timeout: see ReconnectionCoreTests.)
+        let action = machine.frameReceived(.goodbye(.localDisconnect))
         #expect(action == .close(.peerDisconnected, sending: nil))
         #expect(closeReason(action)?.detail?.hasPrefix("peer said: ") == true)
         #expect(!machine.isEstablished)

@@ -260,6 +260,34 @@ struct ReconnectionCoreTests {
         }
     }
 
+    @Test("a resumer that gets no answer in time closes without GOODBYE")
+    func resumerTimeout() {
+        var machine = makeResumer()
+        _ = machine.channelActive()
+        _ = machine.frameReceived(.hello(Frame.Hello(peer: F.bob)))
+        #expect(machine.deadlinePassed() == .close(.timedOut, sending: nil))
+    }
+
+    @Test("GOODBYE 6 from the peer (it heard nothing from us) reads as a liveness timeout, not as leaving")
+    func peerLivenessGoodbye() {
+        var machine = Stage.inviteeEstablished.machine()
+        #expect(machine.frameReceived(.goodbye(.livenessTimeout)) == .close(.livenessTimeout, sending: nil))
+        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .livenessTimeout))
+    }
+
+    @Test("a connection that ends inside a frame once connected is lost, not a violation; before, a violation")
+    func truncationOnceConnected() {
+        var machine = Stage.inviterEstablished.machine()
+        let action = machine.errorCaught(ProtocolError.truncatedFrame(bytesLeft: 7))
+        #expect(action == .close(.connectionLost, sending: nil))
+        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .connectionLost))
+        var handshaking = Stage.inviterAwaitingAnswer.machine()
+        #expect(
+            handshaking.errorCaught(ProtocolError.truncatedFrame(bytesLeft: 7))
+                == .close(.protocolViolation, sending: .goodbye(.protocolViolation))
+        )
+    }
+
     // MARK: - Wire format
 
     @Test("the reconnection frames, byte by byte")
