@@ -142,6 +142,20 @@ struct ReconnectionTests {
         }
     }
 
+    @Test("a small retransmit buffer makes send wait for acknowledgements, and nothing is lost or doubled")
+    func smallBufferBackpressure() async throws {
+        let configuration = Self.configuration(retainedBytesLimit: 16 << 10)
+        let pair = try await SessionPair.connect(host: configuration, client: configuration)
+        defer { pair.acceptor.cancel() }
+        let (client, host) = (pair.client, pair.host)
+        for index in 0..<400 {
+            try await client.send(Self.numbered(index, padding: 1000), toPeers: [host.peer])
+            if index == 200 { client.abortConnection(to: host.peer) }
+        }
+        let atHost = try await Self.waitForMessages(pair.hostLog, count: 400)
+        #expect(Self.check(atHost, count: 400) == nil)
+    }
+
     @Test("a RESUME with a wrong secret is refused (DECLINE 24) and the link stays as it was")
     func wrongSecretRefused() async throws {
         let pair = try await SessionPair.connect(host: Self.configuration(), client: Self.configuration())
@@ -214,6 +228,43 @@ struct ReconnectionTests {
         let atHost = try await Self.waitForMessages(pair.hostLog, count: 50, timeout: .seconds(20))
         #expect(Self.check(atHost, count: 50) == nil)
         #expect(client.state(of: host.peer) == .connected)
+    }
+
+    @Test("in a mesh of four, a cut link between two members is resumed; the mesh stays whole, messages arrive once")
+    func meshLinkResumes() async throws {
+        let configuration = Self.configuration()
+        let advertiser = try await loopbackAdvertiser("mesh-reconnect")
+        let hub = Session(peer: advertiser.peer, configuration: configuration)
+        let acceptor = acceptAll(advertiser, into: hub)
+        defer { acceptor.cancel() }
+        var sessions = [hub]
+        var logs = [EventLog(hub)]
+        for index in 1..<4 {
+            let session = Session(peer: try PeerID(displayName: "member-\(index)"), configuration: configuration)
+            logs.append(EventLog(session))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            sessions.append(session)
+        }
+        let members = sessions
+        let everyone = Set(members.map(\.peer))
+        try #require(
+            try await eventually { members.allSatisfy { Set($0.connectedPeers) == everyone.subtracting([$0.peer]) } }
+        )
+        // Two members (linked by the mesh, not by an invitation of theirs) lose their connection.
+        let (a, b) = (sessions[1], sessions[2])
+        let (logA, logB) = (logs[1], logs[2])
+        for index in 0..<300 {
+            try await a.send(Self.numbered(index), toPeers: [b.peer])
+            if index == 100 { a.abortConnection(to: b.peer) }
+        }
+        let atB = try await Self.waitForMessages(logB, count: 300)
+        #expect(Self.check(atB, count: 300) == nil)
+        try #require(
+            try await eventually { members.allSatisfy { Set($0.connectedPeers) == everyone.subtracting([$0.peer]) } }
+        )
+        #expect(logA.states(of: b.peer).map(\.0) == [.connecting, .connected, .connecting, .connected])
+        #expect(logB.states(of: a.peer).map(\.0) == [.connecting, .connected, .connecting, .connected])
+        for session in sessions { await session.disconnect() }
     }
 
     @Test("the observable model shows the peer connecting while the link is down, then the failure")
