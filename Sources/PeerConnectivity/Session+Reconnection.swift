@@ -10,8 +10,11 @@ extension Session {
     /// ``window``, the peer goes `notConnected` with ``DisconnectReason/reconnectionFailed``, whose
     /// ``DisconnectReason/unconfirmedMessages`` counts the messages that failed (sent but never confirmed
     /// by the peer), and `send`s waiting for room throw ``SessionError/peerNotConnected(_:reason:)``.
-    /// Both sides need reconnection on; with a peer that has it off, the link behaves as without it.
-    /// Streams and resources open at the drop fail with their usual errors.
+    /// Both sides need reconnection on; with a peer that has it off, the link behaves as without it. A link
+    /// is resumable once each side has the other's secret, the first frame after the handshake (a drop in
+    /// the first round trip is reported as without reconnection). Streams and resources open at the drop
+    /// fail with their usual errors; unreliable sends to a peer that is reconnecting throw
+    /// ``SessionError/peerNotConnected(_:reason:)``, as to any peer not connected.
     public struct Reconnection: Sendable {
         /// How long after the drop the session keeps trying before the peer counts as gone.
         public var window: Duration = .seconds(30)

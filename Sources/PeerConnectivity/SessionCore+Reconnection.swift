@@ -71,30 +71,26 @@ extension SessionCore {
         let limit = configuration.reconnection?.retainedBytesLimit ?? Int.max
         while true {
             let step = try peers.withLock { table throws(SessionError) -> SendStep in
-                guard let entry = table[peer] else { throw SessionError.peerNotConnected(peer) }
-                guard var link = entry.link else {
-                    guard entry.state == .connected, let connection = entry.connection else {
-                        throw SessionError.peerNotConnected(peer)
-                    }
+                // The ledger is changed in place (`table[peer]!.link!`): a copy of the entry would make
+                // its kept messages be copied on every send.
+                guard let state = table[peer]?.state else { throw SessionError.peerNotConnected(peer) }
+                let connection = table[peer]?.connection
+                guard let reconnecting = table[peer]?.link.map({ $0.reconnecting != nil }) else {
+                    guard state == .connected, let connection else { throw SessionError.peerNotConnected(peer) }
                     return .plain(connection)
                 }
-                let live = entry.state == .connected ? entry.connection : nil
-                guard live != nil || link.reconnecting != nil else { throw SessionError.peerNotConnected(peer) }
-                if Self.mustWait(link, adding: frame.byteCount, limit: limit) { return .full }
-                _ = link.ledger.sent(frame, bytes: frame.byteCount)
-                var step = SendStep.done
-                if let live {
-                    do {
-                        if try live.enqueue(frame) { step = .drain(live) }
-                    } catch {
-                        // Kept in the ledger: it goes out again when the link is back.
-                        if !link.ledger.retaining {
-                            throw SessionError.peerNotConnected(peer, reason: (error as? ConnectionClosedError)?.reason)
-                        }
-                    }
+                let live = state == .connected ? connection : nil
+                guard live != nil || reconnecting else { throw SessionError.peerNotConnected(peer) }
+                if Self.mustWait(table[peer]!.link!, adding: frame.byteCount, limit: limit) { return .full }
+                _ = table[peer]!.link!.ledger.sent(frame, bytes: frame.byteCount)
+                guard let live else { return .done }
+                do {
+                    return try live.enqueue(frame) ? .drain(live) : .done
+                } catch {
+                    // Kept in the ledger: it goes out again when the link is back.
+                    if table[peer]!.link!.ledger.retaining { return .done }
+                    throw SessionError.peerNotConnected(peer, reason: (error as? ConnectionClosedError)?.reason)
                 }
-                table[peer]?.link = link
-                return step
             }
             switch step {
             case .plain(let connection):
@@ -164,7 +160,9 @@ extension SessionCore {
 
     /// A reliable message arrived on a link: count it, and acknowledge when a batch is due.
     func countReceived(_ bytes: Int, from peer: PeerID, on connection: Connection) {
-        notePeerFrame(from: peer, on: connection)
+        if peers.withLock({ $0[peer]?.connection === connection && $0[peer]?.link?.peerResumes == nil }) {
+            notePeerFrame(from: peer, on: connection)
+        }
         let ack = peers.withLock { table -> UInt64? in
             guard table[peer]?.connection === connection,
                 case .deliverAndAck(let count) = table[peer]?.link?.ledger.received(bytes: bytes)
@@ -185,13 +183,12 @@ extension SessionCore {
 
     func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID) {
         let outcome = peers.withLock { table -> (waiters: [CheckedContinuation<Void, any Error>], violation: String?) in
-            guard table[peer]?.connection === connection, var link = table[peer]?.link else { return ([], nil) }
+            guard table[peer]?.connection === connection, table[peer]?.link != nil else { return ([], nil) }
             do {
-                _ = try link.ledger.acknowledged(upTo: count)
+                _ = try table[peer]!.link!.ledger.acknowledged(upTo: count)
             } catch {
                 return ([], "\(error)")
             }
-            table[peer]?.link = link
             return (takeSendWaiters(peer, in: &table), nil)
         }
         for waiter in outcome.waiters { waiter.resume() }
@@ -276,7 +273,7 @@ extension SessionCore {
     private func redial(_ peer: PeerID, generation: Int, host: String, port: Int, secret: [UInt8]) async {
         guard let settings = configuration.reconnection else { return }
         var backoff = settings.initialBackoff
-        while let nextExpected = nextExpected(from: peer, generation: generation) {
+        while !isShutDown, let nextExpected = nextExpected(from: peer, generation: generation) {
             let resumption = ConnectionStateMachine.Resumption(
                 expectedPeer: peer,
                 secret: secret,

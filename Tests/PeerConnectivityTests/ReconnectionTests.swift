@@ -86,9 +86,14 @@ struct ReconnectionTests {
         print("cutWhileSending: \(count) messages each way across a cut in \(elapsed)")
     }
 
-    @Test("messages sent while the link is down are kept and delivered after it comes back")
-    func sendDuringGap() async throws {
-        let pair = try await SessionPair.connect(host: Self.configuration(), client: Self.configuration())
+    @Test(
+        "messages sent while the link is down are kept and delivered after it comes back (joinsMesh on and off)",
+        arguments: [true, false]
+    )
+    func sendDuringGap(joinsMesh: Bool) async throws {
+        var configuration = Self.configuration()
+        configuration.joinsMesh = joinsMesh
+        let pair = try await SessionPair.connect(host: configuration, client: configuration)
         defer { pair.acceptor.cancel() }
         let (client, host) = (pair.client, pair.host)
         for index in 0..<10 { try await client.send(Self.numbered(index), toPeers: [host.peer]) }
