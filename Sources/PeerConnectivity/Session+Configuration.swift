@@ -33,6 +33,9 @@ extension Session {
         /// holds others is connected to every member automatically (each session listens on a TCP port
         /// of its own for that). Off, the session holds only the peers it invited or accepted.
         public var joinsMesh = true
+        /// Whether and how the session re-establishes a link that dropped (opt-in; `nil`, the default,
+        /// reports the peer `notConnected` at once). See ``Session/Reconnection``.
+        public var reconnection: Reconnection?
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
 

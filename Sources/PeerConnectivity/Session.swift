@@ -85,7 +85,10 @@ public final class Session: Sendable {
     /// Sends a message to connected peers.
     ///
     /// Reliable: returns once the message is queued for every target, in order after every message
-    /// sent before it; suspends first while a peer's outbound queue is full. Unreliable: returns once
+    /// sent before it; suspends first while a peer's outbound queue is full. With
+    /// ``Configuration/reconnection``, a target that is reconnecting counts as connected: the message
+    /// is kept and goes out when the link is back; `send` also suspends while the messages kept for a
+    /// peer (not yet confirmed by it) reach ``Reconnection/retainedBytesLimit``. Unreliable: returns once
     /// the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///
     /// - Parameters:
@@ -109,6 +112,12 @@ public final class Session: Sendable {
             return
         }
         let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+        if configuration.reconnection != nil {
+            for peer in peers {
+                try await core.sendResumable(frame, to: peer)
+            }
+            return
+        }
         if peers.count == 1 {  // the common case needs no array of connections
             try await Self.send(frame, on: try core.connection(to: peers[0]), to: peers[0])
             return
@@ -123,7 +132,13 @@ public final class Session: Sendable {
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
         let connections = try core.connections(to: peers)
         for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
-            try await Self.send(data.withUnsafeBytes { FrameEncoder.dataFrame($0) }, on: connection, to: peer)
+            let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+            if configuration.reconnection != nil {
+                // Every DATA frame of a link is numbered, these too.
+                try await core.sendResumable(frame, to: peer)
+            } else {
+                try await Self.send(frame, on: connection, to: peer)
+            }
         }
     }
 
@@ -156,6 +171,32 @@ public final class Session: Sendable {
         timeout: Duration = .seconds(30)
     ) async throws -> PeerID {
         try await core.invite(expectedPeer: nil, host: host, port: port, context: context, timeout: timeout)
+    }
+
+    /// Closes the connection to `peer` at once, without goodbye, as a crash or a cut cable would: for
+    /// tests of what happens when a link drops.
+    ///
+    /// - Parameter peer: the peer whose connection to cut.
+    package func abortConnection(to peer: PeerID) {
+        core.abortConnection(to: peer)
+    }
+
+    /// Silences the connection to `peer` for good without closing it, as when a cable is cut: nothing
+    /// more passes either way, until the liveness timeout closes it (tests).
+    ///
+    /// - Parameter peer: the peer whose connection to silence.
+    package func silenceConnection(to peer: PeerID) {
+        core.silenceConnection(to: peer)
+    }
+
+    /// The port of the session's own listener (mesh members and reconnection dial it), once bound.
+    package var memberListenerPort: Int? {
+        core.mesh.withLock { $0.listener?.port }
+    }
+
+    /// Closes the session's own listener, so that no member can connect nor resume through it (tests).
+    package func closeMemberListener() {
+        core.stopMesh()
     }
 
     /// Leaves the session: says goodbye to every peer and closes the connections.

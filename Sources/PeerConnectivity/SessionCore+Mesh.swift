@@ -75,7 +75,8 @@ extension SessionCore {
 
     /// A peer is connected: tell it where this session accepts members.
     func meshEstablished(_ connection: Connection) {
-        guard configuration.joinsMesh else { return }
+        // Reconnection dials the peer's session listener too, so it is announced with either.
+        guard configuration.joinsMesh || configuration.reconnection != nil else { return }
         let port = mesh.withLock { state -> Int? in
             guard let listener = state.listener else {
                 if !state.closed { state.waiting.append(connection) }

@@ -7,6 +7,7 @@ import PeerConnectivityTransport
 /// ``InboundTransfer``), kept in `transfers` until it ends.
 extension SessionCore {
     func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {
+        notePeerFrame(from: peer, on: connection)
         switch event {
         case .opened(let open):
             opened(open, on: connection, from: peer)

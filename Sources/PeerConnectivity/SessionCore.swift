@@ -12,7 +12,7 @@ import Synchronization
 /// the public methods run on any thread. One `Mutex` guards the peer table; events are yielded
 /// while it is held so that their order matches the order of the changes.
 final class SessionCore: ConnectionDelegate, Sendable {
-    private struct Entry {
+    struct Entry {
         var state: PeerState
         /// `nil` while an invitation is being dialled.
         var connection: Connection?
@@ -22,6 +22,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
         /// The peer closed our connection as a duplicate: the one that replaces it is on its way.
         var awaitingReplacement = false
+        /// With reconnection on, once connected: the link's secrets, numbering and kept messages.
+        var link: ResumableLink?
     }
 
     /// How long a peer whose connection was closed as a duplicate stays `connecting`, waiting for
@@ -46,7 +48,12 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let mesh = Mutex(MeshState())
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
-    private let peers = Mutex([PeerID: Entry]())
+    let peers = Mutex([PeerID: Entry]())
+    /// Numbers the drops of links being re-established (reconnection).
+    let reconnectGenerations = Atomic<Int>(0)
+    private let shutDown = Atomic<Bool>(false)
+    /// Whether the session was released.
+    var isShutDown: Bool { shutDown.load(ordering: .relaxed) }
     /// Direct dials refused once the peer said who it is (already in the session, or the session
     /// filled up meanwhile), so that `invite` throws the same ``SessionError`` as a browser invite.
     private let refusals = Mutex([ObjectIdentifier: Refusal]())
@@ -80,8 +87,11 @@ final class SessionCore: ConnectionDelegate, Sendable {
         datagrams.start(on: PeerEventLoop.loop(for: peer)) { [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
         }
-        if configuration.joinsMesh {
+        if configuration.joinsMesh || configuration.reconnection != nil {
             startMesh()
+        }
+        if configuration.reconnection != nil {
+            startAckTimer()
         }
     }
 
@@ -159,13 +169,17 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     /// Removes `peer` if it is held over `connection` (or over no connection yet) and reports it `notConnected`.
     private func release(_ peer: PeerID, connection: Connection?, reason: DisconnectReason) {
-        let waiters = peers.withLock { table -> [CheckedContinuation<Void, any Error>] in
-            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else { return [] }
+        let (waiters, sendWaiters) = peers.withLock {
+            table -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
+            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else {
+                return ([], [])
+            }
             table[peer] = nil
             events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
-            return entry.waiters
+            return (entry.waiters, entry.link?.sendWaiters ?? [])
         }
         for waiter in waiters { waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason)) }
+        for waiter in sendWaiters { waiter.resume(throwing: SessionError.peerNotConnected(peer, reason: reason)) }
     }
 
     /// Waits until `peer` is connected, over whichever connection; throws if it leaves the session first.
@@ -383,8 +397,13 @@ final class SessionCore: ConnectionDelegate, Sendable {
             var waiters: [CheckedContinuation<Void, any Error>] = []
             for (peer, entry) in table where entry.connection == nil {
                 table[peer] = nil
-                waiters += entry.waiters
-                events.yield(.peerStateChanged(peer, .notConnected, reason: .localDisconnect))
+                waiters += entry.waiters + (entry.link?.sendWaiters ?? [])
+                var reason = DisconnectReason.localDisconnect
+                if var link = entry.link {
+                    // A link being re-established: what the peer never confirmed is not delivered.
+                    reason = reason.with(unconfirmedMessages: link.ledger.abandon().count)
+                }
+                events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
             }
             return (table.values.compactMap(\.connection), waiters)
         }
@@ -401,6 +420,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
 
     /// The session was released: close everything and end the event stream.
     func shutdown() {
+        shutDown.store(true, ordering: .relaxed)
         let connections = peers.withLock { table in table.values.compactMap(\.connection) }
         for connection in connections {
             connection.close(.localDisconnect)
@@ -492,6 +512,12 @@ final class SessionCore: ConnectionDelegate, Sendable {
             }
             let waiters = entry.waiters
             table[peer] = Entry(state: .connected, connection: connection, invitedByUs: entry.invitedByUs)
+            if configuration.reconnection != nil {
+                // Before the peer shows connected, so it is the first frame after the handshake.
+                let link = ResumableLink()
+                connection.sendControl(.resumeSecret(link.localSecret))
+                table[peer]?.link = link
+            }
             events.yield(.peerStateChanged(peer, .connected, reason: nil))
             return waiters
         }
@@ -505,10 +531,15 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
 
     func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {
+        notePeerFrame(from: peer, on: connection)
+        if case .sessionListener(let port) = frame {
+            learnResumeEndpoint(port: port, on: connection, from: peer)
+        }
         meshReceived(frame, on: connection, from: peer)
     }
 
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
+        notePeerFrame(from: peer, on: connection)
         datagrams.peerEndpoint(port: port, token: token, on: connection)
     }
 
@@ -520,6 +551,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
 
     func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
+        if configuration.reconnection != nil {
+            countReceived(message.readableBytes, from: peer, on: connection)
+        }
         let data = Data(buffer: message, byteTransferStrategy: .automatic)
         let backlog = events.yield(.dataReceived(data, from: peer, mode: .reliable), bytes: data.count)
         guard backlog > configuration.receiveBufferLimit else { return true }
@@ -544,6 +578,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         meshClosed(connection)
         guard let peer else { return }
         if reason == .duplicate, awaitReplacement(of: peer, closed: connection) { return }
+        if reconnectIfResumable(peer, closed: connection, reason: reason) { return }
         release(peer, connection: connection, reason: reason)
     }
 }

@@ -133,7 +133,7 @@ package struct ChannelTable {
             return .done(channel: channel)
 
         case .hello, .invite, .accept, .decline, .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener,
-            .members:
+            .members, .resumeSecret, .resume, .resumed, .ack:
             preconditionFailure("\(frame.type) is not a channel frame")
         }
     }

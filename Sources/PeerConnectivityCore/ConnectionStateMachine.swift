@@ -10,6 +10,8 @@ import NIOCore
 /// ```
 /// inviter: awaitingHello --HELLO--> awaitingAnswer --ACCEPT--> established
 /// invitee: awaitingHello --HELLO--> awaitingInvite --INVITE--> awaitingDecision --accept()--> established
+/// resumer: awaitingHello --HELLO--> awaitingAnswer --RESUMED--> established (resumed)
+/// invitee: awaitingHello --HELLO--> awaitingInvite --RESUME--> awaitingResumeDecision --acceptResume()--> established
 /// any state --GOODBYE / error / timer / close()--> closing --channelInactive--> closed
 /// ```
 package struct ConnectionStateMachine {
@@ -19,6 +21,27 @@ package struct ConnectionStateMachine {
         case inviter(Invitation)
         /// This side accepted the TCP connection and waits to be invited.
         case invitee
+        /// This side connected to re-establish a link that dropped (RESUME instead of INVITE).
+        case resumer(Resumption)
+    }
+
+    /// What a resumer sends and expects.
+    package struct Resumption: Sendable {
+        /// The peer of the link that dropped.
+        package var expectedPeer: PeerID
+        /// The secret that peer gave this side (RESUME-SECRET).
+        package var secret: [UInt8]
+        /// How many reliable messages this side has received from the peer on the link.
+        package var nextExpected: UInt64
+        /// How long to wait for the answer.
+        package var timeout: TimeAmount
+
+        package init(expectedPeer: PeerID, secret: [UInt8], nextExpected: UInt64, timeout: TimeAmount) {
+            self.expectedPeer = expectedPeer
+            self.secret = secret
+            self.nextExpected = nextExpected
+            self.timeout = timeout
+        }
     }
 
     /// What an inviter sends and expects.
@@ -49,6 +72,16 @@ package struct ConnectionStateMachine {
         case deliverInvitation(from: PeerID, context: ByteBuffer, timeout: TimeAmount)
         /// The handshake is done: write `frame` if any, tell the owner, start the keepalive timer.
         case establish(PeerID, sending: Frame?)
+        /// A resumer asks to re-establish its link (RESUME): hand it to the owner, which answers with
+        /// ``ConnectionStateMachine/acceptResume(nextExpected:keepaliveInterval:livenessTimeout:)`` or declines.
+        case deliverResume(from: PeerID, secret: [UInt8], peerExpects: UInt64)
+        /// A link was re-established: write `frame` if any, tell the owner (with how many of this side's
+        /// reliable messages the peer has), start the keepalive timer.
+        case establishResumed(PeerID, peerExpects: UInt64, sending: Frame?)
+        /// The peer's resume secret for this link (RESUME-SECRET).
+        case deliverResumeSecret([UInt8])
+        /// The peer acknowledged this many reliable messages on the link (ACK).
+        case deliverAck(UInt64)
         /// Hand an application message to the owner.
         case deliverData(ByteBuffer)
         /// The peer said where it receives unreliable messages.
@@ -70,6 +103,9 @@ package struct ConnectionStateMachine {
         case inviteeAwaitingHello
         case inviteeAwaitingInvite(PeerID)
         case inviteeAwaitingDecision(PeerID)
+        case resumerAwaitingHello(Resumption)
+        case resumerAwaitingAnswer(PeerID)
+        case inviteeAwaitingResumeDecision(PeerID)
         case established(PeerID)
         case closing(peer: PeerID?, reason: DisconnectReason)
         case closed
@@ -85,6 +121,8 @@ package struct ConnectionStateMachine {
     /// Keepalive ticks since anything arrived from the peer (ticks while reading is paused by us do not count).
     private var ticksSinceInbound = 0
     private var readingPaused = false
+    /// The count a pending RESUME carried, until the session answers it.
+    private var pendingResumeCount: UInt64?
 
     /// Makes the machine for a new connection.
     ///
@@ -103,7 +141,10 @@ package struct ConnectionStateMachine {
     ) {
         self.localPeer = localPeer
         self.state = .idle(role)
-        if case .inviter = role { self.isInviter = true } else { self.isInviter = false }
+        switch role {
+        case .inviter, .resumer: self.isInviter = true
+        case .invitee: self.isInviter = false
+        }
         self.channels = ChannelTable(localIsInviter: isInviter, maximumInboundChannels: maximumInboundChannels)
         self.keepaliveInterval = keepaliveInterval
         self.livenessTimeout = livenessTimeout
@@ -112,9 +153,9 @@ package struct ConnectionStateMachine {
     /// The peer on the other side, once its HELLO has arrived.
     package var peer: PeerID? {
         switch state {
-        case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .closed: return nil
+        case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .resumerAwaitingHello, .closed: return nil
         case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer), .inviteeAwaitingDecision(let peer),
-            .established(let peer):
+            .resumerAwaitingAnswer(let peer), .inviteeAwaitingResumeDecision(let peer), .established(let peer):
             return peer
         case .closing(let peer, _): return peer
         }
@@ -139,6 +180,14 @@ package struct ConnectionStateMachine {
         case .invitee:
             state = .inviteeAwaitingHello
             return .send([hello])
+        case .resumer(let resumption):
+            state = .resumerAwaitingHello(resumption)
+            let resume = Frame.Resume(
+                peer: localPeer.id,
+                secret: resumption.secret,
+                nextExpected: resumption.nextExpected
+            )
+            return .send([hello, .resume(resume)])
         }
     }
 
@@ -157,6 +206,10 @@ package struct ConnectionStateMachine {
             return .deliverDatagramEndpoint(port: port, token: token)
         case (.established, .sessionListener), (.established, .members):
             return .deliverMembership(frame)
+        case (.established, .resumeSecret(let secret)):
+            return .deliverResumeSecret(secret)
+        case (.established, .ack(let count)):
+            return .deliverAck(count)
         case (.established, .open), (.established, .chunk), (.established, .end), (.established, .reset),
             (.established, .credit), (.established, .done):
             switch channels.frameReceived(frame) {
@@ -168,6 +221,12 @@ package struct ConnectionStateMachine {
         case (.established(let peer), .goodbye(let said)):
             // A duplicate connection keeps its reason: the session waits for the one that replaces it.
             if said == .duplicate { return closeQuietly(peer: peer, said) }
+            // The peer heard nothing from this side for its liveness timeout: the link failed, nobody left
+            // (so reconnection resumes it).
+            if said == .livenessTimeout {
+                let detail = "the peer heard nothing from this side within its liveness timeout"
+                return closeQuietly(peer: peer, DisconnectReason.livenessTimeout.with(detail: detail))
+            }
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
         case (.inviterAwaitingHello(let invitation), .hello(let hello)):
@@ -186,6 +245,26 @@ package struct ConnectionStateMachine {
         case (.inviterAwaitingAnswer(let peer), .decline(let reason)):
             return closeQuietly(peer: peer, reason == .localDisconnect ? .declined : reason)
 
+        case (.resumerAwaitingHello(let resumption), .hello(let hello)):
+            guard hello.peer == resumption.expectedPeer else {
+                let detail = "resuming \(resumption.expectedPeer), \(hello.peer) answered"
+                return closeWithGoodbye(.unexpectedPeer.with(detail: detail), peer: hello.peer)
+            }
+            state = .resumerAwaitingAnswer(hello.peer)
+            return .peerIdentified(hello.peer)
+        case (.resumerAwaitingAnswer(let peer), .resumed(let peerExpects)):
+            state = .established(peer)
+            return .establishResumed(peer, peerExpects: peerExpects, sending: nil)
+        case (.resumerAwaitingAnswer(let peer), .decline(let reason)):
+            return closeQuietly(peer: peer, reason == .localDisconnect ? .resumeRefused : reason)
+        case (.inviteeAwaitingInvite(let peer), .resume(let resume)):
+            guard resume.peer == peer.id else {
+                return protocolViolation(.malformed(.resume, "RESUME names \(resume.peer), HELLO named \(peer.id)"))
+            }
+            state = .inviteeAwaitingResumeDecision(peer)
+            pendingResumeCount = resume.nextExpected
+            return .deliverResume(from: peer, secret: resume.secret, peerExpects: resume.nextExpected)
+
         case (.inviteeAwaitingHello, .hello(let hello)):
             if hello.peer == localPeer {
                 return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
@@ -197,23 +276,30 @@ package struct ConnectionStateMachine {
             let timeout = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
             return .deliverInvitation(from: peer, context: invite.context, timeout: timeout)
 
-        case (.inviterAwaitingHello, .goodbye(let said)), (.inviteeAwaitingHello, .goodbye(let said)):
+        case (.inviterAwaitingHello, .goodbye(let said)), (.inviteeAwaitingHello, .goodbye(let said)),
+            (.resumerAwaitingHello, .goodbye(let said)):
             return closeQuietly(peer: nil, remote(said))
         case (.inviterAwaitingAnswer(let peer), .goodbye(let said)),
             (.inviteeAwaitingInvite(let peer), .goodbye(let said)),
-            (.inviteeAwaitingDecision(let peer), .goodbye(let said)):
+            (.inviteeAwaitingDecision(let peer), .goodbye(let said)),
+            (.resumerAwaitingAnswer(let peer), .goodbye(let said)),
+            (.inviteeAwaitingResumeDecision(let peer), .goodbye(let said)):
             return closeQuietly(peer: peer, remote(said))
 
         case (.closing, _), (.closed, _):
             return .none
         case (.idle, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "not yet connected"))
-        case (.inviterAwaitingHello, _), (.inviteeAwaitingHello, _):
+        case (.inviterAwaitingHello, _), (.inviteeAwaitingHello, _), (.resumerAwaitingHello, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for HELLO"))
         case (.inviterAwaitingAnswer, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for the answer to the invitation"))
         case (.inviteeAwaitingInvite, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for INVITE"))
+        case (.resumerAwaitingAnswer, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for the answer to RESUME"))
+        case (.inviteeAwaitingResumeDecision, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "the resume is not accepted yet"))
         case (.inviteeAwaitingDecision, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "the invitation is not accepted yet"))
         case (.established, _):
@@ -236,12 +322,39 @@ package struct ConnectionStateMachine {
         return .establish(peer, sending: .accept)
     }
 
-    /// The application declined the invitation, or the invitee turned it away (busy, session full).
+    /// The session accepted a RESUME: the link is re-established on this connection.
+    ///
+    /// - Parameters:
+    ///   - nextExpected: how many reliable messages this side has received from the peer on the link (RESUMED).
+    ///   - keepaliveInterval: the session's keepalive interval, which now applies.
+    ///   - livenessTimeout: the session's liveness timeout, which now applies.
+    /// - Returns: the action, or `nil` when no RESUME is pending any more.
+    package mutating func acceptResume(
+        nextExpected: UInt64,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount
+    ) -> Action? {
+        guard case .inviteeAwaitingResumeDecision(let peer) = state, let peerExpects = pendingResumeCount else {
+            return nil
+        }
+        self.keepaliveInterval = keepaliveInterval
+        self.livenessTimeout = livenessTimeout
+        state = .established(peer)
+        ticksSinceInbound = 0
+        return .establishResumed(peer, peerExpects: peerExpects, sending: .resumed(nextExpected: nextExpected))
+    }
+
+    /// The application declined the invitation, or the invitee turned it away (busy, session full),
+    /// or the session refused a RESUME.
     ///
     /// - Parameter reason: sent to the inviter in DECLINE.
     /// - Returns: the action, or `nil` when no invitation is pending any more.
     package mutating func decline(_ reason: DisconnectReason) -> Action? {
-        guard case .inviteeAwaitingDecision(let peer) = state else { return nil }
+        let peer: PeerID
+        switch state {
+        case .inviteeAwaitingDecision(let pending), .inviteeAwaitingResumeDecision(let pending): peer = pending
+        default: return nil
+        }
         state = .closing(peer: peer, reason: reason)
         return .close(reason, sending: .decline(reason))
     }
@@ -252,9 +365,13 @@ package struct ConnectionStateMachine {
         switch state {
         case .inviterAwaitingHello, .inviterAwaitingAnswer:
             return closeWithGoodbye(.timedOut, peer: peer)
+        case .resumerAwaitingHello, .resumerAwaitingAnswer:
+            // Without GOODBYE: had the peer already resumed the link on its side, a GOODBYE would end the
+            // link there; a closed socket is a drop it resumes again from.
+            return closeQuietly(peer: peer, .timedOut)
         case .inviteeAwaitingHello, .inviteeAwaitingInvite:
             return closeWithGoodbye(.handshakeTimeout, peer: peer)
-        case .inviteeAwaitingDecision(let peer):
+        case .inviteeAwaitingDecision(let peer), .inviteeAwaitingResumeDecision(let peer):
             state = .closing(peer: peer, reason: .timedOut)
             return .close(.timedOut, sending: .decline(.timedOut))
         case .idle, .established, .closing, .closed:
@@ -332,7 +449,14 @@ package struct ConnectionStateMachine {
     /// - Parameter error: a ``ProtocolError`` for bad input; anything else is an I/O failure.
     package mutating func errorCaught(_ error: any Error) -> Action {
         if let protocolError = error as? ProtocolError {
-            return protocolViolation(protocolError)
+            // Once connected, a connection that ends inside a frame died mid-write (a crash, a cut link):
+            // it is lost, not malformed, and so may be resumed (reconnection).
+            guard protocolError.isTruncation, case .established(let peer) = state else {
+                return protocolViolation(protocolError)
+            }
+            let reason = DisconnectReason.connectionLost.with(detail: protocolError.description)
+            state = .closing(peer: peer, reason: reason)
+            return .close(reason, sending: nil)
         }
         switch state {
         case .closing, .closed: return .none
@@ -355,7 +479,8 @@ package struct ConnectionStateMachine {
             state = .closed
             return .reportClosed(peer: nil, reason: .connectionFailed)
         case .inviterAwaitingHello, .inviterAwaitingAnswer, .inviteeAwaitingHello, .inviteeAwaitingInvite,
-            .inviteeAwaitingDecision, .established:
+            .inviteeAwaitingDecision, .resumerAwaitingHello, .resumerAwaitingAnswer, .inviteeAwaitingResumeDecision,
+            .established:
             let peer = self.peer
             state = .closed
             return .reportClosed(

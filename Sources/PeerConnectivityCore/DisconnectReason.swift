@@ -18,6 +18,8 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case handshakeTimeout = 12
         case busy = 13
         case duplicate = 14
+        case reconnectionFailed = 23
+        case resumeRefused = 24
     }
 
     private let code: Code
@@ -25,9 +27,15 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// Context for logs and people: the frame that broke the protocol, the socket error, and so on.
     public let detail: String?
 
-    private init(_ code: Code, detail: String? = nil) {
+    /// For ``reconnectionFailed``: how many reliable messages sent to the peer were never confirmed
+    /// by it (the peer may have received some of them, but did not acknowledge them before the link
+    /// dropped); they count as failed. `nil` for other reasons.
+    public let unconfirmedMessages: Int?
+
+    private init(_ code: Code, detail: String? = nil, unconfirmedMessages: Int? = nil) {
         self.code = code
         self.detail = detail
+        self.unconfirmedMessages = unconfirmedMessages
     }
 
     /// This side called `disconnect()`.
@@ -60,12 +68,27 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// one gave way to the other, through which the peer stays in the session.
     public static let duplicate = DisconnectReason(.duplicate)
 
+    /// The link dropped and could not be re-established within the reconnection window
+    /// (``Session/Configuration/reconnection``); ``unconfirmedMessages`` says how many reliable
+    /// messages sent to the peer it never confirmed.
+    public static let reconnectionFailed = DisconnectReason(.reconnectionFailed)
+    /// The peer refused to resume the link: it does not hold this side any more, or the secret did not match.
+    public static let resumeRefused = DisconnectReason(.resumeRefused)
+
     /// The same kind of reason with context added.
     ///
     /// - Parameter detail: a sentence for logs and people.
     /// - Returns: a reason equal to `self`, carrying `detail`.
     public func with(detail: String) -> DisconnectReason {
-        DisconnectReason(code, detail: detail)
+        DisconnectReason(code, detail: detail, unconfirmedMessages: unconfirmedMessages)
+    }
+
+    /// The same kind of reason, saying how many reliable messages the peer never confirmed.
+    ///
+    /// - Parameter count: the number of unconfirmed messages.
+    /// - Returns: a reason equal to `self`, carrying `count`.
+    package func with(unconfirmedMessages count: Int) -> DisconnectReason {
+        DisconnectReason(code, detail: detail, unconfirmedMessages: count)
     }
 
     /// Reasons are equal when they are of the same kind, whatever their detail.
@@ -96,6 +119,8 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .handshakeTimeout: text = "the handshake timed out"
         case .busy: text = "the peer has too many pending invitations"
         case .duplicate: text = "replaced by a simultaneous connection between the same peers"
+        case .reconnectionFailed: text = "the link dropped and could not be re-established in time"
+        case .resumeRefused: text = "the peer refused to resume the link"
         }
         guard let detail else { return text }
         return "\(text): \(detail)"

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// One frame of the wire protocol, decoded.
@@ -23,6 +24,16 @@ package enum Frame: Sendable, Hashable {
     case sessionListener(port: UInt16)
     /// Other members of the sender's session, where to reach them: connect to those you lack.
     case members([Member])
+    /// The secret the peer must show to resume this link after it drops (reconnection), sent once
+    /// after establishment by a side that has reconnection on.
+    case resumeSecret([UInt8])
+    /// Instead of INVITE: the resumer re-establishes a link that dropped, proving it with the secret
+    /// the invitee gave it, and says how many of the invitee's reliable messages it has received.
+    case resume(Resume)
+    /// The answer to RESUME: how many of the resumer's reliable messages the invitee has received.
+    case resumed(nextExpected: UInt64)
+    /// How many reliable messages the sender has received from the peer on this link (cumulative).
+    case ack(UInt64)
     /// The sender opens a channel (a stream or a resource) to write on.
     case open(Open)
     /// Bytes on a channel, within the window the receiver granted.
@@ -49,6 +60,22 @@ package enum Frame: Sendable, Hashable {
             self.peer = peer
             self.address = address
             self.port = port
+        }
+    }
+
+    /// The body of a RESUME frame.
+    package struct Resume: Sendable, Hashable {
+        /// The resumer's peer id, as in its HELLO.
+        package var peer: UUID
+        /// The secret the invitee sent the resumer in RESUME-SECRET.
+        package var secret: [UInt8]
+        /// How many reliable messages the resumer has received from the invitee on this link.
+        package var nextExpected: UInt64
+
+        package init(peer: UUID, secret: [UInt8], nextExpected: UInt64) {
+            self.peer = peer
+            self.secret = secret
+            self.nextExpected = nextExpected
         }
     }
 
@@ -110,6 +137,10 @@ package enum Frame: Sendable, Hashable {
         case .datagramEndpoint: return .datagramEndpoint
         case .sessionListener: return .sessionListener
         case .members: return .members
+        case .resumeSecret: return .resumeSecret
+        case .resume: return .resume
+        case .resumed: return .resumed
+        case .ack: return .ack
         case .open: return .open
         case .chunk: return .chunk
         case .end: return .end

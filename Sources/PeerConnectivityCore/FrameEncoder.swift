@@ -48,6 +48,17 @@ package enum FrameEncoder {
                 buffer.writeBytes(member.address)
                 buffer.writeInteger(member.port)
             }
+        case .resumeSecret(let secret):
+            writeHeader(type: .resumeSecret, payloadLength: secret.count, into: &buffer)
+            buffer.writeBytes(secret)
+        case .resume(let resume):
+            writeHeader(type: .resume, payloadLength: 16 + resume.secret.count + 8, into: &buffer)
+            withUnsafeBytes(of: resume.peer.uuid) { _ = buffer.writeBytes($0) }
+            buffer.writeBytes(resume.secret)
+            buffer.writeInteger(resume.nextExpected)
+        case .resumed(let count), .ack(let count):
+            writeHeader(type: frame.type, payloadLength: 8, into: &buffer)
+            buffer.writeInteger(count)
         case .open(let open):
             writeHeader(type: .open, payloadLength: 4 + 1 + 8 + open.name.count, into: &buffer)
             buffer.writeInteger(open.channel)

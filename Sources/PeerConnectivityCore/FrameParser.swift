@@ -94,9 +94,36 @@ package enum FrameParser {
             return .sessionListener(port: port)
         case .members:
             return .members(try parseMembers(&body))
+        case .resumeSecret:
+            guard body.readableBytes == WireProtocol.resumeSecretLength else {
+                throw .malformed(
+                    type,
+                    "body must be a \(WireProtocol.resumeSecretLength)-byte secret, got \(body.readableBytes) bytes"
+                )
+            }
+            return .resumeSecret(body.readBytes(length: body.readableBytes)!)
+        case .resume:
+            return .resume(try parseResume(&body))
+        case .resumed, .ack:
+            guard body.readableBytes == 8, let count = body.readInteger(as: UInt64.self) else {
+                throw .malformed(type, "body must be an 8-byte count, got \(body.readableBytes) bytes")
+            }
+            return type == .ack ? .ack(count) : .resumed(nextExpected: count)
         case .open, .chunk, .end, .reset, .credit, .done:
             return try parseChannelFrame(type: type, body: &body)
         }
+    }
+
+    private static func parseResume(_ body: inout ByteBuffer) throws(ProtocolError) -> Frame.Resume {
+        guard body.readableBytes == 16 + WireProtocol.resumeSecretLength + 8,
+            let uuidBytes = body.readBytes(length: 16),
+            let secret = body.readBytes(length: WireProtocol.resumeSecretLength),
+            let next = body.readInteger(as: UInt64.self)
+        else {
+            throw .malformed(.resume, "body must be a peer id, a secret and a count, got \(body.readableBytes) bytes")
+        }
+        let id = uuidBytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        return Frame.Resume(peer: id, secret: secret, nextExpected: next)
     }
 
     private static func parseMembers(_ body: inout ByteBuffer) throws(ProtocolError) -> [Frame.Member] {

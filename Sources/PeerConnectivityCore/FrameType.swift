@@ -10,6 +10,10 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case datagramEndpoint = 0x13
     case sessionListener = 0x14
     case members = 0x15
+    case resumeSecret = 0x16
+    case resume = 0x17
+    case resumed = 0x18
+    case ack = 0x19
     case open = 0x20
     case chunk = 0x21
     case end = 0x22
@@ -29,6 +33,10 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .datagramEndpoint: return "DATAGRAM-ENDPOINT"
         case .sessionListener: return "SESSION-LISTENER"
         case .members: return "MEMBERS"
+        case .resumeSecret: return "RESUME-SECRET"
+        case .resume: return "RESUME"
+        case .resumed: return "RESUMED"
+        case .ack: return "ACK"
         case .open: return "OPEN"
         case .chunk: return "CHUNK"
         case .end: return "END"

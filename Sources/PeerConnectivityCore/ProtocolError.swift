@@ -42,6 +42,12 @@ package struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible
     /// The connection ended in the middle of a frame.
     package static func truncatedFrame(bytesLeft: Int) -> ProtocolError { ProtocolError(.truncatedFrame(bytesLeft)) }
 
+    /// Whether the connection ended inside a frame (``truncatedFrame(bytesLeft:)``).
+    package var isTruncation: Bool {
+        if case .truncatedFrame = code { return true }
+        return false
+    }
+
     package var description: String {
         switch code {
         case .frameTooLong(let length, let limit): return "frame length \(length) exceeds the limit of \(limit) bytes"

@@ -39,6 +39,9 @@ package enum WireProtocol {
     /// The length of a SHA-256 digest in an END frame that finishes a resource.
     package static let digestLength = 32
 
+    /// The length of the secret in RESUME-SECRET and RESUME (reconnection).
+    package static let resumeSecretLength = 16
+
     /// The largest frame body (type byte and payload) that frames of `maximumMessageLength` need.
     ///
     /// - Parameter maximumMessageLength: the largest data message.

@@ -29,6 +29,9 @@ struct CoreBench: AsyncParsableCommand {
     @Option(help: "Where to write the JSON result (default: results/core-bench-<UTC date>.json).")
     var output: String?
 
+    @Flag(help: "Run both sessions with reconnection on (numbered messages, acknowledgements, a retransmit buffer).")
+    var reconnection = false
+
     func validate() throws {
         for (name, value) in [("round-trips", roundTrips), ("bulk", bulk), ("small", small), ("connects", connects)] {
             guard (1...10_000_000).contains(value) else { throw ValidationError("--\(name) must be 1...10000000") }
@@ -48,8 +51,13 @@ struct CoreBench: AsyncParsableCommand {
             messages64BytesPerSecond: Double(small) / rawSmall
         )
 
-        print("PeerConnectivity ...")
-        let bench = try await PeerBench(serviceType: "pc-bench-\(UInt16.random(in: 0...UInt16.max) % 10000)")
+        print("PeerConnectivity\(reconnection ? " (reconnection on)" : "") ...")
+        var configuration = Session.Configuration.default
+        if reconnection { configuration.reconnection = .default }
+        let bench = try await PeerBench(
+            serviceType: "pc-bench-\(UInt16.random(in: 0...UInt16.max) % 10000)",
+            configuration: configuration
+        )
         var connectTimes: [Double] = []
         var last: (milliseconds: Double, session: Session, peer: PeerID)?
         for _ in 0..<connects {

@@ -13,11 +13,13 @@ final class PeerBench: Sendable {
     let server: Session
     let serverTask: Task<Void, Never>
     let serviceType: String
+    let configuration: Session.Configuration
 
-    init(serviceType: String) async throws {
+    init(serviceType: String, configuration: Session.Configuration = .default) async throws {
         let peer = try PeerID(displayName: "bench-reflector")
         self.serviceType = serviceType
-        server = Session(peer: peer)
+        self.configuration = configuration
+        server = Session(peer: peer, configuration: configuration)
         advertiser = try Advertiser(peer: peer, serviceType: serviceType)
         try await advertiser.start()
         let (advertiser, server) = (self.advertiser, self.server)
@@ -53,7 +55,7 @@ final class PeerBench: Sendable {
     /// Browser start to connected, with the advertiser already up; a new browser and session each time.
     func connectTime() async throws -> (milliseconds: Double, session: Session, peer: PeerID) {
         let me = try PeerID(displayName: "bench-runner")
-        let session = Session(peer: me)
+        let session = Session(peer: me, configuration: configuration)
         let start = ContinuousClock.now
         let browser = try Browser(peer: me, serviceType: serviceType)
         try browser.start()

@@ -34,12 +34,21 @@ struct MeshCommand: AsyncParsableCommand {
     @Option(help: "Liveness timeout in seconds (keepalive every fifth of it).")
     var liveness = 5.0
 
+    @Option(
+        help: ArgumentHelp(
+            "Turn reconnection on, with this window in seconds (0: off).",
+            discussion: "Messages then go to reconnecting peers too, and each send is logged (sent to=NAME n=K)."
+        )
+    )
+    var reconnect = 0.0
+
     func validate() throws {
         guard (1...64).contains(maxPeers) else { throw ValidationError("--max-peers must be 1...64") }
         guard sayEvery >= 0, duration > 0, duration <= 3600 else {
             throw ValidationError("--say-every must be >= 0 and --duration 0...3600 s")
         }
         guard liveness >= 0.5 else { throw ValidationError("--liveness must be at least 0.5 s") }
+        guard reconnect >= 0, reconnect <= 600 else { throw ValidationError("--reconnect must be 0...600 s") }
     }
 
     func run() async throws {
@@ -48,6 +57,11 @@ struct MeshCommand: AsyncParsableCommand {
         configuration.maximumPeers = maxPeers
         configuration.livenessTimeout = .milliseconds(Int(liveness * 1000))
         configuration.keepaliveInterval = .milliseconds(Int(liveness * 200))
+        if reconnect > 0 {
+            var reconnection = Session.Reconnection.default
+            reconnection.window = .milliseconds(Int(reconnect * 1000))
+            configuration.reconnection = reconnection
+        }
         let session = Session(peer: me, configuration: configuration)
         let advertiser = try Advertiser(peer: me, serviceType: service)
         try await advertiser.start()
@@ -64,7 +78,7 @@ struct MeshCommand: AsyncParsableCommand {
             group.addTask { await Self.printEvents(of: session) }
             group.addTask { [invite] in await Self.inviteFoundPeers(browser, into: session, only: invite) }
             if sayEvery > 0 {
-                group.addTask { await self.broadcast(on: session) }
+                group.addTask { await self.broadcast(on: session, browser: browser) }
             }
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
@@ -86,6 +100,7 @@ struct MeshCommand: AsyncParsableCommand {
                 let members = session.connectedPeers.count
                 Output.line(
                     "\(timestamp()) state peer=\(peer.displayName) \(state) members=\(members)"
+                        + (reason?.unconfirmedMessages.map { " unconfirmed=\($0)" } ?? "")
                         + (reason.map { " reason=\($0)" } ?? "")
                 )
             case .dataReceived(let data, let peer, _):
@@ -110,16 +125,29 @@ struct MeshCommand: AsyncParsableCommand {
         }
     }
 
-    private func broadcast(on session: Session) async {
+    private func broadcast(on session: Session, browser: Browser) async {
         var count = 0
+        var numbers: [PeerID: Int] = [:]
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int(sayEvery * 1000)))
             count += 1
-            let peers = session.connectedPeers
-            guard !peers.isEmpty else { continue }
-            // One send per peer, so one peer leaving does not stop the message to the others.
-            for peer in peers {
-                try? await session.send(Data("\(name) #\(count)".utf8), toPeers: [peer])
+            guard reconnect > 0 else {
+                // One send per peer, so one peer leaving does not stop the message to the others.
+                for peer in session.connectedPeers {
+                    try? await session.send(Data("\(name) #\(count)".utf8), toPeers: [peer])
+                }
+                continue
+            }
+            // With reconnection, a numbered stream per peer, to reconnecting peers too; every send logged.
+            for peer in browser.foundPeers.keys where session.state(of: peer) != .notConnected {
+                let number = numbers[peer, default: 0] + 1
+                do {
+                    try await session.send(Data("\(name) #\(number)".utf8), toPeers: [peer])
+                    numbers[peer] = number
+                    Output.line("\(Self.timestamp()) sent to=\(peer.displayName) n=\(number)")
+                } catch {
+                    Output.line("\(Self.timestamp()) sendfail to=\(peer.displayName) n=\(number) error=\(error)")
+                }
             }
         }
     }

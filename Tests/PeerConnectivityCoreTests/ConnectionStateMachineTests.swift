@@ -96,13 +96,13 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .inviterIdle, .inviteeIdle: return []
         case .inviterAwaitingHello, .inviteeAwaitingHello: return [.hello, .goodbye]
         case .inviterAwaitingAnswer: return [.accept, .decline, .goodbye]
-        case .inviteeAwaitingInvite: return [.invite, .goodbye]
+        case .inviteeAwaitingInvite: return [.invite, .resume, .goodbye]
         case .inviteeAwaitingDecision: return [.goodbye]
         case .inviterEstablished, .inviteeEstablished:
             // Channel frames are allowed too; ChannelTable judges them (see ChannelTableTests).
             return [
                 .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener, .members, .open, .chunk, .end, .reset,
-                .credit, .done,
+                .credit, .done, .resumeSecret, .ack,
             ]
         }
     }
@@ -495,7 +495,8 @@ struct ConnectionStateMachineTests {
     )
     func goodbyeWhileEstablished(stage: Stage) {
         var machine = stage.machine()
-        let action = machine.frameReceived(.goodbye(.livenessTimeout))
+        // (GOODBYE 6, the peer's liveness timeout, reads as a liveness timeout: see ReconnectionCoreTests.)
+        let action = machine.frameReceived(.goodbye(.localDisconnect))
         #expect(action == .close(.peerDisconnected, sending: nil))
         #expect(closeReason(action)?.detail?.hasPrefix("peer said: ") == true)
         #expect(!machine.isEstablished)

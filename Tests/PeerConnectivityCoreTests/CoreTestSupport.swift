@@ -62,6 +62,10 @@ enum Fixtures {
         .reset(channel: 2, .cancelled),
         .credit(channel: 1, increment: 65_536),
         .done(channel: 1),
+        .resumeSecret(Array(0..<UInt8(WireProtocol.resumeSecretLength))),
+        .resume(Frame.Resume(peer: bob.id, secret: Array(repeating: 0x5A, count: 16), nextExpected: 42)),
+        .resumed(nextExpected: 7),
+        .ack(1_000_000),
     ]
 
     /// A sample frame of `type`.

@@ -65,6 +65,8 @@ struct FrameCodecTests {
             .sessionListener: (0x14, "SESSION-LISTENER"), .members: (0x15, "MEMBERS"), .open: (0x20, "OPEN"),
             .chunk: (0x21, "CHUNK"), .end: (0x22, "END"),
             .reset: (0x23, "RESET"), .credit: (0x24, "CREDIT"), .done: (0x25, "DONE"),
+            .resumeSecret: (0x16, "RESUME-SECRET"), .resume: (0x17, "RESUME"), .resumed: (0x18, "RESUMED"),
+            .ack: (0x19, "ACK"),
         ]
         for type in FrameType.allCases {
             #expect(type.rawValue == expected[type]?.0)

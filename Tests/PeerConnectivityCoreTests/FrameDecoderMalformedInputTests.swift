@@ -82,7 +82,7 @@ struct FrameDecoderMalformedInputTests {
                 try F.parse(F.rawFrame(type: type, payload: [1, 2, 3]))
             }
         }
-        #expect(known.count == 16)
+        #expect(known.count == 20)
     }
 
     // MARK: - Bodies of fixed size

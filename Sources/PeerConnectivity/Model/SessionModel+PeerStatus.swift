@@ -3,15 +3,16 @@ extension SessionModel {
     public struct PeerStatus: Hashable, Sendable {
         /// Its state.
         public var state: PeerState
-        /// Why it is `notConnected` (left, declined, timed out, lost); `nil` while connecting or
-        /// connected, and for a peer that was in the session before the model followed it.
+        /// Why it is `notConnected` (left, declined, timed out, lost), or `connecting` again because its
+        /// link dropped and is being re-established (reconnection); `nil` while connected, while first
+        /// connecting, and for a peer that was in the session before the model followed it.
         public var disconnectReason: DisconnectReason?
 
         /// Makes a status.
         ///
         /// - Parameters:
         ///   - state: the peer's state.
-        ///   - disconnectReason: why it is `notConnected`, when it is.
+        ///   - disconnectReason: why it is `notConnected`, or `connecting` again after its link dropped (reconnection).
         public init(state: PeerState, disconnectReason: DisconnectReason? = nil) {
             self.state = state
             self.disconnectReason = disconnectReason

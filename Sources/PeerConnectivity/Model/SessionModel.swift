@@ -149,7 +149,7 @@ public final class SessionModel {
 
     private func apply(_ event: SessionEvent) {
         guard case .peerStateChanged(let peer, let state, let reason) = event else { return }
-        peers[peer] = PeerStatus(state: state, disconnectReason: state == .notConnected ? reason : nil)
+        peers[peer] = PeerStatus(state: state, disconnectReason: state == .connected ? nil : reason)
     }
 
     private func apply(_ change: TransferRegistry.Change) {

@@ -113,6 +113,75 @@ package final class Connection: Sendable {
         }.get()
     }
 
+    /// Accepts the pending RESUME: the link continues on this connection, in `delegate` (a session).
+    ///
+    /// - Parameters:
+    ///   - delegate: receives the connection's events from now on.
+    ///   - nextExpected: how many reliable messages this side has received from the peer on the link.
+    ///   - keepaliveInterval: the session's keepalive interval.
+    ///   - livenessTimeout: the session's liveness timeout.
+    ///   - maximumMessageLength: the session's largest data message.
+    /// - Throws: ``ConnectionClosedError`` when the RESUME is no longer pending.
+    package func acceptResume(
+        delegate: any ConnectionDelegate,
+        nextExpected: UInt64,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int
+    ) async throws {
+        let handler = self.handler
+        try await channel.eventLoop.submit {
+            try handler.value.acceptResume(
+                delegate: delegate,
+                nextExpected: nextExpected,
+                keepaliveInterval: keepaliveInterval,
+                livenessTimeout: livenessTimeout,
+                maximumMessageLength: maximumMessageLength
+            )
+        }.get()
+    }
+
+    /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
+    /// a lock of their own (the session numbering reliable messages for reconnection).
+    ///
+    /// - Parameter frame: an encoded frame.
+    /// - Returns: whether the queue is over its high watermark: then await ``waitUntilDrained()``.
+    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
+    package func enqueue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
+        let (scheduleDrain, mustWait) = try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
+            if let closed = state.closed { throw closed }
+            state.enqueue(frame.head)
+            for chunk in frame.rest {
+                state.enqueue(chunk)
+            }
+            return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
+        }
+        if scheduleDrain { self.scheduleDrain() }
+        return mustWait
+    }
+
+    /// Waits until the outbound queue is below its high watermark (after ``enqueue(_:)`` said so).
+    ///
+    /// - Throws: ``ConnectionClosedError`` when the connection closes first.
+    package func waitUntilDrained() async throws {
+        try await waitForRoom()
+    }
+
+    /// Closes the socket at once, without GOODBYE and without writing what is queued, as a crash or a
+    /// cut cable would: for tests of what happens when a link drops.
+    package func abort() {
+        channel.close(promise: nil)
+    }
+
+    /// Silences the connection for good, without closing it: nothing more is read from or written to
+    /// the socket, as when a cable is cut; the liveness timeout then closes it (tests).
+    package func silence() {
+        let channel = self.channel
+        channel.eventLoop.execute {
+            try? channel.pipeline.syncOperations.addHandler(SilencingHandler(), position: .first)
+        }
+    }
+
     /// Declines the pending invitation and closes the connection. Does nothing if none is pending.
     ///
     /// - Parameter reason: sent to the inviter.

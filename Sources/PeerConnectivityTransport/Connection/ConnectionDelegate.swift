@@ -37,4 +37,42 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
 
     /// The connection closed; called exactly once, last.
     func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason)
+
+    /// A resumer asks to re-establish a link that dropped (RESUME, on an invitee connection); answer with
+    /// ``Connection/acceptResume(delegate:nextExpected:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
+    /// or ``Connection/decline(_:)``.
+    func connection(_ connection: Connection, receivedResumeFrom peer: PeerID, secret: [UInt8], peerExpects: UInt64)
+
+    /// A link was re-established on this connection (either side of RESUME): the peer has received
+    /// `peerExpects` of this side's reliable messages on the link.
+    func connection(_ connection: Connection, resumedWith peer: PeerID, peerExpects: UInt64)
+
+    /// The peer's secret for resuming this link (RESUME-SECRET).
+    func connection(_ connection: Connection, resumeSecret secret: [UInt8], from peer: PeerID)
+
+    /// The peer acknowledged `count` reliable messages on the link (ACK).
+    func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID)
+}
+
+extension ConnectionDelegate {
+    /// Refuses: only a session with reconnection resumes links.
+    package func connection(
+        _ connection: Connection,
+        receivedResumeFrom peer: PeerID,
+        secret: [UInt8],
+        peerExpects: UInt64
+    ) {
+        connection.decline(.resumeRefused.with(detail: "this side does not resume links"))
+    }
+
+    /// Closes: only a session resumes links, and it never hands such a connection elsewhere.
+    package func connection(_ connection: Connection, resumedWith peer: PeerID, peerExpects: UInt64) {
+        connection.close(.resumeRefused)
+    }
+
+    /// Ignored: only a session with reconnection uses it.
+    package func connection(_ connection: Connection, resumeSecret secret: [UInt8], from peer: PeerID) {}
+
+    /// Ignored: only a session with reconnection uses it.
+    package func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID) {}
 }

@@ -25,7 +25,62 @@ package enum ConnectionDialer {
         group: any EventLoopGroup,
         delegate: any ConnectionDelegate
     ) async throws -> Connection {
-        let connectTimeout = min(invitation.timeout, .seconds(10))
+        try await dial(
+            host: host,
+            port: port,
+            localPeer: localPeer,
+            role: .inviter(invitation),
+            timeout: invitation.timeout,
+            configuration: configuration,
+            group: group,
+            delegate: delegate
+        )
+    }
+
+    /// Connects to `host:port` to re-establish a link that dropped (HELLO and RESUME go out at once).
+    ///
+    /// - Parameters:
+    ///   - host: the peer's address.
+    ///   - port: the peer's session listener.
+    ///   - localPeer: this side's identity.
+    ///   - resumption: the peer, the secret, the count of messages received and the timeout.
+    ///   - configuration: limits and timers.
+    ///   - group: the event loops to run on.
+    ///   - delegate: receives the connection's events.
+    /// - Returns: the connection, handshake under way; await ``Connection/established``.
+    /// - Throws: when the TCP connection cannot be made.
+    package static func resume(
+        host: String,
+        port: Int,
+        localPeer: PeerID,
+        resumption: ConnectionStateMachine.Resumption,
+        configuration: ConnectionConfiguration,
+        group: any EventLoopGroup,
+        delegate: any ConnectionDelegate
+    ) async throws -> Connection {
+        try await dial(
+            host: host,
+            port: port,
+            localPeer: localPeer,
+            role: .resumer(resumption),
+            timeout: resumption.timeout,
+            configuration: configuration,
+            group: group,
+            delegate: delegate
+        )
+    }
+
+    private static func dial(
+        host: String,
+        port: Int,
+        localPeer: PeerID,
+        role: ConnectionStateMachine.Role,
+        timeout: TimeAmount,
+        configuration: ConnectionConfiguration,
+        group: any EventLoopGroup,
+        delegate: any ConnectionDelegate
+    ) async throws -> Connection {
+        let connectTimeout = min(timeout, .seconds(10))
         return try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -36,7 +91,7 @@ package enum ConnectionDialer {
                     try ConnectionHandler.install(
                         on: channel,
                         localPeer: localPeer,
-                        role: .inviter(invitation),
+                        role: role,
                         configuration: configuration,
                         delegate: delegate
                     )

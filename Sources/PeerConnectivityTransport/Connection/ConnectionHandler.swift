@@ -27,6 +27,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var connection: Connection?
     private var context: ChannelHandlerContext?
     private let firstDeadline: TimeAmount
+    private let handshakeTimeout: TimeAmount
     private var keepaliveInterval: TimeAmount
     private var maximumMessageLength: Int
     private var logger: Logger
@@ -60,7 +61,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         switch role {
         case .inviter(let invitation): self.firstDeadline = invitation.timeout
         case .invitee: self.firstDeadline = configuration.handshakeTimeout
+        case .resumer(let resumption): self.firstDeadline = resumption.timeout
         }
+        self.handshakeTimeout = configuration.handshakeTimeout
         self.keepaliveInterval = configuration.keepaliveInterval
         self.maximumMessageLength = configuration.maximumMessageLength
         self.delegate = delegate
@@ -218,6 +221,31 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         run(action)
     }
 
+    func acceptResume(
+        delegate: any ConnectionDelegate,
+        nextExpected: UInt64,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int
+    ) throws {
+        guard
+            let action = stateMachine.acceptResume(
+                nextExpected: nextExpected,
+                keepaliveInterval: keepaliveInterval,
+                livenessTimeout: livenessTimeout
+            )
+        else {
+            throw ConnectionClosedError(
+                reason: .timedOut.with(detail: "the resume is no longer pending"),
+                peer: stateMachine.peer
+            )
+        }
+        self.delegate = delegate
+        self.keepaliveInterval = keepaliveInterval
+        self.maximumMessageLength = maximumMessageLength
+        run(action)
+    }
+
     func decline(_ reason: DisconnectReason) {
         if let action = stateMachine.decline(reason) {
             run(action)
@@ -307,21 +335,31 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
 
         case .establish(let peer, let frame):
-            deadline?.cancel()
-            deadline = nil
-            establishedPeer = peer
-            frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
-            if let frame {
-                context.writeAndFlush(
-                    wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
-                    promise: nil
-                )
-            }
-            scheduleKeepalive(context: context)
+            establish(peer, sending: frame, context: context)
             logger.debug("connected")
             delegate?.connection(connection, establishedWith: peer)
             establishedCompleted = true
             establishedPromise.succeed(peer)
+
+        case .establishResumed(let peer, let peerExpects, let frame):
+            establish(peer, sending: frame, context: context)
+            logger.debug("link resumed")
+            delegate?.connection(connection, resumedWith: peer, peerExpects: peerExpects)
+            establishedCompleted = true
+            establishedPromise.succeed(peer)
+
+        case .deliverResume(let peer, let secret, let peerExpects):
+            logger[metadataKey: "peer"] = "\(peer)"
+            scheduleDeadline(after: handshakeTimeout, context: context)
+            delegate?.connection(connection, receivedResumeFrom: peer, secret: secret, peerExpects: peerExpects)
+
+        case .deliverResumeSecret(let secret):
+            guard let peer = establishedPeer else { return }
+            delegate?.connection(connection, resumeSecret: secret, from: peer)
+
+        case .deliverAck(let count):
+            guard let peer = establishedPeer else { return }
+            delegate?.connection(connection, acknowledged: count, from: peer)
 
         case .close(let reason, let frame):
             cancelTimers()
@@ -372,6 +410,21 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             self.delegate = nil
             self.connection = nil
         }
+    }
+
+    /// The handshake is done: stop its deadline, widen the frame limit, write `frame`, start keepalives.
+    private func establish(_ peer: PeerID, sending frame: Frame?, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        establishedPeer = peer
+        frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
+        if let frame {
+            context.writeAndFlush(
+                wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+                promise: nil
+            )
+        }
+        scheduleKeepalive(context: context)
     }
 
     private func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {
