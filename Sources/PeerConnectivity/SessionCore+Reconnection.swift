@@ -287,7 +287,7 @@ extension SessionCore {
                     localPeer: self.peer,
                     resumption: resumption,
                     configuration: connectionConfiguration,
-                    group: MultiThreadedEventLoopGroup.singleton,
+                    group: PeerEventLoop.loop(for: self.peer),
                     delegate: ResumeDialDelegate(session: self)
                 )
                 _ = try await connection.established.get()
