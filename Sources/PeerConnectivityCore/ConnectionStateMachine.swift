@@ -85,6 +85,11 @@ package struct ConnectionStateMachine {
     /// Keepalive ticks since anything arrived from the peer (ticks while reading is paused by us do not count).
     private var ticksSinceInbound = 0
     private var readingPaused = false
+    /// The longest an invitee lets an invitation wait for the application, whatever the INVITE asks.
+    private let maximumInvitationTimeout: TimeAmount
+
+    /// The default longest wait for the application's answer: 2 minutes (an INVITE may ask for 49 days).
+    package static let defaultMaximumInvitationTimeout = TimeAmount.minutes(2)
 
     /// Makes the machine for a new connection.
     ///
@@ -94,13 +99,17 @@ package struct ConnectionStateMachine {
     ///   - keepaliveInterval: how often a KEEPALIVE is sent once established.
     ///   - livenessTimeout: how long without any frame from the peer before it counts as gone.
     ///   - maximumInboundChannels: how many channels (streams and resources) the peer may have open at once.
+    ///   - maximumInvitationTimeout: an invitee holds an invitation for the application at most this
+    ///     long, even when the INVITE asks for longer.
     package init(
         localPeer: PeerID,
         role: Role,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
-        maximumInboundChannels: Int = 256
+        maximumInboundChannels: Int = 256,
+        maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout
     ) {
+        self.maximumInvitationTimeout = maximumInvitationTimeout
         self.localPeer = localPeer
         self.state = .idle(role)
         if case .inviter = role { self.isInviter = true } else { self.isInviter = false }
@@ -194,7 +203,7 @@ package struct ConnectionStateMachine {
             return .none
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
             state = .inviteeAwaitingDecision(peer)
-            let timeout = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
+            let timeout = min(TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds)), maximumInvitationTimeout)
             return .deliverInvitation(from: peer, context: invite.context, timeout: timeout)
 
         case (.inviterAwaitingHello, .goodbye(let said)), (.inviteeAwaitingHello, .goodbye(let said)):

@@ -20,6 +20,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
     let establishedPromise: EventLoopPromise<PeerID>
+    /// Succeeds when the peer has done its part of the handshake (an invitee received INVITE), or the
+    /// connection is established or closed: whichever comes first.
+    let handshakeFinishedPromise: EventLoopPromise<Void>
     let closedPromise: EventLoopPromise<Void>
 
     private(set) var stateMachine: ConnectionStateMachine
@@ -36,6 +39,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// The peer once connected: kept apart from the state machine for the data path.
     private var establishedPeer: PeerID?
     private var establishedCompleted = false
+    private var handshakeFinished = false
     private var deadline: Scheduled<Void>?
     private var keepalive: Scheduled<Void>?
     private var readPaused = false
@@ -55,7 +59,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             role: role,
             keepaliveInterval: configuration.keepaliveInterval,
             livenessTimeout: configuration.livenessTimeout,
-            maximumInboundChannels: configuration.maximumInboundChannels
+            maximumInboundChannels: configuration.maximumInboundChannels,
+            maximumInvitationTimeout: configuration.maximumInvitationTimeout
         )
         switch role {
         case .inviter(let invitation): self.firstDeadline = invitation.timeout
@@ -66,6 +71,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.delegate = delegate
         self.logger = configuration.logger
         self.establishedPromise = eventLoop.makePromise()
+        self.handshakeFinishedPromise = eventLoop.makePromise()
         self.closedPromise = eventLoop.makePromise()
     }
 
@@ -304,6 +310,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .deliverInvitation(let peer, let invitationContext, let timeout):
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: timeout, context: context)
+            finishHandshake()
             delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
 
         case .establish(let peer, let frame):
@@ -322,6 +329,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate?.connection(connection, establishedWith: peer)
             establishedCompleted = true
             establishedPromise.succeed(peer)
+            finishHandshake()
 
         case .close(let reason, let frame):
             cancelTimers()
@@ -367,11 +375,18 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 establishedCompleted = true
                 establishedPromise.fail(error)
             }
+            finishHandshake()
             closedPromise.succeed()
             // Break the cycle connection -> channel -> pipeline -> handler -> connection.
             self.delegate = nil
             self.connection = nil
         }
+    }
+
+    private func finishHandshake() {
+        guard !handshakeFinished else { return }
+        handshakeFinished = true
+        handshakeFinishedPromise.succeed()
     }
 
     private func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {
