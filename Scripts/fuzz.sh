@@ -20,17 +20,17 @@ mkdir -p "$corpus" "$artifacts"
 echo "== building peer-fuzz with libFuzzer (release, -sanitize=fuzzer,address)"
 swift build -c release --product peer-fuzz --scratch-path "$scratch" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library
-binary="$(swift build -c release --product peer-fuzz --scratch-path "$scratch" --show-bin-path)/peer-fuzz"
+binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/peer-fuzz"
 
 found=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$found" "$log"' EXIT
 echo "== fuzzing for ${seconds} s (new inputs in $found, then merged into $corpus)"
-status=0
+set +o pipefail
 "$binary" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" "$found" "$corpus" 2>&1 | tee "$log" | grep -E "INITED|DONE|pulse|NEW|ERROR|crash|deadly" | tail -n 40 \
-    || true
+    -artifact_prefix="$artifacts/" "$found" "$corpus" 2>&1 | tee "$log" | grep -E "INITED|DONE|pulse|ERROR|crash|deadly" | tail -n 40
 status=${PIPESTATUS[0]}
+set -o pipefail
 
 echo "== merging inputs that add coverage into $corpus"
 before=$(ls "$corpus" | wc -l)

@@ -4,9 +4,28 @@ import PeerConnectivityFuzz
 #if FUZZING
     /// libFuzzer's entry point (built with `-sanitize=fuzzer -D FUZZING`, see Scripts/fuzz.sh).
     @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOneInput(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
+    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         FrameFuzzer.run(UnsafeRawBufferPointer(start: data, count: count))
         return 0
+    }
+
+    /// libFuzzer's driver, `int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*)(const uint8_t *, size_t))`.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// SwiftPM gives every executable a Swift entry point (it links `main` to it), so libFuzzer's own
+    /// `main` is not used: this one hands the command line to libFuzzer's driver.
+    @main
+    enum PeerFuzz {
+        static func main() {
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(runFuzzerDriver(&argc, &argv, fuzzOneInput))
+        }
     }
 #else
     /// Without libFuzzer: replays files through the fuzz target, or writes the seed inputs.
