@@ -36,7 +36,7 @@ echo "== merging inputs that add coverage into $corpus"
 before=$(ls "$corpus" | wc -l)
 "$binary" -merge=1 -max_len=4096 "$corpus" "$found" 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
 after=$(ls "$corpus" | wc -l)
-echo "corpus: $before -> $after files, $(du -sk "$corpus" | cut -f1) KiB"
+echo "corpus: $before -> $after files, $(( $(du -sb "$corpus" | cut -f1) / 1024 )) KiB"
 grep -E "^stat::|#[0-9]+ *DONE" "$log" || true
 if [ "$status" -ne 0 ]; then
     echo "libFuzzer exited with $status: see $artifacts/ for the input" >&2
