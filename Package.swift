@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "reflector", targets: ["reflector"]),
         .executable(name: "test-runner", targets: ["test-runner"]),
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
+        .executable(name: "flood-bench", targets: ["flood-bench"]),
+        .executable(name: "peer-fuzz", targets: ["peer-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -133,6 +135,31 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The fuzz target (frame parser and handshake state machine) and its corpus replay.
+        .target(
+            name: "PeerConnectivityFuzz",
+            dependencies: [
+                "PeerConnectivityCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // libFuzzer binary when built by Scripts/fuzz.sh (-D FUZZING -sanitize=fuzzer), else a corpus replayer.
+        .executableTarget(
+            name: "peer-fuzz",
+            dependencies: ["PeerConnectivityFuzz"],
+            swiftSettings: strictSettings
+        ),
+        // A connection flood against an advertiser, and a real peer's echo round trip meanwhile.
+        .executableTarget(
+            name: "flood-bench",
+            dependencies: [
+                "BenchSupport",
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BenchSupportTests",
             dependencies: ["BenchSupport"],
@@ -142,6 +169,7 @@ let package = Package(
             name: "PeerConnectivityCoreTests",
             dependencies: [
                 "PeerConnectivityCore",
+                "PeerConnectivityFuzz",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
@@ -151,6 +179,7 @@ let package = Package(
         .testTarget(
             name: "PeerConnectivityTests",
             dependencies: [
+                "BenchSupport",
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",

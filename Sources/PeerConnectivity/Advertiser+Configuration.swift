@@ -13,10 +13,31 @@ extension Advertiser {
         public var publishesService: Bool = true
         /// Invitations handed out and not yet answered above which new ones are declined as busy.
         public var maximumPendingInvitations: Int = 16
-        /// Connections still in their handshake above which new ones are closed at once.
+        /// Connections still in their handshake (connected, INVITE not yet received) kept at most. A new
+        /// connection is always admitted: above this the **oldest** pending one is closed (reason
+        /// ``DisconnectReason/overloaded``), so a flood of idle connections cannot lock a real peer out.
         public var maximumPendingHandshakes: Int = 64
-        /// How long a new connection has to say HELLO and send its INVITE.
+        /// Connections from one source address kept in their handshake at most; above this the oldest
+        /// from that address is closed, so one host cannot push out the others.
+        public var maximumPendingHandshakesPerAddress: Int = 16
+        /// How long a new connection has to say HELLO and send its INVITE, counted from the moment it
+        /// is accepted (bytes that trickle in do not extend it).
         public var handshakeTimeout: Duration = .seconds(5)
+        /// The longest an invitation waits for the application's answer, whatever timeout the inviter
+        /// asked for (an INVITE may ask for up to 49 days); then it is declined as timed out.
+        public var maximumInvitationTimeout: Duration = .seconds(120)
+        /// Unanswered invitations from one peer id at most; more are declined (``DisconnectReason/rateLimited``).
+        public var maximumPendingInvitationsPerPeer: Int = 2
+        /// Invitations one peer id may send at once (a token bucket refilled at ``invitationsPerSecondPerPeer``);
+        /// more are declined (``DisconnectReason/rateLimited``) and never reach ``Advertiser/invitations``.
+        public var invitationBurstPerPeer: Int = 4
+        /// Invitations per second one peer id earns back, up to ``invitationBurstPerPeer``.
+        public var invitationsPerSecondPerPeer: Double = 1
+        /// Invitations one source address may send at once, whatever peer ids they claim (a token
+        /// bucket refilled at ``invitationsPerSecondPerAddress``).
+        public var invitationBurstPerAddress: Int = 32
+        /// Invitations per second one source address earns back, up to ``invitationBurstPerAddress``.
+        public var invitationsPerSecondPerAddress: Double = 8
         /// Where the advertiser logs refused connections and DNS-SD failures.
         public var logger = Logger(label: "PeerConnectivity.Advertiser")
 

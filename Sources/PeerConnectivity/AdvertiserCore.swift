@@ -18,7 +18,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     private struct State {
         var phase = Phase.idle
-        var pending: [ObjectIdentifier: Connection] = [:]
+        var pending: [ObjectIdentifier: (connection: Connection, peer: PeerID)] = [:]
+        var limiter: InvitationRateLimiter
 
         var isStopped: Bool {
             if case .stopped = phase { return true }
@@ -30,7 +31,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
     private let serviceType: String
     private let configuration: Advertiser.Configuration
     private let continuation: AsyncStream<Invitation>.Continuation
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
         record: DiscoveryRecord,
@@ -42,6 +43,14 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
         self.serviceType = serviceType
         self.configuration = configuration
         self.continuation = continuation
+        let limits = InvitationRateLimiter.Limits(
+            pendingPerPeer: configuration.maximumPendingInvitationsPerPeer,
+            peerBurst: configuration.invitationBurstPerPeer,
+            peerPerSecond: configuration.invitationsPerSecondPerPeer,
+            addressBurst: configuration.invitationBurstPerAddress,
+            addressPerSecond: configuration.invitationsPerSecondPerAddress
+        )
+        self.state = Mutex(State(limiter: InvitationRateLimiter(limits: limits)))
     }
 
     var port: Int? {
@@ -72,6 +81,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             handshakeTimeout: TimeAmount(configuration.handshakeTimeout),
             keepaliveInterval: TimeAmount(Session.Configuration.default.keepaliveInterval),
             livenessTimeout: TimeAmount(Session.Configuration.default.livenessTimeout),
+            maximumInvitationTimeout: TimeAmount(configuration.maximumInvitationTimeout),
             logger: configuration.logger
         )
         let listener: ConnectionListener
@@ -81,7 +91,10 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
                 port: configuration.port,
                 localPeer: record.peer,
                 configuration: connectionConfiguration,
-                maximumPendingHandshakes: configuration.maximumPendingHandshakes,
+                handshakeLimits: HandshakeAdmission.Limits(
+                    maximum: configuration.maximumPendingHandshakes,
+                    maximumPerAddress: configuration.maximumPendingHandshakesPerAddress
+                ),
                 group: PeerEventLoop.loop(for: record.peer),
                 delegate: self
             )
@@ -122,7 +135,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     func stop() async {
         let (phase, pending) = state.withLock { state in
-            let result = (state.phase, Array(state.pending.values))
+            let result = (state.phase, state.pending.values.map(\.connection))
             state.phase = .stopped
             state.pending = [:]
             return result
@@ -139,7 +152,10 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
 
     /// The application answered the invitation on `connection`.
     func answered(_ connection: Connection) {
-        _ = state.withLock { $0.pending.removeValue(forKey: ObjectIdentifier(connection)) }
+        state.withLock { state in
+            guard let entry = state.pending.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+            state.limiter.answered(peer: entry.peer.id.uuidString)
+        }
     }
 
     // MARK: - ConnectionDelegate (on event loops)
@@ -152,16 +168,24 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
         context: ByteBuffer,
         timeout: TimeAmount
     ) {
-        let admitted = state.withLock { state -> Bool in
-            guard !state.isStopped, state.pending.count < configuration.maximumPendingInvitations else {
-                return false
+        let address = connection.channel.remoteAddress?.ipAddress ?? "?"
+        let now = NIODeadline.now().uptimeNanoseconds
+        let refusal = state.withLock { state -> DisconnectReason? in
+            if state.isStopped {
+                return .busy.with(detail: "the advertiser stopped")
             }
-            state.pending[ObjectIdentifier(connection)] = connection
-            return true
+            if state.pending.count >= configuration.maximumPendingInvitations {
+                return .busy.with(detail: "\(configuration.maximumPendingInvitations) invitations already pending")
+            }
+            if case .refuse(let why) = state.limiter.request(peer: peer.id.uuidString, address: address, now: now) {
+                return .rateLimited.with(detail: why)
+            }
+            state.pending[ObjectIdentifier(connection)] = (connection, peer)
+            return nil
         }
-        guard admitted else {
-            configuration.logger.warning("declining invitation from \(peer): busy or stopped")
-            connection.decline(.busy)
+        if let refusal {
+            configuration.logger.warning("declining invitation from \(peer) at \(address): \(refusal)")
+            connection.decline(refusal)
             return
         }
         let invitation = Invitation(

@@ -176,7 +176,9 @@ final class BrowserCore: Sendable {
         }
         guard let record = DiscoveryRecord(txtRecord: resolved.txtRecord), record.peer != peer else {
             state.withLock { _ = $0.resolving.removeValue(forKey: instance.name) }
-            configuration.logger.warning("ignoring service \(instance.name): its TXT record does not name a valid peer")
+            configuration.logger.warning(
+                "ignoring service \(instance.name.debugDescription): its TXT record (\(resolved.txtRecord.count) bytes) does not name a valid peer, or is over \(DiscoveryRecord.maximumReceivedTXTLength) bytes"
+            )
             return
         }
         var host = resolved.hostTarget

@@ -11,6 +11,9 @@ struct DiscoveryRecord: Sendable {
     static let nameKey = "pc.name"
     static let versionKey = "pc.v"
     static let reservedPrefix = "pc."
+    /// TXT records received that are longer than this are ignored: 8 KiB, more than one mDNS packet
+    /// carries in practice, so only a hostile or broken advertiser sends more.
+    static let maximumReceivedTXTLength = 8 << 10
 
     var peer: PeerID
     var discoveryInfo: [String: String]
@@ -71,15 +74,19 @@ struct DiscoveryRecord: Sendable {
         }
     }
 
-    /// Reads a record from TXT bytes received from the network; `nil` when they do not name a valid peer.
+    /// Reads a record from TXT bytes received from the network; `nil` when they do not name a valid peer
+    /// (no `pc.id` that is a UUID, no `pc.name` that is a valid display name: 1-63 bytes of UTF-8 without
+    /// NUL) or are longer than ``maximumReceivedTXTLength``. What ``TXTRecord/decode(_:)`` cannot read
+    /// (bad keys, values that are not UTF-8, truncated strings) is skipped, and other keys with the
+    /// reserved "pc." prefix are dropped from the discoveryInfo the application sees.
     init?(txtRecord: [UInt8]) {
+        guard txtRecord.count <= Self.maximumReceivedTXTLength else { return nil }
         var entries = TXTRecord.decode(txtRecord)
         guard let idText = entries.removeValue(forKey: Self.idKey), let id = UUID(uuidString: idText),
             let name = entries.removeValue(forKey: Self.nameKey), let peer = try? PeerID(id: id, displayName: name)
         else { return nil }
-        entries.removeValue(forKey: Self.versionKey)
         self.peer = peer
-        self.discoveryInfo = entries
+        self.discoveryInfo = entries.filter { !$0.key.lowercased().hasPrefix(Self.reservedPrefix) }
     }
 
     init(peer: PeerID, discoveryInfo: [String: String]) {

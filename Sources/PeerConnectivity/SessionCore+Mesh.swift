@@ -34,7 +34,7 @@ extension SessionCore {
                 port: 0,
                 localPeer: localPeer,
                 configuration: configuration,
-                maximumPendingHandshakes: 16,
+                handshakeLimits: HandshakeAdmission.Limits(maximum: 16, maximumPerAddress: 16),
                 group: PeerEventLoop.loop(for: localPeer),
                 delegate: self ?? MeshRefuser()
             )

@@ -123,6 +123,11 @@ package struct ConnectionStateMachine {
     private var readingPaused = false
     /// The count a pending RESUME carried, until the session answers it.
     private var pendingResumeCount: UInt64?
+    /// The longest an invitee lets an invitation wait for the application, whatever the INVITE asks.
+    private let maximumInvitationTimeout: TimeAmount
+
+    /// The default longest wait for the application's answer: 2 minutes (an INVITE may ask for 49 days).
+    package static let defaultMaximumInvitationTimeout = TimeAmount.minutes(2)
 
     /// Makes the machine for a new connection.
     ///
@@ -132,13 +137,17 @@ package struct ConnectionStateMachine {
     ///   - keepaliveInterval: how often a KEEPALIVE is sent once established.
     ///   - livenessTimeout: how long without any frame from the peer before it counts as gone.
     ///   - maximumInboundChannels: how many channels (streams and resources) the peer may have open at once.
+    ///   - maximumInvitationTimeout: an invitee holds an invitation for the application at most this
+    ///     long, even when the INVITE asks for longer.
     package init(
         localPeer: PeerID,
         role: Role,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
-        maximumInboundChannels: Int = 256
+        maximumInboundChannels: Int = 256,
+        maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout
     ) {
+        self.maximumInvitationTimeout = maximumInvitationTimeout
         self.localPeer = localPeer
         self.state = .idle(role)
         switch role {
@@ -273,7 +282,7 @@ package struct ConnectionStateMachine {
             return .none
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
             state = .inviteeAwaitingDecision(peer)
-            let timeout = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
+            let timeout = min(TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds)), maximumInvitationTimeout)
             return .deliverInvitation(from: peer, context: invite.context, timeout: timeout)
 
         case (.inviterAwaitingHello, .goodbye(let said)), (.inviteeAwaitingHello, .goodbye(let said)),

@@ -18,6 +18,8 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case handshakeTimeout = 12
         case busy = 13
         case duplicate = 14
+        case rateLimited = 20
+        case overloaded = 21
         case reconnectionFailed = 23
         case resumeRefused = 24
     }
@@ -67,6 +69,12 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// Two connections were made between the same two peers at once (they invited each other); this
     /// one gave way to the other, through which the peer stays in the session.
     public static let duplicate = DisconnectReason(.duplicate)
+    /// The invited side turned the invitation away because this peer, or its address, sent too many
+    /// invitations too fast (see `Advertiser.Configuration`'s invitation limits).
+    public static let rateLimited = DisconnectReason(.rateLimited)
+    /// The invited side had too many connections in their handshake and closed this one, the oldest,
+    /// to make room (a connection flood).
+    public static let overloaded = DisconnectReason(.overloaded)
 
     /// The link dropped and could not be re-established within the reconnection window
     /// (``Session/Configuration/reconnection``); ``unconfirmedMessages`` says how many reliable
@@ -119,6 +127,8 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .handshakeTimeout: text = "the handshake timed out"
         case .busy: text = "the peer has too many pending invitations"
         case .duplicate: text = "replaced by a simultaneous connection between the same peers"
+        case .rateLimited: text = "too many invitations from this peer or its address"
+        case .overloaded: text = "the peer had too many connections in their handshake"
         case .reconnectionFailed: text = "the link dropped and could not be re-established in time"
         case .resumeRefused: text = "the peer refused to resume the link"
         }

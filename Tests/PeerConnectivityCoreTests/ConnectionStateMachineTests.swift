@@ -217,6 +217,25 @@ struct ConnectionStateMachineTests {
         #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi")))
     }
 
+    @Test("invitee: an INVITE asking for 49 days is held at most the maximum invitation timeout")
+    func invitationTimeoutCapped() {
+        var machine = Machine(
+            localPeer: F.alice,
+            role: .invitee,
+            keepaliveInterval: keepaliveInterval,
+            livenessTimeout: livenessTimeout,
+            maximumInvitationTimeout: .seconds(120)
+        )
+        _ = machine.channelActive()
+        _ = machine.frameReceived(helloFromBob)
+        let greedy = Frame.invite(Frame.Invite(timeoutMilliseconds: .max, context: invitationContext))
+        #expect(
+            machine.frameReceived(greedy)
+                == .deliverInvitation(from: F.bob, context: invitationContext, timeout: .seconds(120))
+        )
+        #expect(machine.deadlinePassed() == .close(.timedOut, sending: .decline(.timedOut)))
+    }
+
     @Test("channelActive a second time does nothing")
     func channelActiveTwice() {
         for stage in [Stage.inviterAwaitingHello, .inviteeAwaitingHello, .inviterEstablished] {

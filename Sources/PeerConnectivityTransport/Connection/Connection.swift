@@ -45,6 +45,9 @@ package final class Connection: Sendable {
     package let established: EventLoopFuture<PeerID>
     /// Succeeds when the channel has closed and the delegate has been told.
     package let closed: EventLoopFuture<Void>
+    /// Succeeds when the peer has done its part of the handshake (an invitee received its INVITE), or
+    /// the connection was established or closed, whichever comes first. Never fails.
+    package let handshakeFinished: EventLoopFuture<Void>
 
     private let outbound: Mutex<Outbound>
     private let highWatermark: Int
@@ -62,6 +65,7 @@ package final class Connection: Sendable {
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
         self.established = handler.establishedPromise.futureResult
         self.closed = handler.closedPromise.futureResult
+        self.handshakeFinished = handler.handshakeFinishedPromise.futureResult
         self.highWatermark = highWatermark
         self.channelQueueLimit = channelQueueLimit
         self.outbound = Mutex(Outbound(nextChannel: firstChannel))

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import PeerConnectivityCore
 
 /// Settings of one connection, filled in by the public API from its configurations.
 package struct ConnectionConfiguration: Sendable {
@@ -17,6 +18,8 @@ package struct ConnectionConfiguration: Sendable {
     package var maximumInboundChannels: Int
     /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
     package var channelQueueLimit: Int
+    /// The longest an invitee holds an invitation for the application, whatever the INVITE asks.
+    package var maximumInvitationTimeout: TimeAmount
     /// Where connection events (and the reasons connections close) are logged.
     package var logger: Logger
 
@@ -36,8 +39,10 @@ package struct ConnectionConfiguration: Sendable {
         outboundHighWatermark: Int = 4 << 20,
         maximumInboundChannels: Int = 256,
         channelQueueLimit: Int = 512 << 10,
+        maximumInvitationTimeout: TimeAmount = ConnectionStateMachine.defaultMaximumInvitationTimeout,
         logger: Logger
     ) {
+        self.maximumInvitationTimeout = maximumInvitationTimeout
         self.maximumInboundChannels = maximumInboundChannels
         self.channelQueueLimit = channelQueueLimit
         self.maximumMessageLength = maximumMessageLength

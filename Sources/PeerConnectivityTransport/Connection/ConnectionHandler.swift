@@ -20,6 +20,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
     let establishedPromise: EventLoopPromise<PeerID>
+    /// Succeeds when the peer has done its part of the handshake (an invitee received INVITE), or the
+    /// connection is established or closed: whichever comes first.
+    let handshakeFinishedPromise: EventLoopPromise<Void>
     let closedPromise: EventLoopPromise<Void>
 
     private(set) var stateMachine: ConnectionStateMachine
@@ -37,6 +40,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// The peer once connected: kept apart from the state machine for the data path.
     private var establishedPeer: PeerID?
     private var establishedCompleted = false
+    private var handshakeFinished = false
     private var deadline: Scheduled<Void>?
     private var keepalive: Scheduled<Void>?
     private var readPaused = false
@@ -56,7 +60,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             role: role,
             keepaliveInterval: configuration.keepaliveInterval,
             livenessTimeout: configuration.livenessTimeout,
-            maximumInboundChannels: configuration.maximumInboundChannels
+            maximumInboundChannels: configuration.maximumInboundChannels,
+            maximumInvitationTimeout: configuration.maximumInvitationTimeout
         )
         switch role {
         case .inviter(let invitation): self.firstDeadline = invitation.timeout
@@ -69,6 +74,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.delegate = delegate
         self.logger = configuration.logger
         self.establishedPromise = eventLoop.makePromise()
+        self.handshakeFinishedPromise = eventLoop.makePromise()
         self.closedPromise = eventLoop.makePromise()
     }
 
@@ -332,6 +338,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .deliverInvitation(let peer, let invitationContext, let timeout):
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: timeout, context: context)
+            finishHandshake()
             delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
 
         case .establish(let peer, let frame):
@@ -340,6 +347,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate?.connection(connection, establishedWith: peer)
             establishedCompleted = true
             establishedPromise.succeed(peer)
+            finishHandshake()
 
         case .establishResumed(let peer, let peerExpects, let frame):
             establish(peer, sending: frame, context: context)
@@ -347,10 +355,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate?.connection(connection, resumedWith: peer, peerExpects: peerExpects)
             establishedCompleted = true
             establishedPromise.succeed(peer)
+            finishHandshake()
 
         case .deliverResume(let peer, let secret, let peerExpects):
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: handshakeTimeout, context: context)
+            finishHandshake()
             delegate?.connection(connection, receivedResumeFrom: peer, secret: secret, peerExpects: peerExpects)
 
         case .deliverResumeSecret(let secret):
@@ -405,6 +415,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 establishedCompleted = true
                 establishedPromise.fail(error)
             }
+            finishHandshake()
             closedPromise.succeed()
             // Break the cycle connection -> channel -> pipeline -> handler -> connection.
             self.delegate = nil
@@ -425,6 +436,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             )
         }
         scheduleKeepalive(context: context)
+    }
+
+    private func finishHandshake() {
+        guard !handshakeFinished else { return }
+        handshakeFinished = true
+        handshakeFinishedPromise.succeed()
     }
 
     private func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore
@@ -16,13 +17,17 @@ package final class ConnectionListener: Sendable {
 
     /// Binds and starts accepting connections.
     ///
+    /// Every new connection is admitted; when too many are in their handshake, the oldest gives way
+    /// (``HandshakeAdmission``): it is closed with GOODBYE ``DisconnectReason/overloaded``. A
+    /// connection leaves its handshake when its INVITE arrives (the invitation limits take over),
+    /// or when it is established or closed; one that does neither is closed at the handshake timeout.
+    ///
     /// - Parameters:
     ///   - host: the address to bind, e.g. "0.0.0.0", or "127.0.0.1" for loopback only.
     ///   - port: the port, 0 for an ephemeral one.
     ///   - localPeer: this side's identity, sent in HELLO.
     ///   - configuration: limits and timers of accepted connections.
-    ///   - maximumPendingHandshakes: connections not yet accepted into a session above this are
-    ///     closed at once.
+    ///   - handshakeLimits: how many connections may be in their handshake, in all and per source address.
     ///   - group: the event loops to run on.
     ///   - delegate: receives every accepted connection's events until a session accepts it.
     /// - Returns: the listener.
@@ -32,12 +37,11 @@ package final class ConnectionListener: Sendable {
         port: Int,
         localPeer: PeerID,
         configuration: ConnectionConfiguration,
-        maximumPendingHandshakes: Int,
+        handshakeLimits: HandshakeAdmission.Limits,
         group: any EventLoopGroup,
         delegate: any ConnectionDelegate
     ) async throws -> ConnectionListener {
-        let pending = PendingCounter(limit: maximumPendingHandshakes)
-        let logger = configuration.logger
+        let tracker = HandshakeTracker(limits: handshakeLimits, logger: configuration.logger)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -45,13 +49,7 @@ package final class ConnectionListener: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
             .childChannelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
             .childChannelInitializer { channel in
-                guard pending.enter() else {
-                    logger.warning(
-                        "refusing connection from \(channel.remoteAddress.map { "\($0)" } ?? "?"): \(maximumPendingHandshakes) handshakes already pending"
-                    )
-                    return channel.close()
-                }
-                return channel.eventLoop.makeCompletedFuture {
+                channel.eventLoop.makeCompletedFuture {
                     let connection = try ConnectionHandler.install(
                         on: channel,
                         localPeer: localPeer,
@@ -59,7 +57,7 @@ package final class ConnectionListener: Sendable {
                         configuration: configuration,
                         delegate: delegate
                     )
-                    connection.established.whenComplete { _ in pending.leave() }
+                    tracker.admit(connection, from: channel.remoteAddress?.ipAddress ?? "?")
                 }
             }
             .bind(host: host, port: port)
@@ -73,24 +71,50 @@ package final class ConnectionListener: Sendable {
     }
 }
 
-/// Counts connections in their handshake, up to a limit.
-private final class PendingCounter: Sendable {
-    private let count = Atomic<Int>(0)
-    private let limit: Int
-
-    init(limit: Int) {
-        self.limit = limit
+/// The listener's pending handshakes: a ``HandshakeAdmission`` shared by the event loops, and the
+/// connections it names, so that the one that gives way can be closed.
+private final class HandshakeTracker: Sendable {
+    private struct State {
+        var admission: HandshakeAdmission
+        var connections: [UInt64: Connection] = [:]
+        var nextID: UInt64 = 0
+        var evictions = 0
     }
 
-    func enter() -> Bool {
-        if count.add(1, ordering: .relaxed).newValue > limit {
-            count.subtract(1, ordering: .relaxed)
-            return false
+    private let state: Mutex<State>
+    private let logger: Logger
+
+    init(limits: HandshakeAdmission.Limits, logger: Logger) {
+        self.state = Mutex(State(admission: HandshakeAdmission(limits: limits)))
+        self.logger = logger
+    }
+
+    /// Admits a new connection; closes the pending one that gives way for it, if any.
+    func admit(_ connection: Connection, from address: String) {
+        let (id, evicted, evictions) = state.withLock { state -> (UInt64, Connection?, Int) in
+            let id = state.nextID
+            state.nextID += 1
+            var evicted: Connection?
+            if let evictedID = state.admission.arrived(id, from: address) {
+                evicted = state.connections.removeValue(forKey: evictedID)
+                state.evictions += 1
+            }
+            state.connections[id] = connection
+            return (id, evicted, state.evictions)
         }
-        return true
-    }
-
-    func leave() {
-        count.subtract(1, ordering: .relaxed)
+        connection.handshakeFinished.whenComplete { [self] _ in
+            state.withLock { state in
+                state.admission.finished(id)
+                state.connections[id] = nil
+            }
+        }
+        guard let evicted else { return }
+        let remote = evicted.channel.remoteAddress.map { "\($0)" } ?? "?"
+        // One line per eviction would be a line per flood connection: the first, then every 100th.
+        if evictions == 1 || evictions % 100 == 0 {
+            logger.warning("too many connections in their handshake: closing the oldest (\(evictions) so far)")
+        }
+        logger.debug("closing \(remote): the oldest pending handshake, to admit \(address)")
+        evicted.close(.overloaded.with(detail: "the oldest of too many connections in their handshake"))
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 final class RawSocket {
     let fd: Int32
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds of silence.
+    init(port: Int, timeout: Int = 3) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -20,7 +21,7 @@ final class RawSocket {
             }
         }
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

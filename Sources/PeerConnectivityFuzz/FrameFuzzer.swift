@@ -1,0 +1,182 @@
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+
+/// The fuzz target: bytes from the network through ``FrameParser`` and into a ``ConnectionStateMachine``.
+///
+/// The first input byte chooses how to play it; the rest is what the peer sends:
+/// - bit 0: this side's role (0 invitee, 1 inviter);
+/// - bit 1: accept the invitation as soon as it is delivered (invitee), to reach the connected state;
+/// - bits 2-3: how the bytes arrive: all at once, one at a time, 7 at a time, or in pieces whose
+///   sizes are taken from the input;
+/// - bit 4: fire the keepalive timer after every frame; bit 5: fire the handshake deadline at the end;
+/// - bit 6: this side grants credit and resets inbound channels as frames arrive.
+///
+/// Besides not crashing, it checks (a failure traps, which libFuzzer reports as a crash):
+/// - a frame that parses encodes back to bytes that parse to the same frame;
+/// - the parser consumes nothing when it needs more bytes, and never more than it has;
+/// - nothing reaches the application (data, channels, endpoints, members) before the connection is
+///   established, and nothing at all after the machine decided to close;
+/// - the frame limit rises from the handshake's only once established, as the handler does.
+package enum FrameFuzzer {
+    /// What one input did.
+    package struct Outcome: Equatable, Sendable {
+        /// Frames parsed.
+        package var frames = 0
+        /// Whether the connection reached the connected state.
+        package var established = false
+        /// Whether the input ended in a parse error.
+        package var rejected = false
+    }
+
+    /// Runs one input.
+    ///
+    /// - Parameter input: the fuzzer's bytes.
+    /// - Returns: what happened.
+    @discardableResult
+    package static func run(_ input: UnsafeRawBufferPointer) -> Outcome {
+        guard let options = input.first else { return Outcome() }
+        let stream = input.dropFirst()
+        let local = try! PeerID(id: UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)), displayName: "fuzz")
+        let invitation = ConnectionStateMachine.Invitation(
+            expectedPeer: nil,
+            context: ByteBuffer(),
+            timeout: .seconds(30)
+        )
+        let machine = ConnectionStateMachine(
+            localPeer: local,
+            role: options & 1 == 1 ? .inviter(invitation) : .invitee,
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(3),
+            maximumInboundChannels: 8
+        )
+        var player = Player(machine: machine, options: options)
+        player.play { $0.channelActive() }
+
+        var buffer = ByteBuffer()
+        var offset = stream.startIndex
+        var sizeSource = stream.startIndex
+        while offset < stream.endIndex, !player.stopped {
+            let size: Int
+            switch (options >> 2) & 3 {
+            case 0: size = stream.endIndex - offset
+            case 1: size = 1
+            case 2: size = 7
+            default:
+                size = 1 + Int(stream[sizeSource]) * 4
+                sizeSource = sizeSource + 1 < stream.endIndex ? sizeSource + 1 : stream.startIndex
+            }
+            let end = min(stream.endIndex, offset + size)
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: stream[offset..<end]))
+            offset = end
+            player.feed(&buffer)
+        }
+        if options & 0x20 != 0 {
+            player.play { $0.deadlinePassed() }
+        }
+        player.play { $0.channelInactive() }
+        return player.outcome
+    }
+
+    /// One connection being played: the machine, the decoder's limit, and what has happened so far.
+    private struct Player {
+        var machine: ConnectionStateMachine
+        let options: UInt8
+        var limit = FrameLengthLimit.handshake
+        var closing = false
+        var stopped = false
+        var channelsSeen: [UInt32] = []
+        var outcome = Outcome()
+
+        init(machine: ConnectionStateMachine, options: UInt8) {
+            self.machine = machine
+            self.options = options
+        }
+
+        /// Runs one event on the machine and checks what it answers.
+        mutating func play(_ event: (inout ConnectionStateMachine) -> ConnectionStateMachine.Action) {
+            let wasEstablished = machine.isEstablished
+            let action = event(&machine)
+            check(action, wasEstablished: wasEstablished)
+        }
+
+        /// Parses every whole frame in `buffer` and plays it, as ``FrameDecoder`` and the handler do.
+        mutating func feed(_ buffer: inout ByteBuffer) {
+            while !stopped {
+                let before = buffer.readerIndex
+                let frame: Frame?
+                do {
+                    frame = try FrameParser.parse(&buffer, maximumFrameLength: limit)
+                } catch {
+                    // The handler closes the connection: nothing more is read.
+                    outcome.rejected = true
+                    play { $0.errorCaught(error) }
+                    stopped = true
+                    return
+                }
+                guard let frame else {
+                    precondition(buffer.readerIndex == before, "the parser consumed bytes of an incomplete frame")
+                    return
+                }
+                precondition(buffer.readerIndex > before, "the parser returned a frame without consuming bytes")
+                roundTrip(frame)
+                outcome.frames += 1
+                play { $0.frameReceived(frame) }
+                if options & 0x10 != 0 {
+                    play { $0.keepaliveTick() }
+                }
+            }
+        }
+
+        /// Encoding a parsed frame and parsing it again gives the same frame.
+        func roundTrip(_ frame: Frame) {
+            var encoded = FrameEncoder.buffer(for: frame)
+            let length = encoded.readableBytes
+            let again = try? FrameParser.parse(&encoded, maximumFrameLength: length)
+            precondition(again == frame, "\(frame) did not survive encoding: \(String(describing: again))")
+            precondition(encoded.readableBytes == 0, "encoding \(frame.type) left \(encoded.readableBytes) bytes")
+        }
+
+        /// Checks an action against what the connection has been through, and carries out what the handler would.
+        mutating func check(_ action: ConnectionStateMachine.Action, wasEstablished: Bool) {
+            if closing {
+                switch action {
+                case .none, .reportClosed: break
+                default: preconditionFailure("\(action) after the machine decided to close")
+                }
+            }
+            switch action {
+            case .none, .send, .peerIdentified:
+                break
+            case .deliverData, .deliverDatagramEndpoint, .deliverMembership, .channel:
+                precondition(wasEstablished, "\(action) delivered before the connection was established")
+                if case .channel(.opened(let open)) = action {
+                    channelsSeen.append(open.channel)
+                    if options & 0x40 != 0 {
+                        play { $0.grantCredit(1 << 16, on: open.channel) }
+                        if channelsSeen.count % 2 == 0 {
+                            play { $0.resetInboundChannel(open.channel, .cancelled) }
+                        }
+                    }
+                }
+            case .deliverInvitation:
+                precondition(!wasEstablished, "an invitation on an established connection")
+                if options & 2 != 0 {
+                    play { machine in
+                        let accepted = machine.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3))
+                        precondition(accepted != nil, "an invitation just delivered could not be accepted")
+                        return accepted!
+                    }
+                }
+            case .establish:
+                precondition(machine.isEstablished, "establish, yet the machine is not established")
+                outcome.established = true
+                limit = WireProtocol.maximumFrameLength(forMessageLength: WireProtocol.defaultMaximumMessageLength)
+            case .close:
+                closing = true
+            case .reportClosed:
+                stopped = true
+            }
+        }
+    }
+}

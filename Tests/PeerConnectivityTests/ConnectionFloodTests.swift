@@ -1,0 +1,96 @@
+import BenchSupport
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Connection floods on real loopback sockets: every flood connection is closed by the handshake
+/// timeout at the latest, and a real peer still gets in and echoes meanwhile.
+@Suite("Connection floods against an advertiser", .serialized, .timeLimit(.minutes(1)))
+struct ConnectionFloodTests {
+    @Test(
+        "1,000 idle, garbage and dribbling connections from 1,000 addresses: each closed by the timeout, a real peer echoes"
+    )
+    func thousandConnections() async throws {
+        // The default limits: a 5 s handshake timeout, 64 pending handshakes, 16 per address.
+        let echo = try await LoopbackEcho { $0.logger.logLevel = .critical }
+        let timeout = Advertiser.Configuration.default.handshakeTimeout
+        let before = ProcessSample.current().residentBytes
+        ProcessSample.resetPeak()
+        let plan = ConnectionFlood.Plan(port: echo.port, count: 1_000, pacing: .milliseconds(1))
+        let flood = Task { await ConnectionFlood.run(plan) }
+
+        // While the flood opens its connections, a real peer connects and echoes 64-byte messages.
+        try await Task.sleep(for: .milliseconds(200))
+        let connectTime = try await echo.connect(timeout: .seconds(5))
+        var echoes: [UInt64] = []
+        for _ in 0..<50 {
+            echoes += try await echo.roundTrips(count: 1)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let report = await flood.value
+        let peak = ProcessSample.current().peakResidentBytes
+        await echo.stop()
+
+        #expect(connectTime < .seconds(2), "the real peer took \(connectTime) to connect during the flood")
+        #expect(echoes.count == 50)
+        #expect(report.opened == 1_000, "\(report.failed) flood connects failed")
+        #expect(report.stillOpen == 0, "\(report.stillOpen) flood connections outlived the watch")
+        let limit = (timeout + .milliseconds(1_500)).milliseconds * 1000
+        #expect(
+            report.lifetime.maxMicroseconds <= limit,
+            "a flood connection lived \(report.lifetime.maxMicroseconds / 1000) ms"
+        )
+        // The dribblers send a byte every 250 ms: still closed at the timeout, counted from accept.
+        let dribble = try #require(report.lifetimeByBehaviour["dribble"])
+        #expect(dribble.maxMicroseconds <= limit)
+        let growth = peak - before
+        #expect(growth < 64 << 20, "peak RSS grew by \(growth >> 20) MiB")
+    }
+
+    @Test("connections that dribble a byte every 100 ms are still closed at the handshake timeout")
+    func dribblers() async throws {
+        let advertiser = try await loopbackAdvertiser("dribbled") {
+            $0.handshakeTimeout = .seconds(1)
+            $0.logger.logLevel = .critical
+        }
+        let plan = ConnectionFlood.Plan(
+            port: advertiser.port!,
+            count: 5,
+            behaviours: [.dribble],
+            pacing: .milliseconds(10),
+            dribbleInterval: .milliseconds(100),
+            watchLimit: .seconds(5)
+        )
+        let report = await ConnectionFlood.run(plan)
+        await advertiser.stop()
+        #expect(report.closedByServer == 5)
+        #expect(report.lifetime.p50Microseconds >= 900_000, "closed after \(report.lifetime.p50Microseconds) us")
+        #expect(report.lifetime.maxMicroseconds < 2_500_000, "closed after \(report.lifetime.maxMicroseconds) us")
+    }
+
+    @Test("at the per-address cap the oldest connection from that address is closed with GOODBYE overloaded")
+    func perAddressEviction() async throws {
+        let advertiser = try await loopbackAdvertiser("crowded") {
+            $0.maximumPendingHandshakesPerAddress = 3
+            $0.logger.logLevel = .critical
+        }
+        // Four silent connections from 127.0.0.1, each given time to be set up (a connection evicted
+        // before its HELLO went out is closed without a frame): the first gives way to the fourth.
+        var sockets: [RawSocket] = []
+        for _ in 0..<4 {
+            sockets.append(try RawSocket(port: advertiser.port!))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let first = sockets[0]
+        #expect(first.readFrame(ofType: 0x01) != nil)  // the advertiser's HELLO
+        let goodbye = first.readFrame(ofType: 0x12)
+        #expect(goodbye == [21], "expected GOODBYE 21 (overloaded), got \(String(describing: goodbye))")
+        #expect(first.readUntilClosed() != nil)
+        // The other three are still pending: one of them completes its handshake.
+        sockets[3].send(HandFrames.hello() + HandFrames.invite())
+        var invitations = advertiser.invitations.makeAsyncIterator()
+        let invitation = try #require(await invitations.next())
+        invitation.decline()
+        await advertiser.stop()
+    }
+}
