@@ -171,7 +171,9 @@ public enum ConnectionFlood {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let time = now()
-            if flooders.count + failed < plan.count, time >= nextConnect {
+            // Every connect that is due (a few per wake-up: polling 1,000 sockets each millisecond
+            // would cost this process, which shares the machine with the server, more than the flood).
+            while flooders.count + failed < plan.count, now() >= nextConnect {
                 let index = flooders.count + failed
                 let behaviour = plan.behaviours[index % plan.behaviours.count]
                 if let fd = connect(from: sourceAddress(index), port: plan.port) {
@@ -207,7 +209,7 @@ public enum ConnectionFlood {
                 polled.append(pollfd(fd: flooders[index].fd, events: Int16(POLLIN), revents: 0))
                 indices.append(index)
             }
-            let waitMilliseconds: Int32 = allOpened ? 10 : 1
+            let waitMilliseconds: Int32 = allOpened ? 10 : 5
             guard poll(&polled, nfds_t(polled.count), waitMilliseconds) > 0 else { continue }
             let seen = now()
             for (slot, entry) in polled.enumerated() where entry.revents != 0 {

@@ -22,10 +22,10 @@ public final class LoopbackEcho: Sendable {
         let peer = try PeerID(displayName: "echo-host")
         let advertiser = try Advertiser(peer: peer, serviceType: "echo", configuration: configuration)
         try await advertiser.start()
-        let host = Session(peer: peer)
+        let host = Session(peer: peer, configuration: Self.sessionConfiguration)
         self.advertiser = advertiser
         self.host = host
-        self.visitor = Session(peer: try PeerID(displayName: "echo-visitor"))
+        self.visitor = Session(peer: try PeerID(displayName: "echo-visitor"), configuration: Self.sessionConfiguration)
         hostTask = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -41,6 +41,13 @@ public final class LoopbackEcho: Sendable {
                 }
             }
         }
+    }
+
+    /// Sessions without the mesh: a newcomer that joins and leaves must not make the visitor dial it.
+    private static var sessionConfiguration: Session.Configuration {
+        var configuration = Session.Configuration.default
+        configuration.joinsMesh = false
+        return configuration
     }
 
     /// The advertiser's port.
@@ -63,7 +70,7 @@ public final class LoopbackEcho: Sendable {
     /// - Returns: the time from dialing to connected.
     /// - Throws: when the invitation fails.
     public func connectNewcomer(timeout: Duration = .seconds(5)) async throws -> Duration {
-        let newcomer = Session(peer: try PeerID(displayName: "echo-newcomer"))
+        let newcomer = Session(peer: try PeerID(displayName: "echo-newcomer"), configuration: Self.sessionConfiguration)
         let start = ContinuousClock.now
         _ = try await newcomer.connectPeer(host: "127.0.0.1", port: port, timeout: timeout)
         let elapsed = start.duration(to: .now)
@@ -71,14 +78,16 @@ public final class LoopbackEcho: Sendable {
         return elapsed
     }
 
-    /// Sends `count` messages of `size` bytes one after the other, each after the echo of the last.
+    /// Sends `count` messages of `size` bytes one after the other, each after the echo of the last and
+    /// a pause of `gap` (paced round trips wake idle threads each time, as an application's do).
     ///
     /// - Parameters:
     ///   - count: how many round trips.
     ///   - size: bytes per message.
+    ///   - gap: the pause after each echo.
     /// - Returns: each round trip, in nanoseconds.
     /// - Throws: ``BenchError`` when an echo differs or the peer leaves.
-    public func roundTrips(count: Int, size: Int = 64) async throws -> [UInt64] {
+    public func roundTrips(count: Int, size: Int = 64, gap: Duration = .zero) async throws -> [UInt64] {
         var events = visitor.events.makeAsyncIterator()
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
@@ -87,17 +96,20 @@ public final class LoopbackEcho: Sendable {
             withUnsafeBytes(of: UInt32(index).bigEndian) { message.replaceSubrange(0..<4, with: $0) }
             let start = DispatchTime.now().uptimeNanoseconds
             try await visitor.send(message, toPeers: [advertiser.peer])
-            guard try await Self.nextData(&events) == message else { throw BenchError("echo \(index) differs") }
+            guard try await Self.nextData(&events, from: advertiser.peer) == message else {
+                throw BenchError("echo \(index) differs")
+            }
             samples.append(DispatchTime.now().uptimeNanoseconds - start)
+            if gap > .zero { try await Task.sleep(for: gap) }
         }
         return samples
     }
 
-    private static func nextData(_ events: inout Session.Events.Iterator) async throws -> Data {
+    private static func nextData(_ events: inout Session.Events.Iterator, from host: PeerID) async throws -> Data {
         while let event = await events.next() {
             switch event {
             case .dataReceived(let data, _, _): return data
-            case .peerStateChanged(_, .notConnected, let reason):
+            case .peerStateChanged(host, .notConnected, let reason):
                 throw BenchError("disconnected: \(String(describing: reason))")
             case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource: continue
             }

@@ -23,10 +23,14 @@ struct FloodBenchResult: Codable {
     var connections: Int
     var behaviours: [String]
     var limits: Limits
+    /// The pause after each measured round trip, with and without the flood, in milliseconds.
+    var gapMilliseconds: Int
     /// A real peer's 64-byte echo with no flood.
     var unloaded: Latency
     /// The same peer's echo while the flood opens and holds its connections.
     var duringFlood: Latency
+    /// The round trips of duringFlood that started while the flood was still opening connections.
+    var duringOpening: Latency
     /// duringFlood p50 / unloaded p50 (the target: at most 2).
     var p50Ratio: Double
     /// Invitation to connected of a newcomer, with no flood and during it, in milliseconds.
