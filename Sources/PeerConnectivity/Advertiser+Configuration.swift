@@ -17,6 +17,9 @@ extension Advertiser {
         public var maximumPendingHandshakes: Int = 64
         /// How long a new connection has to say HELLO and send its INVITE.
         public var handshakeTimeout: Duration = .seconds(5)
+        /// How the advertiser decides on an inviter's certificate before the invitation is delivered
+        /// (after the binding rule): accept every bound certificate (default), pin keys, or ask the app.
+        public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the advertiser logs refused connections and DNS-SD failures.
         public var logger = Logger(label: "PeerConnectivity.Advertiser")
 

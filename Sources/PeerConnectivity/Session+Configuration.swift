@@ -33,6 +33,9 @@ extension Session {
         /// holds others is connected to every member automatically (each session listens on a TCP port
         /// of its own for that). Off, the session holds only the peers it invited or accepted.
         public var joinsMesh = true
+        /// How the session decides on a peer's certificate on an encrypted connection (after the
+        /// binding rule): accept every bound certificate (default), pin keys on first use, or ask the app.
+        public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
 

@@ -26,6 +26,9 @@ struct CoreBench: AsyncParsableCommand {
     @Option(help: "Times to measure browser start to connected.")
     var connects = 5
 
+    @Option(help: "Encryption of the PeerConnectivity sessions: required, optional (the default) or none.")
+    var encryption: EncryptionPreference = .optional
+
     @Option(help: "Where to write the JSON result (default: results/core-bench-<UTC date>.json).")
     var output: String?
 
@@ -49,7 +52,10 @@ struct CoreBench: AsyncParsableCommand {
         )
 
         print("PeerConnectivity ...")
-        let bench = try await PeerBench(serviceType: "pc-bench-\(UInt16.random(in: 0...UInt16.max) % 10000)")
+        let bench = try await PeerBench(
+            serviceType: "pc-bench-\(UInt16.random(in: 0...UInt16.max) % 10000)",
+            encryption: encryption
+        )
         var connectTimes: [Double] = []
         var last: (milliseconds: Double, session: Session, peer: PeerID)?
         for _ in 0..<connects {
@@ -91,7 +97,8 @@ struct CoreBench: AsyncParsableCommand {
                 warmup: warmup,
                 bulkMessages1MiB: bulk,
                 smallMessages: small,
-                connectRepetitions: connects
+                connectRepetitions: connects,
+                encryption: encryption.description
             ),
             rawTCP: raw,
             peerConnectivity: ours,
@@ -149,5 +156,13 @@ struct CoreBench: AsyncParsableCommand {
     private func write(_ result: CoreBenchResult) throws {
         let path = try ResultFile.write(result, tool: "core-bench", date: result.date, output: output)
         print("wrote \(path)")
+    }
+}
+
+extension EncryptionPreference: ExpressibleByArgument {
+    /// Reads "required", "optional" or "none".
+    public init?(argument: String) {
+        guard let preference = Self.allCases.first(where: { $0.description == argument }) else { return nil }
+        self = preference
     }
 }

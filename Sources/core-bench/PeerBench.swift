@@ -13,12 +13,14 @@ final class PeerBench: Sendable {
     let server: Session
     let serverTask: Task<Void, Never>
     let serviceType: String
+    let encryption: EncryptionPreference
 
-    init(serviceType: String) async throws {
+    init(serviceType: String, encryption: EncryptionPreference) async throws {
         let peer = try PeerID(displayName: "bench-reflector")
         self.serviceType = serviceType
-        server = Session(peer: peer)
-        advertiser = try Advertiser(peer: peer, serviceType: serviceType)
+        self.encryption = encryption
+        server = Session(peer: peer, encryptionPreference: encryption)
+        advertiser = try Advertiser(peer: peer, serviceType: serviceType, encryptionPreference: encryption)
         try await advertiser.start()
         let (advertiser, server) = (self.advertiser, self.server)
         serverTask = Task {
@@ -52,7 +54,7 @@ final class PeerBench: Sendable {
     /// Browser start to connected, with the advertiser already up; a new browser and session each time.
     func connectTime() async throws -> (milliseconds: Double, session: Session, peer: PeerID) {
         let me = try PeerID(displayName: "bench-runner")
-        let session = Session(peer: me)
+        let session = Session(peer: me, encryptionPreference: encryption)
         let start = ContinuousClock.now
         let browser = try Browser(peer: me, serviceType: serviceType)
         try browser.start()

@@ -46,6 +46,16 @@ package final class Connection: Sendable {
     /// Succeeds when the channel has closed and the delegate has been told.
     package let closed: EventLoopFuture<Void>
 
+    /// How the connection is secured; set on the event loop before the invitation or the
+    /// establishment is reported, so every delegate call sees it.
+    private let security = Mutex(PeerSecurityInfo.unencrypted)
+
+    /// How the connection is secured: encrypted or not, the peer's certificate, the pairing code.
+    package var securityInfo: PeerSecurityInfo {
+        get { security.withLock { $0 } }
+        set { security.withLock { $0 = newValue } }
+    }
+
     private let outbound: Mutex<Outbound>
     private let highWatermark: Int
     private let channelQueueLimit: Int
