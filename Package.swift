@@ -120,6 +120,7 @@ let package = Package(
         .executableTarget(
             name: "reflector",
             dependencies: [
+                "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -128,6 +129,7 @@ let package = Package(
         .executableTarget(
             name: "test-runner",
             dependencies: [
+                "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

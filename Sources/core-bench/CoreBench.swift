@@ -159,10 +159,4 @@ struct CoreBench: AsyncParsableCommand {
     }
 }
 
-extension EncryptionPreference: ExpressibleByArgument {
-    /// Reads "required", "optional" or "none".
-    public init?(argument: String) {
-        guard let preference = Self.allCases.first(where: { $0.description == argument }) else { return nil }
-        self = preference
-    }
-}
+extension EncryptionPreference: ExpressibleByArgument {}

@@ -4,7 +4,7 @@
 /// or `.optional` on both. `.optional` against `.none` gives a plain connection. `.required` against
 /// `.none` is refused on both sides with ``DisconnectReason/encryptionRequired``, whose detail says
 /// which side insists.
-public enum EncryptionPreference: UInt8, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+public enum EncryptionPreference: UInt8, Sendable, Hashable, Codable, CaseIterable, LosslessStringConvertible {
     /// Never encrypt: a peer that requires encryption is refused.
     case none = 0
     /// Encrypt when the peer allows it, else connect in the clear.
@@ -19,6 +19,14 @@ public enum EncryptionPreference: UInt8, Sendable, Hashable, Codable, CaseIterab
         case .optional: return "optional"
         case .required: return "required"
         }
+    }
+
+    /// The preference named "none", "optional" or "required" (as in code), for command lines.
+    ///
+    /// - Parameter description: the name.
+    public init?(_ description: String) {
+        guard let preference = Self.allCases.first(where: { $0.description == description }) else { return nil }
+        self = preference
     }
 
     /// What two sides' preferences give.
