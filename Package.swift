@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
         .executable(name: "flood-bench", targets: ["flood-bench"]),
         .executable(name: "peer-fuzz", targets: ["peer-fuzz"]),
+        .executable(name: "security-bench", targets: ["security-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -25,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // DNS-SD through Avahi's Bonjour compatibility layer (libavahi-compat-libdnssd-dev).
@@ -46,6 +50,8 @@ let package = Package(
                 "PeerConnectivityCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -61,6 +67,9 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings
         ),
@@ -113,6 +122,7 @@ let package = Package(
         .executableTarget(
             name: "reflector",
             dependencies: [
+                "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -121,6 +131,7 @@ let package = Package(
         .executableTarget(
             name: "test-runner",
             dependencies: [
+                "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -160,6 +171,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Handshake time with encryption required, encrypted against plain throughput (Scripts/bench-security.sh).
+        .executableTarget(
+            name: "security-bench",
+            dependencies: [
+                "BenchSupport",
+                "PeerConnectivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BenchSupportTests",
             dependencies: ["BenchSupport"],
@@ -184,6 +205,7 @@ let package = Package(
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -38,6 +38,9 @@ extension Advertiser {
         public var invitationBurstPerAddress: Int = 32
         /// Invitations per second one source address earns back, up to ``invitationBurstPerAddress``.
         public var invitationsPerSecondPerAddress: Double = 8
+        /// How the advertiser decides on an inviter's certificate before the invitation is delivered
+        /// (after the binding rule): accept every bound certificate (default), pin keys, or ask the app.
+        public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the advertiser logs refused connections and DNS-SD failures.
         public var logger = Logger(label: "PeerConnectivity.Advertiser")
 

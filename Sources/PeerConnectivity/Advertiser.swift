@@ -29,6 +29,11 @@ public final class Advertiser: Sendable {
     public let configuration: Configuration
     /// Invitations from peers, in order of arrival. Ends when the advertiser stops.
     public let invitations: AsyncStream<Invitation>
+    /// Inviters' certificates waiting for a decision before their invitations are delivered, with
+    /// ``CertificatePolicy/ask(timeout:)`` in the configuration (one consumer).
+    public let certificateRequests: AsyncStream<CertificateRequest>
+    /// Whether incoming connections are encrypted (see ``EncryptionPreference``).
+    public let encryptionPreference: EncryptionPreference
 
     let core: AdvertiserCore
     let delegateAdapter = AdvertiserDelegateAdapter()
@@ -41,12 +46,19 @@ public final class Advertiser: Sendable {
     ///     prefix "pc.", each key=value at most 255 bytes.
     ///   - serviceType: 1-15 characters of a-z, 0-9 and '-', at least one letter, no leading,
     ///     trailing or double hyphen (as MPC's).
-    ///   - configuration: where to listen, and limits.
+    ///   - securityIdentity: the identity proved to inviters on encrypted connections: pass the same
+    ///     one as the session's. **Precondition:** its peer is `peer`. Without one an ephemeral identity
+    ///     is made (a key-derived `peer` needs its identity unless encryption is `.none`).
+    ///   - encryptionPreference: `.optional` by default. The TLS handshake, the pairing code and the
+    ///     certificate decision happen before the invitation is delivered.
+    ///   - configuration: where to listen, limits, and the certificate policy.
     /// - Throws: ``DiscoveryError`` when the service type or discoveryInfo breaks those rules.
     public init(
         peer: PeerID,
         discoveryInfo: [String: String]? = nil,
         serviceType: String,
+        securityIdentity: SecurityIdentity? = nil,
+        encryptionPreference: EncryptionPreference = .optional,
         configuration: Configuration = .default
     ) throws(DiscoveryError) {
         try DiscoveryRecord.validate(serviceType: serviceType)
@@ -57,10 +69,21 @@ public final class Advertiser: Sendable {
         self.configuration = configuration
         let (stream, continuation) = AsyncStream.makeStream(of: Invitation.self)
         self.invitations = stream
+        let (requests, requestContinuation) = AsyncStream.makeStream(of: CertificateRequest.self)
+        self.certificateRequests = requests
+        self.encryptionPreference = encryptionPreference
+        let identity = Session.identity(for: peer, given: securityIdentity, preference: encryptionPreference)
+        let security = SecuritySetup.make(
+            identity: identity,
+            preference: encryptionPreference,
+            policy: configuration.certificatePolicy,
+            requests: requestContinuation
+        )
         self.core = AdvertiserCore(
             record: DiscoveryRecord(peer: peer, discoveryInfo: discoveryInfo ?? [:]),
             serviceType: serviceType,
             configuration: configuration,
+            security: security,
             continuation: continuation
         )
     }

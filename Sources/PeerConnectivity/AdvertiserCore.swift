@@ -30,6 +30,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
     private let record: DiscoveryRecord
     private let serviceType: String
     private let configuration: Advertiser.Configuration
+    private let security: ConnectionSecurity?
     private let continuation: AsyncStream<Invitation>.Continuation
     private let state: Mutex<State>
 
@@ -37,8 +38,10 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
         record: DiscoveryRecord,
         serviceType: String,
         configuration: Advertiser.Configuration,
+        security: ConnectionSecurity?,
         continuation: AsyncStream<Invitation>.Continuation
     ) {
+        self.security = security
         self.record = record
         self.serviceType = serviceType
         self.configuration = configuration
@@ -82,7 +85,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             keepaliveInterval: TimeAmount(Session.Configuration.default.keepaliveInterval),
             livenessTimeout: TimeAmount(Session.Configuration.default.livenessTimeout),
             maximumInvitationTimeout: TimeAmount(configuration.maximumInvitationTimeout),
-            logger: configuration.logger
+            logger: configuration.logger,
+            security: security
         )
         let listener: ConnectionListener
         do {
@@ -192,6 +196,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             peer: peer,
             context: Data(buffer: context),
             timeout: .nanoseconds(timeout.nanoseconds),
+            security: connection.securityInfo,
             connection: connection,
             advertiser: self
         )

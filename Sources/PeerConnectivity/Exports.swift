@@ -8,3 +8,9 @@ public typealias PeerIDError = PeerConnectivityCore.PeerIDError
 
 /// Why a peer is, or went, `notConnected`.
 public typealias DisconnectReason = PeerConnectivityCore.DisconnectReason
+
+/// Whether a side encrypts its connections, as MPC's `MCEncryptionPreference`.
+public typealias EncryptionPreference = PeerConnectivityCore.EncryptionPreference
+
+/// How a connection to a peer is secured.
+public typealias PeerSecurityInfo = PeerConnectivityCore.PeerSecurityInfo

@@ -12,6 +12,9 @@ public struct Invitation: Sendable {
     public let context: Data
     /// How long the inviter waits for the answer.
     public let timeout: Duration
+    /// How the connection is secured: whether it is encrypted, the inviter's certificate, and the
+    /// pairing code to compare with the inviter's before accepting.
+    public let security: PeerSecurityInfo
 
     let connection: Connection
     let advertiser: AdvertiserCore
@@ -21,9 +24,18 @@ public struct Invitation: Sendable {
     /// - Parameter session: the session the peer joins.
     /// - Throws: ``SessionError`` when the session is full or already holds the peer (the inviter
     ///   is then told so); ``InvitationError/notPending(peer:reason:)`` when the invitation has been
-    ///   answered, withdrawn or has expired.
+    ///   answered, withdrawn or has expired; ``InvitationError/failed(peer:reason:)`` with
+    ///   ``DisconnectReason/encryptionRequired`` when the session requires encryption and this
+    ///   connection is plain (the inviter is told so too).
     public func accept(into session: Session) async throws {
         advertiser.answered(connection)
+        if session.encryptionPreference == .required, !security.isEncrypted {
+            let reason = DisconnectReason.encryptionRequired.with(
+                detail: "the session requires encryption and the invitation came over a plain connection"
+            )
+            connection.decline(reason)
+            throw InvitationError.failed(peer: peer, reason: reason)
+        }
         do {
             try await session.core.accept(connection, from: peer)
         } catch let error as SessionError {

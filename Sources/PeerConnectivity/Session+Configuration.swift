@@ -36,6 +36,9 @@ extension Session {
         /// Whether and how the session re-establishes a link that dropped (opt-in; `nil`, the default,
         /// reports the peer `notConnected` at once). See ``Session/Reconnection``.
         public var reconnection: Reconnection?
+        /// How the session decides on a peer's certificate on an encrypted connection (after the
+        /// binding rule): accept every bound certificate (default), pin keys on first use, or ask the app.
+        public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
 

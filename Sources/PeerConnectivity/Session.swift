@@ -29,6 +29,13 @@ public final class Session: Sendable {
     public let peer: PeerID
     /// The limits and timers in force.
     public let configuration: Configuration
+    /// Whether the session encrypts its connections (see ``EncryptionPreference``).
+    public let encryptionPreference: EncryptionPreference
+    /// The identity the session proves on encrypted connections: the one it was given, or an
+    /// ephemeral one made for a plain ``PeerID`` (whose id is then not self-certifying).
+    public let securityIdentity: SecurityIdentity
+    /// Peers' certificates waiting for a decision, with ``CertificatePolicy/ask(timeout:)`` (one consumer).
+    public let certificateRequests: AsyncStream<CertificateRequest>
     /// Everything that happens in the session, in order, for any number of iterators (see ``Events``).
     public let events: Events
 
@@ -37,14 +44,85 @@ public final class Session: Sendable {
 
     /// Makes a session.
     ///
+    /// Encrypted connections (see ``EncryptionPreference``) prove `securityIdentity`; without one the
+    /// session makes an ephemeral identity, so it can still encrypt, but its plain `peer` id is not
+    /// bound to a key (anyone may claim it; pin keys with ``CertificatePolicy/trustOnFirstUse(_:)``).
+    ///
     /// - Parameters:
-    ///   - peer: this side's identity.
-    ///   - configuration: limits and timers.
-    public init(peer: PeerID, configuration: Configuration = .default) {
+    ///   - peer: this side's identity. **Precondition:** when `securityIdentity` is given, `peer` is
+    ///     its ``SecurityIdentity/peer``; a key-derived `peer` needs its identity unless encryption is `.none`.
+    ///   - securityIdentity: the key and certificate to prove on encrypted connections.
+    ///   - encryptionPreference: `.optional` by default: encrypted with every peer that allows it.
+    ///   - configuration: limits, timers and the certificate policy.
+    public init(
+        peer: PeerID,
+        securityIdentity: SecurityIdentity? = nil,
+        encryptionPreference: EncryptionPreference = .optional,
+        configuration: Configuration = .default
+    ) {
+        let identity = Self.identity(for: peer, given: securityIdentity, preference: encryptionPreference)
+        let (requests, continuation) = AsyncStream.makeStream(of: CertificateRequest.self)
         self.peer = peer
         self.configuration = configuration
-        self.core = SessionCore(peer: peer, configuration: configuration)
+        self.encryptionPreference = encryptionPreference
+        self.securityIdentity = identity
+        self.certificateRequests = requests
+        let security = SecuritySetup.make(
+            identity: identity,
+            preference: encryptionPreference,
+            policy: configuration.certificatePolicy,
+            requests: continuation
+        )
+        self.core = SessionCore(peer: peer, configuration: configuration, security: security)
         self.events = Events(core: core)
+    }
+
+    /// Makes a session for an identity's peer.
+    ///
+    /// - Parameters:
+    ///   - identity: the peer and the key it proves.
+    ///   - encryptionPreference: `.optional` by default.
+    ///   - configuration: limits, timers and the certificate policy.
+    public convenience init(
+        identity: SecurityIdentity,
+        encryptionPreference: EncryptionPreference = .optional,
+        configuration: Configuration = .default
+    ) {
+        self.init(
+            peer: identity.peer,
+            securityIdentity: identity,
+            encryptionPreference: encryptionPreference,
+            configuration: configuration
+        )
+    }
+
+    /// The identity to use: the one given (checked against `peer`), or an ephemeral one.
+    static func identity(
+        for peer: PeerID,
+        given: SecurityIdentity?,
+        preference: EncryptionPreference
+    ) -> SecurityIdentity {
+        if let given {
+            precondition(given.peer == peer, "the security identity belongs to \(given.peer), not \(peer)")
+            return given
+        }
+        precondition(
+            preference == .none || !SecurityIdentity.isKeyDerived(peer.id),
+            "\(peer) has a key-derived id: pass its SecurityIdentity to encrypt"
+        )
+        do {
+            return try SecurityIdentity(ephemeralFor: peer)
+        } catch {
+            preconditionFailure("cannot make an ephemeral identity for \(peer): \(error)")
+        }
+    }
+
+    /// How the connection to a peer is secured: encrypted or not, its certificate, the pairing code.
+    ///
+    /// - Parameter peer: a connected peer.
+    /// - Returns: the connection's security, or `nil` when the peer is not connected.
+    public func securityInfo(for peer: PeerID) -> PeerSecurityInfo? {
+        (try? core.connection(to: peer))?.securityInfo
     }
 
     deinit {

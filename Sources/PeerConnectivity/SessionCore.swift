@@ -74,15 +74,20 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let resourcesInFlight = TransferRegistry()
     private let readingPaused = Atomic<Bool>(false)
 
-    init(peer: PeerID, configuration: Session.Configuration) {
+    /// The session's encryption preference.
+    let encryptionPreference: EncryptionPreference
+
+    init(peer: PeerID, configuration: Session.Configuration, security: ConnectionSecurity?) {
         self.peer = peer
         self.configuration = configuration
+        self.encryptionPreference = security?.preference ?? .none
         self.connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
             handshakeTimeout: .seconds(5),
             keepaliveInterval: TimeAmount(configuration.keepaliveInterval),
             livenessTimeout: TimeAmount(configuration.livenessTimeout),
-            logger: configuration.logger
+            logger: configuration.logger,
+            security: security
         )
         datagrams.start(on: PeerEventLoop.loop(for: peer)) { [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
@@ -541,6 +546,10 @@ final class SessionCore: ConnectionDelegate, Sendable {
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
         notePeerFrame(from: peer, on: connection)
         datagrams.peerEndpoint(port: port, token: token, on: connection)
+    }
+
+    func connection(_ connection: Connection, datagramKey key: [UInt8], from peer: PeerID) {
+        datagrams.peerKey(key, on: connection)
     }
 
     /// An unreliable message arrived by UDP: delivered unless the application is too far behind.

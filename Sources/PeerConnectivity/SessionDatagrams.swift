@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
@@ -13,6 +14,11 @@ import Synchronization
 /// address than the token's connection, is dropped: the token is a secret shared over TCP, so no one
 /// else can inject messages. Until the peer's endpoint is known (the first round trip after
 /// connecting) or when UDP is unavailable, the session sends unreliable messages on the connection.
+///
+/// On an encrypted connection each side also sends, inside TLS and before its DATAGRAM-ENDPOINT, a
+/// random 32-byte key (DATAGRAM-KEY); the peer seals every datagram to it with ChaCha20-Poly1305
+/// under that key (the token authenticated, a random nonce per datagram), and a datagram that does
+/// not open is dropped. Until the key is known such a connection carries unreliable messages inside TLS.
 final class SessionDatagrams: Sendable {
     /// Counts, for tests and diagnostics.
     struct Statistics: Sendable, Equatable {
@@ -33,6 +39,8 @@ final class SessionDatagrams: Sendable {
     private struct Peer {
         let id: PeerID
         let address: String
+        /// The key datagrams to us from this peer are sealed with (encrypted connections).
+        let key: SymmetricKey?
     }
 
     private struct State {
@@ -44,6 +52,8 @@ final class SessionDatagrams: Sendable {
         var senders: [UInt64: Peer] = [:]
         /// Where each peer receives: its address and port, and its token.
         var targets: [ObjectIdentifier: (address: SocketAddress, token: UInt64)] = [:]
+        /// The keys peers gave us to seal datagrams to them with, per encrypted connection.
+        var peerKeys: [ObjectIdentifier: SymmetricKey] = [:]
         /// Connections established before the socket was bound, to announce once it is.
         var waiting: [(Connection, PeerID)] = []
         var statistics = Statistics()
@@ -113,9 +123,13 @@ final class SessionDatagrams: Sendable {
     private func announce(on connection: Connection, to peer: PeerID, port: Int) {
         guard let address = connection.channel.remoteAddress?.ipAddress else { return }
         let token = UInt64.random(in: 1...UInt64.max)
+        let key = connection.securityInfo.isEncrypted ? SymmetricKey(size: .bits256) : nil
         state.withLock { state in
             state.localTokens[ObjectIdentifier(connection)] = token
-            state.senders[token] = Peer(id: peer, address: address)
+            state.senders[token] = Peer(id: peer, address: address, key: key)
+        }
+        if let key {
+            connection.sendControl(.datagramKey(key.withUnsafeBytes { Array($0) }))
         }
         connection.sendControl(.datagramEndpoint(port: UInt16(port), token: token))
     }
@@ -128,12 +142,23 @@ final class SessionDatagrams: Sendable {
         state.withLock { $0.targets[ObjectIdentifier(connection)] = (address, token) }
     }
 
+    /// Our token on `connection`, for tests that forge datagrams.
+    func localToken(on connection: Connection) -> UInt64? {
+        state.withLock { $0.localTokens[ObjectIdentifier(connection)] }
+    }
+
+    /// The peer of an encrypted connection gave the key to seal datagrams to it with.
+    func peerKey(_ key: [UInt8], on connection: Connection) {
+        state.withLock { $0.peerKeys[ObjectIdentifier(connection)] = SymmetricKey(data: key) }
+    }
+
     /// A connection closed: forget its tokens and its peer's endpoint.
     func closed(_ connection: Connection) {
         let key = ObjectIdentifier(connection)
         state.withLock { state in
             if let token = state.localTokens.removeValue(forKey: key) { state.senders[token] = nil }
             state.targets[key] = nil
+            state.peerKeys[key] = nil
             state.waiting.removeAll { $0.0 === connection }
         }
     }
@@ -142,17 +167,31 @@ final class SessionDatagrams: Sendable {
     ///
     /// - Returns: `false` when the peer's endpoint is not known (the caller then uses the connection).
     func send(_ message: Data, on connection: Connection) -> Bool {
-        let target = state.withLock { state -> (DatagramEndpoint, SocketAddress, UInt64)? in
-            guard let endpoint = state.endpoint, let target = state.targets[ObjectIdentifier(connection)] else {
+        let encrypted = connection.securityInfo.isEncrypted
+        let target = state.withLock { state -> (DatagramEndpoint, SocketAddress, UInt64, SymmetricKey?)? in
+            let key = ObjectIdentifier(connection)
+            guard let endpoint = state.endpoint, let target = state.targets[key],
+                !encrypted || state.peerKeys[key] != nil
+            else {
                 state.statistics.sentOnConnection += 1
                 return nil
             }
-            return (endpoint, target.address, target.token)
+            return (endpoint, target.address, target.token, state.peerKeys[key])
         }
-        guard let (endpoint, address, token) = target else { return false }
-        var datagram = connection.channel.allocator.buffer(capacity: WireProtocol.datagramHeaderLength + message.count)
+        guard let (endpoint, address, token, key) = target else { return false }
+        var datagram = connection.channel.allocator.buffer(
+            capacity: WireProtocol.datagramHeaderLength + message.count + Self.sealOverhead
+        )
         datagram.writeInteger(token)
-        datagram.writeBytes(message)
+        if let key {
+            let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
+            guard let sealed = try? ChaChaPoly.seal(message, using: key, authenticating: tokenBytes) else {
+                return true
+            }
+            datagram.writeBytes(sealed.combined)
+        } else {
+            datagram.writeBytes(message)
+        }
         let sent = endpoint.send(datagram, to: address)
         state.withLock { state in
             if sent { state.statistics.sent += 1 } else { state.statistics.droppedFull += 1 }
@@ -170,19 +209,34 @@ final class SessionDatagrams: Sendable {
         endpoint?.close()
     }
 
+    /// Bytes a sealed datagram adds: ChaCha20-Poly1305's 12-byte nonce and 16-byte tag.
+    static let sealOverhead = 12 + 16
+
     private func received(_ bytes: ByteBuffer, from address: SocketAddress) {
         var bytes = bytes
-        let accepted = state.withLock { state -> (PeerID, @Sendable (Data, PeerID) -> Bool)? in
+        let accepted = state.withLock { state -> (PeerID, SymmetricKey?, UInt64, @Sendable (Data, PeerID) -> Bool)? in
             guard let token = bytes.readInteger(as: UInt64.self), let peer = state.senders[token],
                 peer.address == address.ipAddress, let deliver = state.deliver
             else {
                 state.statistics.rejected += 1
                 return nil
             }
-            return (peer.id, deliver)
+            return (peer.id, peer.key, token, deliver)
         }
-        guard let (sender, deliver) = accepted else { return }
-        let delivered = deliver(Data(buffer: bytes, byteTransferStrategy: .copy), sender)
+        guard let (sender, key, token, deliver) = accepted else { return }
+        var message = Data(buffer: bytes, byteTransferStrategy: .copy)
+        if let key {
+            // A forged or garbled datagram does not open: dropped.
+            let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
+            guard let box = try? ChaChaPoly.SealedBox(combined: message),
+                let opened = try? ChaChaPoly.open(box, using: key, authenticating: tokenBytes)
+            else {
+                state.withLock { $0.statistics.rejected += 1 }
+                return
+            }
+            message = opened
+        }
+        let delivered = deliver(message, sender)
         state.withLock { state in
             if delivered { state.statistics.received += 1 } else { state.statistics.droppedUnread += 1 }
         }

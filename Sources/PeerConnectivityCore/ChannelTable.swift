@@ -132,8 +132,8 @@ package struct ChannelTable {
             guard !isPeers(channel) else { return wrongSide(.done, channel) }
             return .done(channel: channel)
 
-        case .hello, .invite, .accept, .decline, .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener,
-            .members, .resumeSecret, .resume, .resumed, .ack:
+        case .hello, .invite, .accept, .decline, .pairCommit, .pairNonce, .datagramKey, .data, .keepalive, .goodbye,
+            .datagramEndpoint, .sessionListener, .members, .resumeSecret, .resume, .resumed, .ack:
             preconditionFailure("\(frame.type) is not a channel frame")
         }
     }

@@ -13,6 +13,12 @@ import NIOCore
 /// resumer: awaitingHello --HELLO--> awaitingAnswer --RESUMED--> established (resumed)
 /// invitee: awaitingHello --HELLO--> awaitingInvite --RESUME--> awaitingResumeDecision --acceptResume()--> established
 /// any state --GOODBYE / error / timer / close()--> closing --channelInactive--> closed
+///
+/// when both HELLOs allow encryption, between HELLO and the invitation (all inside TLS):
+/// inviter: --HELLO--> securing --secured()--> awaitingCommitment --PAIR-COMMIT (send PAIR-NONCE)-->
+///          awaitingNonce --PAIR-NONCE--> awaitingVerdict --certificateDecided(nil) (send INVITE)--> awaitingAnswer
+/// invitee: --HELLO--> securing --secured() (send PAIR-COMMIT)--> awaitingNonce --PAIR-NONCE (send PAIR-NONCE)-->
+///          awaitingVerdict --certificateDecided(nil)--> awaitingInvite (or awaitingDecision if INVITE came)
 /// ```
 package struct ConnectionStateMachine {
     /// Which side of the invitation this connection is.
@@ -52,6 +58,9 @@ package struct ConnectionStateMachine {
         package var context: ByteBuffer
         /// How long to wait for the answer.
         package var timeout: TimeAmount
+        /// Set when the connection resumes a dropped link (``Role/resumer(_:)`` on an encrypted
+        /// connection): RESUME goes where INVITE would, once the connection is secured.
+        package var resume: Frame.Resume?
 
         package init(expectedPeer: PeerID?, context: ByteBuffer, timeout: TimeAmount) {
             self.expectedPeer = expectedPeer
@@ -66,8 +75,15 @@ package struct ConnectionStateMachine {
         case none
         /// Write these frames and flush.
         case send([Frame])
-        /// The inviter learned who answered (from its HELLO).
-        case peerIdentified(PeerID)
+        /// The inviter learned who answered (from its HELLO, verified by TLS when encrypted): write
+        /// `frames` (the INVITE, unless it went with HELLO) and tell the owner.
+        case peerIdentified(PeerID, sending: [Frame] = [])
+        /// Both sides allow encryption: switch the stream to TLS (the inviter is the client), then
+        /// check the peer's certificate against its HELLO and call ``secured(_:)``.
+        case startTLS(asClient: Bool)
+        /// The pairing code is known: write `frames`, then ask the certificate decision about the
+        /// peer and call ``certificateDecided(_:)`` with its verdict.
+        case decideCertificate(PeerID, pairingCode: String, sending: [Frame])
         /// An invitation arrived: hand it to the application, and wait for its answer until `timeout`.
         case deliverInvitation(from: PeerID, context: ByteBuffer, timeout: TimeAmount)
         /// The handshake is done: write `frame` if any, tell the owner, start the keepalive timer.
@@ -86,6 +102,8 @@ package struct ConnectionStateMachine {
         case deliverData(ByteBuffer)
         /// The peer said where it receives unreliable messages.
         case deliverDatagramEndpoint(port: UInt16, token: UInt64)
+        /// The peer sent the key to seal datagrams to it with (encrypted connections only).
+        case deliverDatagramKey([UInt8])
         /// The peer told this side about its session: its listener, or other members (mesh).
         case deliverMembership(Frame)
         /// Something happened on a channel (a stream or a resource): hand it to the owner.
@@ -98,7 +116,14 @@ package struct ConnectionStateMachine {
 
     private enum State {
         case idle(Role)
-        case inviterAwaitingHello(Invitation)
+        case inviterAwaitingHello(Invitation, inviteSent: Bool)
+        /// TLS handshake under way; the invitation is the inviter's.
+        case securing(PeerID, Invitation?)
+        case inviterAwaitingCommitment(PeerID, Invitation, PairingExchange)
+        case inviterAwaitingNonce(PeerID, Invitation, PairingExchange, commitment: [UInt8])
+        case inviteeAwaitingNonce(PeerID, PairingExchange)
+        /// The certificate decision is asked; an INVITE that arrives meanwhile waits here.
+        case awaitingVerdict(PeerID, Invitation?, pendingInvite: Frame?)
         case inviterAwaitingAnswer(PeerID)
         case inviteeAwaitingHello
         case inviteeAwaitingInvite(PeerID)
@@ -113,6 +138,7 @@ package struct ConnectionStateMachine {
 
     private var state: State
     private let localPeer: PeerID
+    private let encryption: EncryptionPreference
     private let isInviter: Bool
     /// The channels; set up when the connection is established.
     private var channels: ChannelTable
@@ -139,16 +165,19 @@ package struct ConnectionStateMachine {
     ///   - maximumInboundChannels: how many channels (streams and resources) the peer may have open at once.
     ///   - maximumInvitationTimeout: an invitee holds an invitation for the application at most this
     ///     long, even when the INVITE asks for longer.
+    ///   - encryption: this side's encryption preference, sent in HELLO.
     package init(
         localPeer: PeerID,
         role: Role,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         maximumInboundChannels: Int = 256,
-        maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout
+        maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout,
+        encryption: EncryptionPreference = .none
     ) {
         self.maximumInvitationTimeout = maximumInvitationTimeout
         self.localPeer = localPeer
+        self.encryption = encryption
         self.state = .idle(role)
         switch role {
         case .inviter, .resumer: self.isInviter = true
@@ -164,7 +193,10 @@ package struct ConnectionStateMachine {
         switch state {
         case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .resumerAwaitingHello, .closed: return nil
         case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer), .inviteeAwaitingDecision(let peer),
-            .resumerAwaitingAnswer(let peer), .inviteeAwaitingResumeDecision(let peer), .established(let peer):
+            .resumerAwaitingAnswer(let peer), .inviteeAwaitingResumeDecision(let peer), .established(let peer),
+            .securing(let peer, _), .inviterAwaitingCommitment(let peer, _, _),
+            .inviterAwaitingNonce(let peer, _, _, _), .inviteeAwaitingNonce(let peer, _),
+            .awaitingVerdict(let peer, _, _):
             return peer
         case .closing(let peer, _): return peer
         }
@@ -176,26 +208,39 @@ package struct ConnectionStateMachine {
         return false
     }
 
-    /// The TCP connection is up: the inviter sends HELLO and INVITE at once, the invitee its HELLO.
+    /// Whether the connection switched to TLS.
+    package private(set) var isEncrypted = false
+
+    /// The TCP connection is up: the inviter sends HELLO and INVITE at once (INVITE only after the
+    /// invitee's HELLO when it may encrypt: the INVITE then goes inside TLS), the invitee its HELLO.
     package mutating func channelActive() -> Action {
         guard case .idle(let role) = state else { return .none }
-        let hello = Frame.hello(Frame.Hello(peer: localPeer))
+        let hello = Frame.hello(Frame.Hello(peer: localPeer, encryption: encryption))
         switch role {
         case .inviter(let invitation):
-            state = .inviterAwaitingHello(invitation)
-            let milliseconds = UInt32(clamping: invitation.timeout.nanoseconds / 1_000_000)
-            let invite = Frame.Invite(timeoutMilliseconds: milliseconds, context: invitation.context)
-            return .send([hello, .invite(invite)])
+            if encryption != .none {
+                state = .inviterAwaitingHello(invitation, inviteSent: false)
+                return .send([hello])
+            }
+            state = .inviterAwaitingHello(invitation, inviteSent: true)
+            return .send([hello, Self.inviteFrame(invitation)])
         case .invitee:
             state = .inviteeAwaitingHello
             return .send([hello])
         case .resumer(let resumption):
-            state = .resumerAwaitingHello(resumption)
             let resume = Frame.Resume(
                 peer: localPeer.id,
                 secret: resumption.secret,
                 nextExpected: resumption.nextExpected
             )
+            if encryption != .none {
+                // RESUME goes where INVITE would, after TLS and the pairing exchange when both allow them.
+                var opening = Invitation(expectedPeer: resumption.expectedPeer, context: ByteBuffer(), timeout: resumption.timeout)
+                opening.resume = resume
+                state = .inviterAwaitingHello(opening, inviteSent: false)
+                return .send([hello])
+            }
+            state = .resumerAwaitingHello(resumption)
             return .send([hello, .resume(resume)])
         }
     }
@@ -213,6 +258,11 @@ package struct ConnectionStateMachine {
             return .none
         case (.established, .datagramEndpoint(let port, let token)):
             return .deliverDatagramEndpoint(port: port, token: token)
+        case (.established, .datagramKey(let key)):
+            guard isEncrypted else {
+                return protocolViolation(.unexpectedFrame(.datagramKey, state: "connected"))
+            }
+            return .deliverDatagramKey(key)
         case (.established, .sessionListener), (.established, .members):
             return .deliverMembership(frame)
         case (.established, .resumeSecret(let secret)):
@@ -238,7 +288,7 @@ package struct ConnectionStateMachine {
             }
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
-        case (.inviterAwaitingHello(let invitation), .hello(let hello)):
+        case (.inviterAwaitingHello(let invitation, let inviteSent), .hello(let hello)):
             if hello.peer == localPeer {
                 return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
             }
@@ -246,8 +296,17 @@ package struct ConnectionStateMachine {
                 let detail = "expected \(expected), \(hello.peer) answered"
                 return closeWithGoodbye(.unexpectedPeer.with(detail: detail), peer: hello.peer)
             }
-            state = .inviterAwaitingAnswer(hello.peer)
-            return .peerIdentified(hello.peer)
+            switch encryption.negotiate(with: hello.encryption) {
+            case .refused(let detail):
+                return closeWithGoodbye(.encryptionRequired.with(detail: detail), peer: hello.peer)
+            case .encrypted:
+                state = .securing(hello.peer, invitation)
+                isEncrypted = true
+                return .startTLS(asClient: true)
+            case .plain:
+                state = Self.awaitingAnswer(to: invitation, from: hello.peer)
+                return .peerIdentified(hello.peer, sending: inviteSent ? [] : [Self.openingFrame(invitation)])
+            }
         case (.inviterAwaitingAnswer(let peer), .accept):
             state = .established(peer)
             return .establish(peer, sending: nil)
@@ -278,8 +337,43 @@ package struct ConnectionStateMachine {
             if hello.peer == localPeer {
                 return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
             }
-            state = .inviteeAwaitingInvite(hello.peer)
+            switch encryption.negotiate(with: hello.encryption) {
+            case .refused(let detail):
+                return closeWithGoodbye(.encryptionRequired.with(detail: detail), peer: hello.peer)
+            case .encrypted:
+                state = .securing(hello.peer, nil)
+                isEncrypted = true
+                return .startTLS(asClient: false)
+            case .plain:
+                state = .inviteeAwaitingInvite(hello.peer)
+                return .none
+            }
+
+        case (.inviterAwaitingCommitment(let peer, let invitation, let pairing), .pairCommit(let commitment)):
+            state = .inviterAwaitingNonce(peer, invitation, pairing, commitment: commitment)
+            return .send([.pairNonce(pairing.localNonce)])
+        case (.inviterAwaitingNonce(let peer, let invitation, let pairing, let commitment), .pairNonce(let nonce)):
+            guard pairing.verify(commitment: commitment, inviteeNonce: nonce) else {
+                let reason = DisconnectReason.pairingFailed.with(
+                    detail: "the invitee's nonce does not match its commitment"
+                )
+                return closeWithGoodbye(reason, peer: peer)
+            }
+            state = .awaitingVerdict(peer, invitation, pendingInvite: nil)
+            return .decideCertificate(peer, pairingCode: pairing.code(peerNonce: nonce), sending: [])
+        case (.inviteeAwaitingNonce(let peer, let pairing), .pairNonce(let nonce)):
+            state = .awaitingVerdict(peer, nil, pendingInvite: nil)
+            return .decideCertificate(
+                peer,
+                pairingCode: pairing.code(peerNonce: nonce),
+                sending: [.pairNonce(pairing.localNonce)]
+            )
+        case (.awaitingVerdict(let peer, .none, pendingInvite: .none), .invite),
+            (.awaitingVerdict(let peer, .none, pendingInvite: .none), .resume):
+            // The inviter decided first; its INVITE (or RESUME) waits for this side's decision.
+            state = .awaitingVerdict(peer, nil, pendingInvite: frame)
             return .none
+
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
             state = .inviteeAwaitingDecision(peer)
             let timeout = min(TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds)), maximumInvitationTimeout)
@@ -292,7 +386,12 @@ package struct ConnectionStateMachine {
             (.inviteeAwaitingInvite(let peer), .goodbye(let said)),
             (.inviteeAwaitingDecision(let peer), .goodbye(let said)),
             (.resumerAwaitingAnswer(let peer), .goodbye(let said)),
-            (.inviteeAwaitingResumeDecision(let peer), .goodbye(let said)):
+            (.inviteeAwaitingResumeDecision(let peer), .goodbye(let said)),
+            (.securing(let peer, _), .goodbye(let said)),
+            (.inviterAwaitingCommitment(let peer, _, _), .goodbye(let said)),
+            (.inviterAwaitingNonce(let peer, _, _, _), .goodbye(let said)),
+            (.inviteeAwaitingNonce(let peer, _), .goodbye(let said)),
+            (.awaitingVerdict(let peer, _, _), .goodbye(let said)):
             return closeQuietly(peer: peer, remote(said))
 
         case (.closing, _), (.closed, _):
@@ -311,8 +410,65 @@ package struct ConnectionStateMachine {
             return protocolViolation(.unexpectedFrame(frame.type, state: "the resume is not accepted yet"))
         case (.inviteeAwaitingDecision, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "the invitation is not accepted yet"))
+        case (.securing, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "securing the connection with TLS"))
+        case (.inviterAwaitingCommitment, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-COMMIT"))
+        case (.inviterAwaitingNonce, _), (.inviteeAwaitingNonce, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-NONCE"))
+        case (.awaitingVerdict, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "deciding on the peer's certificate"))
         case (.established, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "connected"))
+        }
+    }
+
+    /// TLS is up and the peer's certificate proves the PeerID it claimed: start the pairing exchange.
+    ///
+    /// - Parameter pairing: the exchange, with both keys and this side's nonce.
+    /// - Returns: the invitee's PAIR-COMMIT to send; nothing for the inviter, which waits for it.
+    package mutating func secured(_ pairing: PairingExchange) -> Action {
+        switch state {
+        case .securing(let peer, let invitation?):
+            state = .inviterAwaitingCommitment(peer, invitation, pairing)
+            return .none
+        case .securing(let peer, .none):
+            state = .inviteeAwaitingNonce(peer, pairing)
+            return .send([.pairCommit(pairing.localCommitment)])
+        default:
+            return .none
+        }
+    }
+
+    /// The certificate decision answered.
+    ///
+    /// - Parameter rejection: `nil` when the peer is accepted; else why it is refused (sent in GOODBYE).
+    /// - Returns: the inviter's INVITE, the invitee's invitation if it already came, or the close.
+    package mutating func certificateDecided(_ rejection: DisconnectReason?) -> Action {
+        guard case .awaitingVerdict(let peer, let invitation, let pendingInvite) = state else { return .none }
+        if let rejection {
+            return closeWithGoodbye(rejection, peer: peer)
+        }
+        if let invitation {
+            state = Self.awaitingAnswer(to: invitation, from: peer)
+            return .peerIdentified(peer, sending: [Self.openingFrame(invitation)])
+        }
+        state = .inviteeAwaitingInvite(peer)
+        // An INVITE or RESUME that came while this side decided is handled as if it came now.
+        guard let pending = pendingInvite else { return .none }
+        return frameReceived(pending)
+    }
+
+    /// The TLS handshake failed, or the peer's certificate does not prove its HELLO: close.
+    ///
+    /// - Parameters:
+    ///   - reason: why, reported locally.
+    ///   - tellingPeer: whether a GOODBYE can still go out (TLS is up: the binding failed).
+    package mutating func securityFailed(_ reason: DisconnectReason, tellingPeer: Bool) -> Action {
+        switch state {
+        case .closing, .closed: return .none
+        default:
+            return tellingPeer ? closeWithGoodbye(reason, peer: peer) : closeQuietly(peer: peer, reason)
         }
     }
 
@@ -371,14 +527,24 @@ package struct ConnectionStateMachine {
     /// The handshake deadline passed: the inviter's invitation timeout, the invitee's handshake
     /// timeout, or the invitee's wait for the application's answer. Stale deadlines are ignored.
     package mutating func deadlinePassed() -> Action {
+        if opening?.resume != nil {
+            // A resume still securing its connection: closed quietly, as resumerAwaitingAnswer below.
+            return closeQuietly(peer: peer, .timedOut)
+        }
         switch state {
-        case .inviterAwaitingHello, .inviterAwaitingAnswer:
+        case .inviterAwaitingHello, .inviterAwaitingAnswer, .inviterAwaitingCommitment, .inviterAwaitingNonce,
+            .securing(_, .some), .awaitingVerdict(_, .some, _):
             return closeWithGoodbye(.timedOut, peer: peer)
         case .resumerAwaitingHello, .resumerAwaitingAnswer:
             // Without GOODBYE: had the peer already resumed the link on its side, a GOODBYE would end the
             // link there; a closed socket is a drop it resumes again from.
             return closeQuietly(peer: peer, .timedOut)
-        case .inviteeAwaitingHello, .inviteeAwaitingInvite:
+        case .awaitingVerdict(let peer, .none, _):
+            let reason = DisconnectReason.certificateRejected.with(
+                detail: "no decision on \(peer)'s certificate in time"
+            )
+            return closeWithGoodbye(reason, peer: peer)
+        case .inviteeAwaitingHello, .inviteeAwaitingInvite, .securing(_, .none), .inviteeAwaitingNonce:
             return closeWithGoodbye(.handshakeTimeout, peer: peer)
         case .inviteeAwaitingDecision(let peer), .inviteeAwaitingResumeDecision(let peer):
             state = .closing(peer: peer, reason: .timedOut)
@@ -489,7 +655,8 @@ package struct ConnectionStateMachine {
             return .reportClosed(peer: nil, reason: .connectionFailed)
         case .inviterAwaitingHello, .inviterAwaitingAnswer, .inviteeAwaitingHello, .inviteeAwaitingInvite,
             .inviteeAwaitingDecision, .resumerAwaitingHello, .resumerAwaitingAnswer, .inviteeAwaitingResumeDecision,
-            .established:
+            .established, .securing, .inviterAwaitingCommitment, .inviterAwaitingNonce, .inviteeAwaitingNonce,
+            .awaitingVerdict:
             let peer = self.peer
             state = .closed
             return .reportClosed(
@@ -500,6 +667,34 @@ package struct ConnectionStateMachine {
     }
 
     // MARK: - Helpers
+
+    /// What an inviter sends once the connection is secured: RESUME for a link being resumed, else INVITE.
+    private static func openingFrame(_ invitation: Invitation) -> Frame {
+        if let resume = invitation.resume { return .resume(resume) }
+        return inviteFrame(invitation)
+    }
+
+    /// The state that waits for the answer to ``openingFrame(_:)``.
+    private static func awaitingAnswer(to invitation: Invitation, from peer: PeerID) -> State {
+        invitation.resume == nil ? .inviterAwaitingAnswer(peer) : .resumerAwaitingAnswer(peer)
+    }
+
+    /// The inviter's opening while it is still securing the connection.
+    private var opening: Invitation? {
+        switch state {
+        case .inviterAwaitingHello(let invitation, _), .securing(_, let invitation?),
+            .inviterAwaitingCommitment(_, let invitation, _), .inviterAwaitingNonce(_, let invitation, _, _),
+            .awaitingVerdict(_, let invitation?, _):
+            return invitation
+        default:
+            return nil
+        }
+    }
+
+    private static func inviteFrame(_ invitation: Invitation) -> Frame {
+        let milliseconds = UInt32(clamping: invitation.timeout.nanoseconds / 1_000_000)
+        return .invite(Frame.Invite(timeoutMilliseconds: milliseconds, context: invitation.context))
+    }
 
     private mutating func protocolViolation(_ error: ProtocolError) -> Action {
         switch state {

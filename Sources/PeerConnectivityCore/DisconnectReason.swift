@@ -18,6 +18,11 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case handshakeTimeout = 12
         case busy = 13
         case duplicate = 14
+        case encryptionRequired = 15
+        case identityMismatch = 16
+        case certificateRejected = 17
+        case pairingFailed = 18
+        case securityFailed = 19
         case rateLimited = 20
         case overloaded = 21
         case reconnectionFailed = 23
@@ -69,6 +74,19 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// Two connections were made between the same two peers at once (they invited each other); this
     /// one gave way to the other, through which the peer stays in the session.
     public static let duplicate = DisconnectReason(.duplicate)
+    /// One side requires encryption and the other's preference is none; the detail says which side insists.
+    public static let encryptionRequired = DisconnectReason(.encryptionRequired)
+    /// The peer's certificate does not prove the PeerID it claims: its id is derived from another key,
+    /// or the certificate is not validly self-signed. Someone posed as that peer.
+    public static let identityMismatch = DisconnectReason(.identityMismatch)
+    /// The certificate decision refused the peer: a pinned key changed, the application rejected
+    /// it, or did not answer in time. The detail names the peer.
+    public static let certificateRejected = DisconnectReason(.certificateRejected)
+    /// The pairing exchange failed: the invitee's nonce did not match its commitment.
+    public static let pairingFailed = DisconnectReason(.pairingFailed)
+    /// The TLS handshake failed (no certificate, no common cipher, a broken record, ...).
+    public static let securityFailed = DisconnectReason(.securityFailed)
+
     /// The invited side turned the invitation away because this peer, or its address, sent too many
     /// invitations too fast (see `Advertiser.Configuration`'s invitation limits).
     public static let rateLimited = DisconnectReason(.rateLimited)
@@ -127,6 +145,11 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .handshakeTimeout: text = "the handshake timed out"
         case .busy: text = "the peer has too many pending invitations"
         case .duplicate: text = "replaced by a simultaneous connection between the same peers"
+        case .encryptionRequired: text = "encryption is required by one side and refused by the other"
+        case .identityMismatch: text = "the peer's certificate does not prove its identity"
+        case .certificateRejected: text = "the peer's certificate was rejected"
+        case .pairingFailed: text = "the pairing exchange failed"
+        case .securityFailed: text = "the TLS handshake failed"
         case .rateLimited: text = "too many invitations from this peer or its address"
         case .overloaded: text = "the peer had too many connections in their handshake"
         case .reconnectionFailed: text = "the link dropped and could not be re-established in time"

@@ -11,6 +11,13 @@ package enum Frame: Sendable, Hashable {
     case accept
     /// The invitee declines the invitation; the connection closes after it.
     case decline(DisconnectReason)
+    /// Inside TLS, the invitee commits to its pairing nonce: SHA-256(pkB ‖ pkA ‖ nB), 32 bytes.
+    case pairCommit([UInt8])
+    /// Inside TLS, a side's 32-byte pairing nonce (the inviter's first, then the invitee's).
+    case pairNonce([UInt8])
+    /// Inside TLS, before DATAGRAM-ENDPOINT: the 32-byte ChaCha20-Poly1305 key the peer must seal
+    /// its datagrams to the sender with.
+    case datagramKey([UInt8])
     /// An application message.
     case data(ByteBuffer)
     /// A sign of life, sent on a timer.
@@ -104,10 +111,13 @@ package enum Frame: Sendable, Hashable {
         package var version: UInt16
         /// The sender's identity.
         package var peer: PeerID
+        /// The sender's encryption preference.
+        package var encryption: EncryptionPreference
 
-        package init(version: UInt16 = WireProtocol.version, peer: PeerID) {
+        package init(version: UInt16 = WireProtocol.version, peer: PeerID, encryption: EncryptionPreference = .none) {
             self.version = version
             self.peer = peer
+            self.encryption = encryption
         }
     }
 
@@ -131,6 +141,9 @@ package enum Frame: Sendable, Hashable {
         case .invite: return .invite
         case .accept: return .accept
         case .decline: return .decline
+        case .pairCommit: return .pairCommit
+        case .pairNonce: return .pairNonce
+        case .datagramKey: return .datagramKey
         case .data: return .data
         case .keepalive: return .keepalive
         case .goodbye: return .goodbye

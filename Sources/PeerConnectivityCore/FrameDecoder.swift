@@ -9,6 +9,8 @@ package struct FrameDecoder: ByteToMessageDecoder {
 
     /// The largest frame body (type byte and payload) accepted; the owner may raise it.
     package let limit: FrameLengthLimit
+    /// Set by the handler when the connection switches to TLS: decoding stops after the HELLO.
+    package let handOff: DecoderHandOff?
 
     /// A large frame's body, filling as its bytes arrive.
     private struct Gathering {
@@ -25,10 +27,13 @@ package struct FrameDecoder: ByteToMessageDecoder {
 
     /// Makes a decoder.
     ///
-    /// - Parameter limit: the largest frame body accepted; larger length prefixes are rejected
-    ///   before their bodies are buffered.
-    package init(limit: FrameLengthLimit) {
+    /// - Parameters:
+    ///   - limit: the largest frame body accepted; larger length prefixes are rejected
+    ///     before their bodies are buffered.
+    ///   - handOff: when given, lets the handler stop decoding and take the bytes past the HELLO.
+    package init(limit: FrameLengthLimit, handOff: DecoderHandOff? = nil) {
         self.limit = limit
+        self.handOff = handOff
     }
 
     /// Makes a decoder with a fixed limit.
@@ -36,9 +41,11 @@ package struct FrameDecoder: ByteToMessageDecoder {
     /// - Parameter maximumFrameLength: the largest frame body accepted.
     package init(maximumFrameLength: Int) {
         self.limit = FrameLengthLimit(maximumFrameLength)
+        self.handOff = nil
     }
 
     package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if let handOff, handOff.isHandingOff { return .needMoreData }
         guard let frame = try nextFrame(&buffer, allocator: context.channel.allocator) else {
             return .needMoreData
         }
@@ -97,6 +104,13 @@ package struct FrameDecoder: ByteToMessageDecoder {
         buffer: inout ByteBuffer,
         seenEOF: Bool
     ) throws -> DecodingState {
+        if let handOff, handOff.isHandingOff {
+            // The bytes belong to the TLS handshake: the handler feeds them to the TLS handler.
+            if buffer.readableBytes > 0 {
+                handOff.leftover = buffer.readSlice(length: buffer.readableBytes)
+            }
+            return .needMoreData
+        }
         while try decode(context: context, buffer: &buffer) == .continue {}
         let gathered = gathering.map { $0.body.readableBytes + 4 } ?? 0
         gathering = nil

@@ -11,12 +11,16 @@ package enum FrameEncoder {
         switch frame {
         case .hello(let hello):
             let name = hello.peer.displayName.utf8
-            writeHeader(type: .hello, payloadLength: 4 + 2 + 16 + 1 + name.count, into: &buffer)
+            writeHeader(type: .hello, payloadLength: 4 + 2 + 16 + 1 + name.count + 1, into: &buffer)
             buffer.writeBytes(WireProtocol.magic)
             buffer.writeInteger(hello.version)
             withUnsafeBytes(of: hello.peer.id.uuid) { _ = buffer.writeBytes($0) }
             buffer.writeInteger(UInt8(name.count))
             buffer.writeBytes(name)
+            buffer.writeInteger(hello.encryption.rawValue)
+        case .pairCommit(let bytes), .pairNonce(let bytes), .datagramKey(let bytes):
+            writeHeader(type: frame.type, payloadLength: bytes.count, into: &buffer)
+            buffer.writeBytes(bytes)
         case .invite(let invite):
             writeHeader(type: .invite, payloadLength: 4 + invite.context.readableBytes, into: &buffer)
             buffer.writeInteger(invite.timeoutMilliseconds)

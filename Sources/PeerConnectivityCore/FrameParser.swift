@@ -76,6 +76,16 @@ package enum FrameParser {
             return .invite(Frame.Invite(timeoutMilliseconds: timeout, context: body))
         case .hello:
             return .hello(try parseHello(&body))
+        case .pairCommit, .pairNonce, .datagramKey:
+            guard body.readableBytes == PairingExchange.nonceLength else {
+                throw .malformed(type, "body must be 32 bytes, got \(body.readableBytes)")
+            }
+            let bytes = body.readBytes(length: PairingExchange.nonceLength)!
+            switch type {
+            case .pairCommit: return .pairCommit(bytes)
+            case .pairNonce: return .pairNonce(bytes)
+            default: return .datagramKey(bytes)
+            }
         case .datagramEndpoint:
             guard body.readableBytes == 10, let port = body.readInteger(as: UInt16.self),
                 let token = body.readInteger(as: UInt64.self)
@@ -213,17 +223,24 @@ package enum FrameParser {
         guard let uuidBytes = body.readBytes(length: 16), let nameLength = body.readInteger(as: UInt8.self) else {
             throw .malformed(.hello, "truncated before the display name")
         }
-        guard body.readableBytes == Int(nameLength) else {
-            throw .malformed(.hello, "name length \(nameLength) but \(body.readableBytes) bytes follow")
+        guard body.readableBytes == Int(nameLength) + 1 else {
+            throw .malformed(
+                .hello,
+                "name length \(nameLength) but \(body.readableBytes) bytes follow (name and encryption byte)"
+            )
         }
         guard let nameBytes = body.readBytes(length: Int(nameLength)),
             let name = String(validating: nameBytes, as: UTF8.self)
         else {
             throw .malformed(.hello, "display name is not valid UTF-8")
         }
+        let encryptionByte = body.readInteger(as: UInt8.self)!
+        guard let encryption = EncryptionPreference(rawValue: encryptionByte) else {
+            throw .malformed(.hello, "unknown encryption preference \(encryptionByte)")
+        }
         let id = uuidBytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         do {
-            return Frame.Hello(version: version, peer: try PeerID(id: id, displayName: name))
+            return Frame.Hello(version: version, peer: try PeerID(id: id, displayName: name), encryption: encryption)
         } catch {
             throw .malformed(.hello, error.description)
         }

@@ -4,6 +4,9 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case invite = 0x02
     case accept = 0x03
     case decline = 0x04
+    case pairCommit = 0x05
+    case pairNonce = 0x06
+    case datagramKey = 0x07
     case data = 0x10
     case keepalive = 0x11
     case goodbye = 0x12
@@ -27,6 +30,9 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .invite: return "INVITE"
         case .accept: return "ACCEPT"
         case .decline: return "DECLINE"
+        case .pairCommit: return "PAIR-COMMIT"
+        case .pairNonce: return "PAIR-NONCE"
+        case .datagramKey: return "DATAGRAM-KEY"
         case .data: return "DATA"
         case .keepalive: return "KEEPALIVE"
         case .goodbye: return "GOODBYE"

@@ -4,7 +4,7 @@ package enum WireProtocol {
     package static let magic: [UInt8] = [0x50, 0x43, 0x4F, 0x4E]
 
     /// The protocol version this library speaks.
-    package static let version: UInt16 = 1
+    package static let version: UInt16 = 2
 
     /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
     package static let headerLength = 5

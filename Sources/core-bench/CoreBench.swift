@@ -26,6 +26,9 @@ struct CoreBench: AsyncParsableCommand {
     @Option(help: "Times to measure browser start to connected.")
     var connects = 5
 
+    @Option(help: "Encryption of the PeerConnectivity sessions: required, optional (the default) or none.")
+    var encryption: EncryptionPreference = .optional
+
     @Option(help: "Where to write the JSON result (default: results/core-bench-<UTC date>.json).")
     var output: String?
 
@@ -56,7 +59,8 @@ struct CoreBench: AsyncParsableCommand {
         if reconnection { configuration.reconnection = .default }
         let bench = try await PeerBench(
             serviceType: "pc-bench-\(UInt16.random(in: 0...UInt16.max) % 10000)",
-            configuration: configuration
+            configuration: configuration,
+            encryption: encryption
         )
         var connectTimes: [Double] = []
         var last: (milliseconds: Double, session: Session, peer: PeerID)?
@@ -105,7 +109,8 @@ struct CoreBench: AsyncParsableCommand {
                 warmup: warmup,
                 bulkMessages1MiB: bulk,
                 smallMessages: small,
-                connectRepetitions: connects
+                connectRepetitions: connects,
+                encryption: encryption.description
             ),
             rawTCP: raw,
             peerConnectivity: ours,
@@ -172,3 +177,5 @@ struct CoreBench: AsyncParsableCommand {
         print("wrote \(path)")
     }
 }
+
+extension EncryptionPreference: ExpressibleByArgument {}

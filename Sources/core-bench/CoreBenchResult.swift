@@ -27,6 +27,9 @@ struct CoreBenchResult: Codable {
         var bulkMessages1MiB: Int
         var smallMessages: Int
         var connectRepetitions: Int
+
+        /// The sessions' encryption preference (absent in results from before encryption existed, which ran plain).
+        var encryption: String?
     }
 
     var schemaVersion = 1

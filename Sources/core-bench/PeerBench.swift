@@ -14,13 +14,17 @@ final class PeerBench: Sendable {
     let serverTask: Task<Void, Never>
     let serviceType: String
     let configuration: Session.Configuration
+    let encryption: EncryptionPreference
 
-    init(serviceType: String, configuration: Session.Configuration = .default) async throws {
+    init(serviceType: String, configuration: Session.Configuration = .default, encryption: EncryptionPreference)
+        async throws
+    {
         let peer = try PeerID(displayName: "bench-reflector")
         self.serviceType = serviceType
         self.configuration = configuration
-        server = Session(peer: peer, configuration: configuration)
-        advertiser = try Advertiser(peer: peer, serviceType: serviceType)
+        self.encryption = encryption
+        server = Session(peer: peer, encryptionPreference: encryption, configuration: configuration)
+        advertiser = try Advertiser(peer: peer, serviceType: serviceType, encryptionPreference: encryption)
         try await advertiser.start()
         let (advertiser, server) = (self.advertiser, self.server)
         // The reflector's side runs on its session's event loop, as an app that wants the lowest latency does.
@@ -55,7 +59,7 @@ final class PeerBench: Sendable {
     /// Browser start to connected, with the advertiser already up; a new browser and session each time.
     func connectTime() async throws -> (milliseconds: Double, session: Session, peer: PeerID) {
         let me = try PeerID(displayName: "bench-runner")
-        let session = Session(peer: me, configuration: configuration)
+        let session = Session(peer: me, encryptionPreference: encryption, configuration: configuration)
         let start = ContinuousClock.now
         let browser = try Browser(peer: me, serviceType: serviceType)
         try browser.start()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PeerConnectivity
 import PeerConnectivityBench
 
 /// The benchmark's echo side: advertises, accepts every test-runner into a session of its own, echoes.
@@ -31,6 +32,9 @@ struct Reflector: AsyncParsableCommand {
 
     @Option(help: "The IPv4 address to listen on (0.0.0.0: every interface).")
     var bind = "0.0.0.0"
+
+    @Option(help: "Encryption of its connections: required, optional (the default) or none.")
+    var encryption: EncryptionPreference = .optional
 
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
@@ -64,6 +68,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.rawEchoPort = rawEchoPort
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
+        configuration.encryption = encryption
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let reflector: ReflectorService
         do {
@@ -85,3 +90,5 @@ struct Reflector: AsyncParsableCommand {
         Foundation.exit(0)
     }
 }
+
+extension EncryptionPreference: ExpressibleByArgument {}

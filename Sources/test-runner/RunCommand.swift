@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PeerConnectivity
 import PeerConnectivityBench
 
 /// `test-runner run`: one plan against one reflector, one JSON document.
@@ -90,6 +91,9 @@ struct RunCommand: AsyncParsableCommand {
     )
     var duration = 60.0
 
+    @Option(help: "Encryption of the session: required, optional (the default) or none.")
+    var encryption: EncryptionPreference = .optional
+
     @Option(help: "Seconds each of finding, inviting and hearing from the reflector may take.")
     var connectTimeout = 10.0
 
@@ -140,7 +144,7 @@ struct RunCommand: AsyncParsableCommand {
         if let connect, let endpoint = parseEndpoint(connect) {
             target = .direct(host: endpoint.host, port: endpoint.port)
         }
-        let configuration = RunnerConfiguration(
+        var configuration = RunnerConfiguration(
             plan: plan(sizes: sizes),
             target: target,
             serviceType: service,
@@ -148,6 +152,7 @@ struct RunCommand: AsyncParsableCommand {
             runName: name ?? ProcessInfo.processInfo.hostName,
             connectTimeout: .milliseconds(Int(connectTimeout * 1_000))
         )
+        configuration.encryption = encryption
         let showsProgress = !quiet && ProgressLine.isTerminal
         let document: BenchmarkDocument
         do {
@@ -197,3 +202,5 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension EncryptionPreference: ExpressibleByArgument {}

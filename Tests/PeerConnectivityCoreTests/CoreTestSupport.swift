@@ -47,6 +47,9 @@ enum Fixtures {
         .invite(Frame.Invite(timeoutMilliseconds: 30_000, context: buffer("join me"))),
         .accept,
         .decline(.declined),
+        .pairCommit(Array(repeating: 0xC0, count: 32)),
+        .pairNonce(Array(repeating: 0x11, count: 32)),
+        .datagramKey(Array(repeating: 0x22, count: 32)),
         .data(buffer("hello, bob")),
         .keepalive,
         .goodbye(.localDisconnect),
@@ -79,16 +82,19 @@ enum Fixtures {
         return withUnsafeBytes(of: length.bigEndian, Array.init) + [type] + payload
     }
 
-    /// A HELLO body written by hand: magic, version, UUID, name length, name.
+    /// A HELLO body written by hand: magic, version, UUID, name length, name, encryption preference.
     static func helloPayload(
         magic: [UInt8] = WireProtocol.magic,
         version: UInt16 = WireProtocol.version,
         id: UUID = bob.id,
         nameLength: UInt8? = nil,
-        name: [UInt8] = Array("bob".utf8)
+        name: [UInt8] = Array("bob".utf8),
+        encryption: [UInt8] = [0]
     ) -> [UInt8] {
-        magic + withUnsafeBytes(of: version.bigEndian, Array.init) + withUnsafeBytes(of: id.uuid, Array.init)
-            + [nameLength ?? UInt8(name.count)] + name
+        let head: [UInt8] = magic + withUnsafeBytes(of: version.bigEndian, Array.init)
+        let idBytes: [UInt8] = withUnsafeBytes(of: id.uuid, Array.init)
+        let length: [UInt8] = [nameLength ?? UInt8(name.count)]
+        return head + idBytes + length + name + encryption
     }
 
     /// Parses one frame from `bytes`.

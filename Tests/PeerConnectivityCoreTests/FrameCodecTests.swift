@@ -60,7 +60,8 @@ struct FrameCodecTests {
     func typeBytes() {
         let expected: [FrameType: (UInt8, String)] = [
             .hello: (0x01, "HELLO"), .invite: (0x02, "INVITE"), .accept: (0x03, "ACCEPT"),
-            .decline: (0x04, "DECLINE"), .data: (0x10, "DATA"), .keepalive: (0x11, "KEEPALIVE"),
+            .decline: (0x04, "DECLINE"), .pairCommit: (0x05, "PAIR-COMMIT"), .pairNonce: (0x06, "PAIR-NONCE"),
+            .datagramKey: (0x07, "DATAGRAM-KEY"), .data: (0x10, "DATA"), .keepalive: (0x11, "KEEPALIVE"),
             .goodbye: (0x12, "GOODBYE"), .datagramEndpoint: (0x13, "DATAGRAM-ENDPOINT"),
             .sessionListener: (0x14, "SESSION-LISTENER"), .members: (0x15, "MEMBERS"), .open: (0x20, "OPEN"),
             .chunk: (0x21, "CHUNK"), .end: (0x22, "END"),
@@ -92,9 +93,24 @@ struct FrameCodecTests {
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()
         #expect(hello == Fixtures.rawFrame(type: 0x01, payload: helloPayload))
-        #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3)
+        #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3 + 1)
         #expect(Array(hello[5..<9]) == Array("PCON".utf8))
-        #expect(Array(hello[9..<11]) == [0, 1])
+        #expect(Array(hello[9..<11]) == [0, 2])
+        #expect(hello.last == 0)  // encryption preference none
+        let optional = bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .optional)))
+        #expect(optional.last == 1)
+        #expect(bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .required))).last == 2)
+        // The example in PROTOCOL.md: HELLO from "alice", optional.
+        let alice = try! PeerID(id: UUID(uuidString: "3c5f1e4d-682a-4ab0-8e6c-8beeffa5c964")!, displayName: "alice")
+        #expect(
+            bytes(.hello(Frame.Hello(peer: alice, encryption: .optional)))
+                == [0, 0, 0, 0x1E, 0x01, 0x50, 0x43, 0x4F, 0x4E, 0, 2]
+                + [0x3C, 0x5F, 0x1E, 0x4D, 0x68, 0x2A, 0x4A, 0xB0, 0x8E, 0x6C, 0x8B, 0xEE, 0xFF, 0xA5, 0xC9, 0x64]
+                + [5, 0x61, 0x6C, 0x69, 0x63, 0x65, 0x01]
+        )
+        #expect(throws: ProtocolError.malformed(.hello, "unknown encryption preference 3")) {
+            try Fixtures.parse(Fixtures.rawFrame(type: 0x01, payload: Fixtures.helloPayload(encryption: [3])))
+        }
     }
 
     @Test(

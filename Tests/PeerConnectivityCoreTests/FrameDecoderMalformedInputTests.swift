@@ -82,7 +82,7 @@ struct FrameDecoderMalformedInputTests {
                 try F.parse(F.rawFrame(type: type, payload: [1, 2, 3]))
             }
         }
-        #expect(known.count == 20)
+        #expect(known.count == 23)
     }
 
     // MARK: - Bodies of fixed size
@@ -106,7 +106,7 @@ struct FrameDecoderMalformedInputTests {
         }
     }
 
-    @Test("an unknown reason byte reads as peerDisconnected", arguments: [UInt8(0), 15, 99, 255])
+    @Test("an unknown reason byte reads as peerDisconnected", arguments: [UInt8(0), 28, 99, 255])
     func unknownReason(byte: UInt8) throws {
         #expect(try F.parse(F.rawFrame(type: 0x12, payload: [byte])) == .goodbye(.peerDisconnected))
         #expect(try F.parse(F.rawFrame(type: 0x04, payload: [byte])) == .decline(.peerDisconnected))
@@ -155,7 +155,7 @@ struct FrameDecoderMalformedInputTests {
         }
     }
 
-    @Test("a HELLO with another protocol version is incompatibleVersion", arguments: [UInt16(0), 2, 0x0100, .max])
+    @Test("a HELLO with another protocol version is incompatibleVersion", arguments: [UInt16(0), 1, 3, 0x0100, .max])
     func wrongVersion(version: UInt16) {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(version: version))
         #expect(throws: ProtocolError.incompatibleVersion(version)) { try F.parse(bytes) }
@@ -187,7 +187,8 @@ struct FrameDecoderMalformedInputTests {
     func nameLengthMismatch(declared: UInt8, actual: Int) {
         let name = [UInt8](repeating: 0x61, count: actual)
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(nameLength: declared, name: name))
-        #expect(throws: ProtocolError.malformed(.hello, "name length \(declared) but \(actual) bytes follow")) {
+        let words = "name length \(declared) but \(actual + 1) bytes follow (name and encryption byte)"
+        #expect(throws: ProtocolError.malformed(.hello, words)) {
             try F.parse(bytes)
         }
     }
@@ -236,7 +237,8 @@ struct FrameDecoderMalformedInputTests {
     @Test("a HELLO with trailing bytes after the name is malformed")
     func helloTrailingBytes() {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload() + [0])
-        #expect(throws: ProtocolError.malformed(.hello, "name length 3 but 4 bytes follow")) { try F.parse(bytes) }
+        let words = "name length 3 but 5 bytes follow (name and encryption byte)"
+        #expect(throws: ProtocolError.malformed(.hello, words)) { try F.parse(bytes) }
     }
 
     @Test("protocol errors close with protocolViolation, and describe themselves")
@@ -317,7 +319,8 @@ struct FrameDecoderMalformedInputTests {
     @Test("regression: a HELLO with name length 255 and no name bytes")
     func regressionHelloLongNameNoBytes() {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(nameLength: 255, name: []))
-        #expect(throws: ProtocolError.malformed(.hello, "name length 255 but 0 bytes follow")) { try F.parse(bytes) }
+        let words = "name length 255 but 1 bytes follow (name and encryption byte)"
+        #expect(throws: ProtocolError.malformed(.hello, words)) { try F.parse(bytes) }
     }
 
     @Test("regression: a HELLO that is only its type byte")

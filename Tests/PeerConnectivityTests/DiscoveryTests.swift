@@ -60,7 +60,7 @@ struct DiscoveryTests {
         )
         #expect(line.contains("\"pc.name=visible peer\""))
         #expect(line.contains("\"pc.id=\(peer.id.uuidString.lowercased())\""))
-        #expect(line.contains("\"pc.v=1\""))
+        #expect(line.contains("\"pc.v=2\""))
         #expect(line.contains("\"room=blue\""))
         #expect(line.contains(";\(advertiser.port!);"))
         await advertiser.stop()

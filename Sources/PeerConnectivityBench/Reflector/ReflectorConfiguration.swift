@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivity
 
 /// How a reflector presents itself and what it serves.
 public struct ReflectorConfiguration: Sendable {
@@ -19,6 +20,8 @@ public struct ReflectorConfiguration: Sendable {
     /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?
+    /// The encryption preference of its advertiser and of the session it makes for each runner.
+    public var encryption: EncryptionPreference = .optional
 
     /// Makes a configuration.
     ///

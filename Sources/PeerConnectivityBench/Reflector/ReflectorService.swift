@@ -65,6 +65,7 @@ public final class ReflectorService: Sendable {
             peer: peer,
             discoveryInfo: discoveryInfo,
             serviceType: configuration.serviceType,
+            encryptionPreference: configuration.encryption,
             configuration: advertiserConfiguration
         )
     }
@@ -113,7 +114,11 @@ public final class ReflectorService: Sendable {
         let context = String(decoding: invitation.context, as: UTF8.self)
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.resourceDirectory = resourceDirectory
-        let session = Session(peer: peer, configuration: sessionConfiguration)
+        let session = Session(
+            peer: peer,
+            encryptionPreference: configuration.encryption,
+            configuration: sessionConfiguration
+        )
         let id = state.withLock { state -> Int? in
             guard !state.stopped, state.sessions.count < configuration.maximumRunners else { return nil }
             state.nextRunner += 1

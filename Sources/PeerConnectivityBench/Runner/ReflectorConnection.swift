@@ -63,7 +63,7 @@ struct ReflectorConnection {
         configuration: RunnerConfiguration,
         pattern: PayloadPattern
     ) async throws -> (connection: ReflectorConnection, hello: ReflectorHello) {
-        let session = Session(peer: me)
+        let session = Session(peer: me, encryptionPreference: configuration.encryption)
         let plan = configuration.plan
         let usesInbox = plan.test == .stream || plan.test == .resource
         let driver = SessionEchoDriver(

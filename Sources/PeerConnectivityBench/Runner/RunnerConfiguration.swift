@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivity
 
 /// Everything a run needs besides the plan's numbers: where the reflector is and what to call the run.
 public struct RunnerConfiguration: Sendable {
@@ -14,6 +15,8 @@ public struct RunnerConfiguration: Sendable {
     public var runName: String
     /// How long finding, inviting and hearing the reflector's hello may take, each.
     public var connectTimeout: Duration
+    /// The encryption preference of the runner's session.
+    public var encryption: EncryptionPreference = .optional
 
     /// Makes a configuration.
     ///

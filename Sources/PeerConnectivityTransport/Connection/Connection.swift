@@ -49,6 +49,16 @@ package final class Connection: Sendable {
     /// the connection was established or closed, whichever comes first. Never fails.
     package let handshakeFinished: EventLoopFuture<Void>
 
+    /// How the connection is secured; set on the event loop before the invitation or the
+    /// establishment is reported, so every delegate call sees it.
+    private let security = Mutex(PeerSecurityInfo.unencrypted)
+
+    /// How the connection is secured: encrypted or not, the peer's certificate, the pairing code.
+    package var securityInfo: PeerSecurityInfo {
+        get { security.withLock { $0 } }
+        set { security.withLock { $0 = newValue } }
+    }
+
     private let outbound: Mutex<Outbound>
     private let highWatermark: Int
     private let channelQueueLimit: Int
@@ -489,11 +499,13 @@ package final class Connection: Sendable {
         return !state.drainScheduled
     }
 
-    /// Drains at once when called on the connection's event loop (a task running on
-    /// ``EventLoopTaskExecutor``), else asks the event loop to.
+    /// Drains at once when called by a task on the connection's event loop (one running on
+    /// ``EventLoopTaskExecutor``), else asks the event loop to. Never at once from the handler's own
+    /// callbacks (no task there): what a delegate queues while the handler works must follow the frames
+    /// the handler writes itself (ACCEPT after the session has counted the peer in, for one).
     private func scheduleDrain() {
         let handler = self.handler
-        if channel.eventLoop.inEventLoop {
+        if channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
             handler.value.drainOutbound()
         } else {
             channel.eventLoop.execute { handler.value.drainOutbound() }

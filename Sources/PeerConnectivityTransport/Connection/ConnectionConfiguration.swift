@@ -22,6 +22,8 @@ package struct ConnectionConfiguration: Sendable {
     package var maximumInvitationTimeout: TimeAmount
     /// Where connection events (and the reasons connections close) are logged.
     package var logger: Logger
+    /// Encryption: preference, identity and certificate checks; `nil` never encrypts (preference none).
+    package var security: ConnectionSecurity?
 
     /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than
     /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy).
@@ -40,9 +42,11 @@ package struct ConnectionConfiguration: Sendable {
         maximumInboundChannels: Int = 256,
         channelQueueLimit: Int = 512 << 10,
         maximumInvitationTimeout: TimeAmount = ConnectionStateMachine.defaultMaximumInvitationTimeout,
-        logger: Logger
+        logger: Logger,
+        security: ConnectionSecurity? = nil
     ) {
         self.maximumInvitationTimeout = maximumInvitationTimeout
+        self.security = security
         self.maximumInboundChannels = maximumInboundChannels
         self.channelQueueLimit = channelQueueLimit
         self.maximumMessageLength = maximumMessageLength

@@ -28,6 +28,10 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// starting with `token`.
     func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID)
 
+    /// On an encrypted connection, the peer sent the key to seal datagrams to it with (before its
+    /// DATAGRAM-ENDPOINT).
+    func connection(_ connection: Connection, datagramKey key: [UInt8], from peer: PeerID)
+
     /// The peer told this side about its session (mesh): its listener (SESSION-LISTENER) or other
     /// members (MEMBERS).
     func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID)
@@ -75,4 +79,9 @@ extension ConnectionDelegate {
 
     /// Ignored: only a session with reconnection uses it.
     package func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID) {}
+}
+
+extension ConnectionDelegate {
+    /// Ignores the key: only a session sends datagrams.
+    package func connection(_ connection: Connection, datagramKey key: [UInt8], from peer: PeerID) {}
 }

@@ -1,5 +1,7 @@
 import Logging
 import NIOCore
+import NIOSSL
+import NIOTLS
 import PeerConnectivityCore
 
 /// Runs a ``ConnectionStateMachine`` on a channel: feeds it frames, timers and local decisions,
@@ -36,6 +38,15 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var logger: Logger
     /// Shared with the frame decoder: small while handshaking, the message limit once connected.
     private let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
+    /// Lets the decoder stop after the HELLO that switches the stream to TLS.
+    private let handOff = DecoderHandOff()
+    /// The frame decoder in the pipeline (replaced by one behind the TLS handler on the switch).
+    private var decoder: ByteToMessageHandler<FrameDecoder>?
+    private let security: ConnectionSecurity?
+    /// The peer's certificate (DER), from the TLS verification callback.
+    private var peerCertificate: [UInt8]?
+    /// What the peer's certificate proved, until the pairing code completes it.
+    private var verified: ConnectionSecurity.Verified?
 
     /// The peer once connected: kept apart from the state machine for the data path.
     private var establishedPeer: PeerID?
@@ -61,8 +72,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             keepaliveInterval: configuration.keepaliveInterval,
             livenessTimeout: configuration.livenessTimeout,
             maximumInboundChannels: configuration.maximumInboundChannels,
-            maximumInvitationTimeout: configuration.maximumInvitationTimeout
+            maximumInvitationTimeout: configuration.maximumInvitationTimeout,
+            encryption: configuration.security?.preference ?? .none
         )
+        self.security = configuration.security
         switch role {
         case .inviter(let invitation): self.firstDeadline = invitation.timeout
         case .invitee: self.firstDeadline = configuration.handshakeTimeout
@@ -114,7 +127,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             handler.logger[metadataKey: "remote"] = "\(remote)"
         }
         let sync = channel.pipeline.syncOperations
-        try sync.addHandler(ByteToMessageHandler(FrameDecoder(limit: handler.frameLengthLimit)))
+        let decoder = ByteToMessageHandler(FrameDecoder(limit: handler.frameLengthLimit, handOff: handler.handOff))
+        handler.decoder = decoder
+        try sync.addHandler(decoder)
         try sync.addHandler(handler)
         return connection
     }
@@ -138,7 +153,20 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if stateMachine.isEncrypted, !stateMachine.isEstablished, error is NIOSSLError || error is BoringSSLError {
+            let reason = DisconnectReason.securityFailed.with(detail: "\(error)")
+            logger.warning("closing connection: \(reason)")
+            run(stateMachine.securityFailed(reason, tellingPeer: false))
+            return
+        }
         run(stateMachine.errorCaught(error))
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent {
+            tlsHandshakeCompleted()
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
@@ -299,6 +327,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             guard let peer = establishedPeer else { return }
             delegate?.connection(connection, datagramEndpoint: port, token: token, from: peer)
 
+        case .deliverDatagramKey(let key):
+            guard let peer = establishedPeer else { return }
+            delegate?.connection(connection, datagramKey: key, from: peer)
+
         case .deliverMembership(let frame):
             guard let peer = establishedPeer else { return }
             delegate?.connection(connection, membership: frame, from: peer)
@@ -331,9 +363,21 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
             context.flush()
 
-        case .peerIdentified(let peer):
+        case .peerIdentified(let peer, let frames):
             logger[metadataKey: "peer"] = "\(peer)"
             delegate?.connection(connection, identified: peer)
+            if !frames.isEmpty {
+                run(.send(frames))
+            }
+
+        case .startTLS(let asClient):
+            startTLS(asClient: asClient, context: context)
+
+        case .decideCertificate(let peer, let code, let frames):
+            if !frames.isEmpty {
+                run(.send(frames))
+            }
+            decideCertificate(peer: peer, pairingCode: code, context: context, connection: connection)
 
         case .deliverInvitation(let peer, let invitationContext, let timeout):
             logger[metadataKey: "peer"] = "\(peer)"
@@ -342,15 +386,19 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
 
         case .establish(let peer, let frame):
-            establish(peer, sending: frame, context: context)
+            establish(peer, context: context)
             logger.debug("connected")
+            // The owner learns first, then ACCEPT goes out: when the inviter sees ACCEPT, this side
+            // already counts the peer as connected. (Frames the owner queues now are drained after.)
             delegate?.connection(connection, establishedWith: peer)
             establishedCompleted = true
             establishedPromise.succeed(peer)
             finishHandshake()
+            if let frame { write(frame, context: context) }
 
         case .establishResumed(let peer, let peerExpects, let frame):
-            establish(peer, sending: frame, context: context)
+            establish(peer, context: context)
+            if let frame { write(frame, context: context) }
             logger.debug("link resumed")
             delegate?.connection(connection, resumedWith: peer, peerExpects: peerExpects)
             establishedCompleted = true
@@ -423,25 +471,144 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// The handshake is done: stop its deadline, widen the frame limit, write `frame`, start keepalives.
-    private func establish(_ peer: PeerID, sending frame: Frame?, context: ChannelHandlerContext) {
+    /// The handshake is done: stop its deadline, widen the frame limit, start keepalives.
+    private func establish(_ peer: PeerID, context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
         establishedPeer = peer
         frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
-        if let frame {
-            context.writeAndFlush(
-                wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
-                promise: nil
-            )
-        }
         scheduleKeepalive(context: context)
+    }
+
+    /// Writes and flushes one frame at once, ahead of the connection's queues.
+    private func write(_ frame: Frame, context: ChannelHandlerContext) {
+        context.writeAndFlush(
+            wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+            promise: nil
+        )
     }
 
     private func finishHandshake() {
         guard !handshakeFinished else { return }
         handshakeFinished = true
         handshakeFinishedPromise.succeed()
+    }
+
+    // MARK: - TLS
+
+    /// Switches the stream to TLS after the HELLOs: stops the frame decoder, takes the bytes it holds
+    /// past the HELLO (the start of the TLS handshake), puts the TLS handler first in the pipeline
+    /// with a new decoder behind it, and feeds it those bytes.
+    private func startTLS(asClient: Bool, context: ChannelHandlerContext) {
+        guard let security, let decoder else {
+            run(
+                stateMachine.securityFailed(
+                    .securityFailed.with(detail: "no identity to encrypt with"),
+                    tellingPeer: false
+                )
+            )
+            return
+        }
+        handOff.isHandingOff = true
+        let verification: NIOSSLCustomVerificationCallback = { [self] certificates, promise in
+            // No PKI: the peer proved it holds the key of its leaf certificate in the handshake; the
+            // binding rule and the certificate decision run once the handshake is done.
+            peerCertificate = try? certificates.first?.toDERBytes()
+            promise.succeed(peerCertificate == nil ? .failed : .certificateVerified)
+        }
+        let tls: NIOSSLHandler
+        do {
+            if asClient {
+                tls = try NIOSSLClientHandler(
+                    context: security.clientContext,
+                    serverHostname: nil,
+                    customVerificationCallback: verification
+                )
+            } else {
+                tls = NIOSSLServerHandler(context: security.serverContext, customVerificationCallback: verification)
+            }
+        } catch {
+            run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
+            return
+        }
+        let pipeline = context.pipeline.syncOperations
+        pipeline.removeHandler(decoder).assumeIsolated().whenComplete { [self] result in
+            do {
+                try result.get()
+                try pipeline.addHandler(tls, position: .first)
+                let next = ByteToMessageHandler(FrameDecoder(limit: frameLengthLimit))
+                try pipeline.addHandler(next, position: .after(tls))
+                self.decoder = next
+                if let leftover = handOff.leftover {
+                    handOff.leftover = nil
+                    pipeline.fireChannelRead(NIOAny(leftover))
+                }
+            } catch {
+                run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
+            }
+        }
+    }
+
+    /// The TLS handshake is done: apply the binding rule to the peer's certificate, then start the
+    /// pairing exchange.
+    private func tlsHandshakeCompleted() {
+        guard let security, let connection, let peer = stateMachine.peer else { return }
+        guard let certificate = peerCertificate else {
+            run(
+                stateMachine.securityFailed(
+                    .securityFailed.with(detail: "the peer sent no certificate"),
+                    tellingPeer: true
+                )
+            )
+            return
+        }
+        switch security.verify(certificate, peer) {
+        case .refused(let reason):
+            logger.warning("closing connection: \(reason)")
+            run(stateMachine.securityFailed(reason, tellingPeer: true))
+        case .proved(let proved):
+            verified = proved
+            connection.securityInfo = proved.info
+            var nonce = [UInt8](repeating: 0, count: PairingExchange.nonceLength)
+            var generator = SystemRandomNumberGenerator()
+            for index in nonce.indices { nonce[index] = generator.next() }
+            let pairing = PairingExchange(
+                isInviter: stateMachine.firstLocalChannel & 1 == 1,
+                localKey: security.localPublicKey,
+                peerKey: proved.publicKey,
+                localNonce: nonce,
+                hash: security.hash
+            )
+            run(stateMachine.secured(pairing))
+        }
+    }
+
+    /// The pairing code is known: record it and ask the certificate decision.
+    private func decideCertificate(
+        peer: PeerID,
+        pairingCode: String,
+        context: ChannelHandlerContext,
+        connection: Connection
+    ) {
+        let info = (verified?.info ?? connection.securityInfo).with(pairingCode: pairingCode)
+        connection.securityInfo = info
+        guard let decide = security?.decide else {
+            run(stateMachine.certificateDecided(nil))
+            return
+        }
+        if stateMachine.firstLocalChannel & 1 == 0, let security {
+            // The invitee waits for the decision instead of its handshake timeout.
+            scheduleDeadline(after: security.decisionTimeout, context: context)
+        }
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        Task {
+            let verdict = await decide(peer, info)
+            eventLoop.execute {
+                let handler = loopBound.value
+                handler.run(handler.stateMachine.certificateDecided(verdict))
+            }
+        }
     }
 
     private func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {

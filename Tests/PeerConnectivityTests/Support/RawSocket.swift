@@ -81,12 +81,13 @@ enum HandFrames {
         return withUnsafeBytes(of: length.bigEndian) { Array($0) } + [type] + body
     }
 
-    static func hello(name: String = "mallory", id: UUID = UUID()) -> [UInt8] {
+    /// A HELLO of protocol version 2; `encryption` 0 (none) keeps the connection plain.
+    static func hello(name: String = "mallory", id: UUID = UUID(), encryption: UInt8 = 0) -> [UInt8] {
         let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
         let nameBytes = Array(name.utf8)
         return frame(
             type: 0x01,
-            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x01] + uuid + [UInt8(nameBytes.count)] + nameBytes
+            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x02] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption]
         )
     }
 
