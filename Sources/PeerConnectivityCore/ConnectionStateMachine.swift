@@ -235,7 +235,11 @@ package struct ConnectionStateMachine {
             )
             if encryption != .none {
                 // RESUME goes where INVITE would, after TLS and the pairing exchange when both allow them.
-                var opening = Invitation(expectedPeer: resumption.expectedPeer, context: ByteBuffer(), timeout: resumption.timeout)
+                var opening = Invitation(
+                    expectedPeer: resumption.expectedPeer,
+                    context: ByteBuffer(),
+                    timeout: resumption.timeout
+                )
                 opening.resume = resume
                 state = .inviterAwaitingHello(opening, inviteSent: false)
                 return .send([hello])
@@ -251,33 +255,46 @@ package struct ConnectionStateMachine {
     /// - Returns: what to do with it.
     package mutating func frameReceived(_ frame: Frame) -> Action {
         ticksSinceInbound = 0
-        switch (state, frame) {
-        case (.established, .data(let payload)):
+        // Three switches, not one over (state, frame): the compiler cannot check one that large.
+        switch state {
+        case .established(let peer):
+            return establishedFrameReceived(frame, from: peer)
+        case .securing, .inviterAwaitingCommitment, .inviterAwaitingNonce, .inviteeAwaitingNonce, .awaitingVerdict:
+            return securingFrameReceived(frame)
+        default:
+            return handshakeFrameReceived(frame)
+        }
+    }
+
+    /// A frame on an established connection.
+    private mutating func establishedFrameReceived(_ frame: Frame, from peer: PeerID) -> Action {
+        switch frame {
+        case .data(let payload):
             return .deliverData(payload)
-        case (.established, .keepalive):
+        case .keepalive:
             return .none
-        case (.established, .datagramEndpoint(let port, let token)):
+        case .datagramEndpoint(let port, let token):
             return .deliverDatagramEndpoint(port: port, token: token)
-        case (.established, .datagramKey(let key)):
+        case .datagramKey(let key):
             guard isEncrypted else {
                 return protocolViolation(.unexpectedFrame(.datagramKey, state: "connected"))
             }
             return .deliverDatagramKey(key)
-        case (.established, .sessionListener), (.established, .members):
+        case .sessionListener, .members:
             return .deliverMembership(frame)
-        case (.established, .resumeSecret(let secret)):
+        case .resumeSecret(let secret):
             return .deliverResumeSecret(secret)
-        case (.established, .ack(let count)):
+        case .ack(let count):
             return .deliverAck(count)
-        case (.established, .open), (.established, .chunk), (.established, .end), (.established, .reset),
-            (.established, .credit), (.established, .done):
+        case .open, .chunk, .end, .reset,
+            .credit, .done:
             switch channels.frameReceived(frame) {
             case .violation(let error): return protocolViolation(error)
             case .refuse(let channel): return .send([.reset(channel: channel, .refused)])
             case .none: return .none
             case let action: return .channel(action)
             }
-        case (.established(let peer), .goodbye(let said)):
+        case .goodbye(let said):
             // A duplicate connection keeps its reason: the session waits for the one that replaces it.
             if said == .duplicate { return closeQuietly(peer: peer, said) }
             // The peer heard nothing from this side for its liveness timeout: the link failed, nobody left
@@ -288,6 +305,61 @@ package struct ConnectionStateMachine {
             }
             return closeQuietly(peer: peer, DisconnectReason.peerDisconnected.with(detail: "peer said: \(said)"))
 
+        default:
+            return protocolViolation(.unexpectedFrame(frame.type, state: "connected"))
+        }
+    }
+
+    /// A frame while TLS and the pairing exchange secure the connection.
+    private mutating func securingFrameReceived(_ frame: Frame) -> Action {
+        switch (state, frame) {
+        case (.inviterAwaitingCommitment(let peer, let invitation, let pairing), .pairCommit(let commitment)):
+            state = .inviterAwaitingNonce(peer, invitation, pairing, commitment: commitment)
+            return .send([.pairNonce(pairing.localNonce)])
+        case (.inviterAwaitingNonce(let peer, let invitation, let pairing, let commitment), .pairNonce(let nonce)):
+            guard pairing.verify(commitment: commitment, inviteeNonce: nonce) else {
+                let reason = DisconnectReason.pairingFailed.with(
+                    detail: "the invitee's nonce does not match its commitment"
+                )
+                return closeWithGoodbye(reason, peer: peer)
+            }
+            state = .awaitingVerdict(peer, invitation, pendingInvite: nil)
+            return .decideCertificate(peer, pairingCode: pairing.code(peerNonce: nonce), sending: [])
+        case (.inviteeAwaitingNonce(let peer, let pairing), .pairNonce(let nonce)):
+            state = .awaitingVerdict(peer, nil, pendingInvite: nil)
+            return .decideCertificate(
+                peer,
+                pairingCode: pairing.code(peerNonce: nonce),
+                sending: [.pairNonce(pairing.localNonce)]
+            )
+        case (.awaitingVerdict(let peer, .none, pendingInvite: .none), .invite),
+            (.awaitingVerdict(let peer, .none, pendingInvite: .none), .resume):
+            // The inviter decided first; its INVITE (or RESUME) waits for this side's decision.
+            state = .awaitingVerdict(peer, nil, pendingInvite: frame)
+            return .none
+
+        case (.securing(let peer, _), .goodbye(let said)),
+            (.inviterAwaitingCommitment(let peer, _, _), .goodbye(let said)),
+            (.inviterAwaitingNonce(let peer, _, _, _), .goodbye(let said)),
+            (.inviteeAwaitingNonce(let peer, _), .goodbye(let said)),
+            (.awaitingVerdict(let peer, _, _), .goodbye(let said)):
+            return closeQuietly(peer: peer, remote(said))
+        case (.securing, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "securing the connection with TLS"))
+        case (.inviterAwaitingCommitment, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-COMMIT"))
+        case (.inviterAwaitingNonce, _), (.inviteeAwaitingNonce, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-NONCE"))
+        case (.awaitingVerdict, _):
+            return protocolViolation(.unexpectedFrame(frame.type, state: "deciding on the peer's certificate"))
+        default:
+            return .none  // not a securing state: frameReceived sends none here
+        }
+    }
+
+    /// A frame during the plain part of the handshake (HELLO, INVITE or RESUME, and their answers).
+    private mutating func handshakeFrameReceived(_ frame: Frame) -> Action {
+        switch (state, frame) {
         case (.inviterAwaitingHello(let invitation, let inviteSent), .hello(let hello)):
             if hello.peer == localPeer {
                 return closeWithGoodbye(.unexpectedPeer.with(detail: "connected to itself"), peer: hello.peer)
@@ -349,31 +421,6 @@ package struct ConnectionStateMachine {
                 return .none
             }
 
-        case (.inviterAwaitingCommitment(let peer, let invitation, let pairing), .pairCommit(let commitment)):
-            state = .inviterAwaitingNonce(peer, invitation, pairing, commitment: commitment)
-            return .send([.pairNonce(pairing.localNonce)])
-        case (.inviterAwaitingNonce(let peer, let invitation, let pairing, let commitment), .pairNonce(let nonce)):
-            guard pairing.verify(commitment: commitment, inviteeNonce: nonce) else {
-                let reason = DisconnectReason.pairingFailed.with(
-                    detail: "the invitee's nonce does not match its commitment"
-                )
-                return closeWithGoodbye(reason, peer: peer)
-            }
-            state = .awaitingVerdict(peer, invitation, pendingInvite: nil)
-            return .decideCertificate(peer, pairingCode: pairing.code(peerNonce: nonce), sending: [])
-        case (.inviteeAwaitingNonce(let peer, let pairing), .pairNonce(let nonce)):
-            state = .awaitingVerdict(peer, nil, pendingInvite: nil)
-            return .decideCertificate(
-                peer,
-                pairingCode: pairing.code(peerNonce: nonce),
-                sending: [.pairNonce(pairing.localNonce)]
-            )
-        case (.awaitingVerdict(let peer, .none, pendingInvite: .none), .invite),
-            (.awaitingVerdict(let peer, .none, pendingInvite: .none), .resume):
-            // The inviter decided first; its INVITE (or RESUME) waits for this side's decision.
-            state = .awaitingVerdict(peer, nil, pendingInvite: frame)
-            return .none
-
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
             state = .inviteeAwaitingDecision(peer)
             let timeout = min(TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds)), maximumInvitationTimeout)
@@ -386,12 +433,7 @@ package struct ConnectionStateMachine {
             (.inviteeAwaitingInvite(let peer), .goodbye(let said)),
             (.inviteeAwaitingDecision(let peer), .goodbye(let said)),
             (.resumerAwaitingAnswer(let peer), .goodbye(let said)),
-            (.inviteeAwaitingResumeDecision(let peer), .goodbye(let said)),
-            (.securing(let peer, _), .goodbye(let said)),
-            (.inviterAwaitingCommitment(let peer, _, _), .goodbye(let said)),
-            (.inviterAwaitingNonce(let peer, _, _, _), .goodbye(let said)),
-            (.inviteeAwaitingNonce(let peer, _), .goodbye(let said)),
-            (.awaitingVerdict(let peer, _, _), .goodbye(let said)):
+            (.inviteeAwaitingResumeDecision(let peer), .goodbye(let said)):
             return closeQuietly(peer: peer, remote(said))
 
         case (.closing, _), (.closed, _):
@@ -410,16 +452,9 @@ package struct ConnectionStateMachine {
             return protocolViolation(.unexpectedFrame(frame.type, state: "the resume is not accepted yet"))
         case (.inviteeAwaitingDecision, _):
             return protocolViolation(.unexpectedFrame(frame.type, state: "the invitation is not accepted yet"))
-        case (.securing, _):
-            return protocolViolation(.unexpectedFrame(frame.type, state: "securing the connection with TLS"))
-        case (.inviterAwaitingCommitment, _):
-            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-COMMIT"))
-        case (.inviterAwaitingNonce, _), (.inviteeAwaitingNonce, _):
-            return protocolViolation(.unexpectedFrame(frame.type, state: "waiting for PAIR-NONCE"))
-        case (.awaitingVerdict, _):
-            return protocolViolation(.unexpectedFrame(frame.type, state: "deciding on the peer's certificate"))
-        case (.established, _):
-            return protocolViolation(.unexpectedFrame(frame.type, state: "connected"))
+        case (.securing, _), (.inviterAwaitingCommitment, _), (.inviterAwaitingNonce, _), (.inviteeAwaitingNonce, _),
+            (.awaitingVerdict, _), (.established, _):
+            return .none  // not a handshake state: frameReceived sends none here
         }
     }
 

@@ -26,8 +26,11 @@ struct CoreBench: AsyncParsableCommand {
     @Option(help: "Times to measure browser start to connected.")
     var connects = 5
 
-    @Option(help: "Encryption of the PeerConnectivity sessions: required, optional (the default) or none.")
-    var encryption: EncryptionPreference = .optional
+    @Option(
+        help:
+            "Encryption of the PeerConnectivity sessions: none (the default here, to compare with plain raw TCP), optional or required. Scripts/bench-security.sh measures what encryption costs."
+    )
+    var encryption: EncryptionPreference = .none
 
     @Option(help: "Where to write the JSON result (default: results/core-bench-<UTC date>.json).")
     var output: String?
