@@ -148,6 +148,14 @@ package enum FrameFuzzer {
             switch action {
             case .none, .send, .peerIdentified:
                 break
+            case .deliverResume:
+                precondition(!wasEstablished, "a RESUME on an established connection")
+            case .establishResumed:
+                precondition(machine.isEstablished, "resumed, yet the machine is not established")
+                outcome.established = true
+                limit = WireProtocol.maximumFrameLength(forMessageLength: WireProtocol.defaultMaximumMessageLength)
+            case .deliverResumeSecret, .deliverAck:
+                precondition(wasEstablished, "\(action) delivered before the connection was established")
             case .deliverData, .deliverDatagramEndpoint, .deliverMembership, .channel:
                 precondition(wasEstablished, "\(action) delivered before the connection was established")
                 if case .channel(.opened(let open)) = action {
