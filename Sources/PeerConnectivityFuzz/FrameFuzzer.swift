@@ -148,6 +148,9 @@ package enum FrameFuzzer {
             switch action {
             case .none, .send, .peerIdentified:
                 break
+            case .startTLS, .decideCertificate, .deliverDatagramKey:
+                // The fuzzed machine's preference is none: whatever the peer's HELLO says, it never encrypts.
+                preconditionFailure("\(action) on a connection that never encrypts")
             case .deliverResume:
                 precondition(!wasEstablished, "a RESUME on an established connection")
             case .establishResumed:

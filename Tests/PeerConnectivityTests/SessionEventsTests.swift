@@ -53,17 +53,18 @@ struct SessionEventsTests {
         let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
         let sent = Locked(0)
         let writer = Task {
-            for _ in 0..<400 {  // 25 MiB: far more than the limit, the sockets and the outbound queue hold
+            // 50 MiB: far more than the limit, the sockets, TLS and the outbound queue hold (some 20-25 MiB)
+            for _ in 0..<800 {
                 try await client.send(Data(count: 64 << 10), toPeers: [peer])
                 sent.withLock { $0 += 1 }
             }
         }
-        let readTask = Task { await collect(400, from: reader) }
+        let readTask = Task { await collect(800, from: reader) }
         try await Task.sleep(for: .milliseconds(500))
         let stalledAt = sent.withLock { $0 }
-        #expect(stalledAt < 400, "the writer was held back while one iterator read nothing")
+        #expect(stalledAt < 800, "the writer was held back while one iterator read nothing")
         lagging = nil  // the lagging subscriber goes away: its unread bytes no longer count
         try await writer.value
-        #expect(await readTask.value.count == 400)
+        #expect(await readTask.value.count == 800)
     }
 }
