@@ -71,9 +71,9 @@ public final class OutgoingStream: Sendable {
         do {
             var offset = data.startIndex
             while offset < data.endIndex {
-                let end = min(offset + WireProtocol.maximumChunkLength, data.endIndex)
+                let end = min(offset + FrameEncoder.chunkPayloadLength, data.endIndex)
                 let frame = data[offset..<end].withUnsafeBytes {
-                    FrameEncoder.chunkFrame(channel: channel, $0, allocator: connection.channel.allocator)
+                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: connection.sendBuffers.buffer(capacity:))
                 }
                 try await connection.sendChunk(frame, payloadLength: end - offset, on: channel)
                 offset = end

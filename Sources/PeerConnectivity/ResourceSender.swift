@@ -52,12 +52,12 @@ struct ResourceSender: Sendable {
             block.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
             var chunkOffset = 0
             while chunkOffset < block.readableBytes {
-                let chunkLength = min(WireProtocol.maximumChunkLength, block.readableBytes - chunkOffset)
+                let chunkLength = min(FrameEncoder.chunkPayloadLength, block.readableBytes - chunkOffset)
                 let frame = block.withUnsafeReadableBytes { bytes in
                     FrameEncoder.chunkFrame(
                         channel: channel,
                         UnsafeRawBufferPointer(rebasing: bytes[chunkOffset..<chunkOffset + chunkLength]),
-                        allocator: allocator
+                        makeBuffer: connection.sendBuffers.buffer(capacity:)
                     )
                 }
                 try await connection.sendChunk(frame, payloadLength: chunkLength, on: channel)

@@ -189,7 +189,7 @@ public final class Session: Sendable {
             try await sendUnreliable(data, to: peers)
             return
         }
-        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+        let frame = encode(data)
         if configuration.reconnection != nil {
             for peer in peers {
                 try await core.sendResumable(frame, to: peer)
@@ -210,7 +210,7 @@ public final class Session: Sendable {
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
         let connections = try core.connections(to: peers)
         for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
-            let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0) }
+            let frame = encode(data)
             if configuration.reconnection != nil {
                 // Every DATA frame of a link is numbered, these too.
                 try await core.sendResumable(frame, to: peer)
@@ -218,6 +218,14 @@ public final class Session: Sendable {
                 try await Self.send(frame, on: connection, to: peer)
             }
         }
+    }
+
+    /// A DATA frame carrying `data`, in the session's pooled buffers.
+    private func encode(_ data: Data) -> EncodedFrame {
+        let pool = core.sendBuffers
+        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0, makeBuffer: pool.buffer(capacity:)) }
+        pool.recycle(frame)
+        return frame
     }
 
     private static func send(_ frame: EncodedFrame, on connection: Connection, to peer: PeerID) async throws {

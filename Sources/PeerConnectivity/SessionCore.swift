@@ -68,6 +68,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     }
     /// The session's UDP socket for unreliable messages.
     let datagrams = SessionDatagrams()
+    /// Buffers that large messages are copied into on their way out, used again once written.
+    let sendBuffers = SendBufferPool()
     /// The receiving ends of the channels peers opened, by connection and channel number.
     let transfers = Mutex([TransferKey: any InboundTransfer]())
     /// The resources in flight both ways, for ``SessionModel``.

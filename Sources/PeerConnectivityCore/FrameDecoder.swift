@@ -19,11 +19,21 @@ package struct FrameDecoder: ByteToMessageDecoder {
     }
 
     private var gathering: Gathering?
-    /// The last gathered body's buffer, kept to gather the next large body into. Once the application
-    /// has let go of the message it held, the storage is ours alone and is written again in place (no
-    /// fresh pages to fault in); while the message is still held, writing into it copies on write
-    /// first, into new storage. Costs at most one extra buffer of the largest frame per connection.
-    private var spare: ByteBuffer?
+    /// Buffers bodies were gathered into before, oldest first, to gather the next ones into. A buffer
+    /// whose frame the application has let go is ours alone again and is written in place: no fresh
+    /// pages to fault in, nothing for malloc to give back to the kernel and take again (an `madvise`
+    /// and a TLB shootdown across threads each time). One still held is skipped.
+    private var spares: [ByteBuffer] = []
+    /// The bytes of all of `spares` (their bodies' lengths: a buffer's capacity is rounded up to a
+    /// power of two, but pages past the body are never touched).
+    private var spareBytes = 0
+
+    /// At most this many bytes of spare bodies are kept per connection, beyond the first one (as much
+    /// as the session lets wait unread); a body gathered past it gets a buffer that is freed with it.
+    package static let spareBytesLimit = 8 << 20
+    /// The smallest buffer a body is gathered into (tests lower the gathering threshold below it), so
+    /// that small bodies can use each other's buffers.
+    package static let spareMinimumCapacity = FrameEncoder.chunkLength
 
     /// Makes a decoder.
     ///
@@ -53,10 +63,11 @@ package struct FrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    /// Bodies at least this long that have not all arrived are gathered into a buffer of their own, of
-    /// their exact size, as they arrive (one copy each). Left in the decoder's cumulation instead, a
-    /// 1 MiB message would be copied as the cumulation grows, again when the unread rest is moved to
-    /// the front, and would keep a buffer twice its size alive for as long as the application holds it.
+    /// Bodies at least this long are gathered into a buffer of their own as they arrive (one copy
+    /// each), whether or not they arrived whole: a slice of the cumulation held by the application
+    /// would pin it, and every later read would be copied into fresh memory. Left in the decoder's cumulation instead, a 1 MiB message would be copied as the
+    /// cumulation grows, again when the unread rest is moved to the front, and would keep a buffer
+    /// twice its size alive for as long as the application holds it.
     package static let defaultGatherThreshold = 128 << 10
 
     /// See ``defaultGatherThreshold``; tests lower it to drive small frames through the same path.
@@ -74,18 +85,12 @@ package struct FrameDecoder: ByteToMessageDecoder {
     {
         if gathering == nil {
             guard let length = try FrameParser.bodyLength(buffer, maximumFrameLength: limit.value) else { return nil }
-            guard length >= gatherThreshold, buffer.readableBytes < 4 + length else {
+            guard length >= gatherThreshold else {
                 return try FrameParser.parse(&buffer, maximumFrameLength: limit.value)
             }
             buffer.moveReaderIndex(forwardBy: 4)
-            var body: ByteBuffer
-            if let reused = spare, reused.capacity >= length {
-                body = reused
-                body.clear()
-            } else {
-                body = allocator.buffer(capacity: length)
-            }
-            spare = nil
+            let body =
+                takeSpare(capacity: length) ?? allocator.buffer(capacity: max(length, Self.spareMinimumCapacity))
             gathering = Gathering(body: body, remaining: length)
         }
         let count = min(gathering!.remaining, buffer.readableBytes)
@@ -95,9 +100,34 @@ package struct FrameDecoder: ByteToMessageDecoder {
         guard gathering!.remaining == 0 else { return nil }
         var body = gathering!.body
         gathering = nil
-        spare = body
+        keepSpare(body)
         return try FrameParser.parse(body: &body)
     }
+
+    /// A spare of at least `capacity` bytes (and not much more, so that a small body does not hold a
+    /// large buffer) that nobody else holds, emptied; `nil` if there is none.
+    private mutating func takeSpare(capacity: Int) -> ByteBuffer? {
+        let fits = capacity...max(2 * capacity, Self.spareMinimumCapacity)
+        for index in spares.indices where fits.contains(spares[index].capacity) {
+            if spares[index].modifyIfUniquelyOwned({ $0.clear() }) != nil {
+                let spare = spares.remove(at: index)
+                spareBytes -= spare.writerIndex
+                return spare
+            }
+        }
+        return nil
+    }
+
+    /// Keeps a gathered body's buffer for later bodies, unless the spares are at their limit (then it
+    /// is freed once the application lets go of its frame).
+    private mutating func keepSpare(_ body: ByteBuffer) {
+        guard spares.isEmpty || spareBytes + body.writerIndex <= Self.spareBytesLimit else { return }
+        spares.append(body)
+        spareBytes += body.writerIndex
+    }
+
+    /// How many spare bodies the decoder keeps (tests).
+    package var spareCount: Int { spares.count }
 
     package mutating func decodeLast(
         context: ChannelHandlerContext,

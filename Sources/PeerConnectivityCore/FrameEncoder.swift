@@ -112,14 +112,14 @@ package enum FrameEncoder {
     ///
     /// - Parameters:
     ///   - bytes: the message.
-    ///   - allocator: where the buffers come from.
+    ///   - makeBuffer: gives an empty buffer with room for the bytes asked for (a pool's, or a new one).
     /// - Returns: the encoded frame.
     package static func dataFrame(
         _ bytes: UnsafeRawBufferPointer,
-        allocator: ByteBufferAllocator = ByteBufferAllocator()
+        makeBuffer: (Int) -> ByteBuffer = { ByteBufferAllocator().buffer(capacity: $0) }
     ) -> EncodedFrame {
         let headLength = min(bytes.count, chunkLength - WireProtocol.headerLength)
-        var head = allocator.buffer(capacity: WireProtocol.headerLength + headLength)
+        var head = makeBuffer(WireProtocol.headerLength + headLength)
         writeHeader(type: .data, payloadLength: bytes.count, into: &head)
         head.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[0..<headLength]))
         guard headLength < bytes.count else { return EncodedFrame(head: head) }
@@ -128,7 +128,7 @@ package enum FrameEncoder {
         var offset = headLength
         while offset < bytes.count {
             let end = min(offset + chunkLength, bytes.count)
-            var chunk = allocator.buffer(capacity: end - offset)
+            var chunk = makeBuffer(end - offset)
             chunk.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
             rest.append(chunk)
             offset = end
@@ -142,19 +142,37 @@ package enum FrameEncoder {
     /// - Parameters:
     ///   - channel: the channel the bytes belong to.
     ///   - bytes: the payload.
-    ///   - allocator: where the buffer comes from.
+    ///   - makeBuffer: gives an empty buffer with room for the bytes asked for (a pool's, or a new one).
     /// - Returns: the encoded frame.
     package static func chunkFrame(
         channel: UInt32,
         _ bytes: UnsafeRawBufferPointer,
-        allocator: ByteBufferAllocator = ByteBufferAllocator()
+        makeBuffer: (Int) -> ByteBuffer = { ByteBufferAllocator().buffer(capacity: $0) }
     ) -> ByteBuffer {
         precondition((1...WireProtocol.maximumChunkLength).contains(bytes.count), "chunk of \(bytes.count) bytes")
-        var buffer = allocator.buffer(capacity: WireProtocol.headerLength + 4 + bytes.count)
-        writeHeader(type: .chunk, payloadLength: 4 + bytes.count, into: &buffer)
-        buffer.writeInteger(channel)
+        var buffer = makeBuffer(chunkHeaderLength + bytes.count)
+        writeChunkHeader(channel: channel, payloadLength: bytes.count, into: &buffer)
         buffer.writeBytes(bytes)
         return buffer
+    }
+
+    /// The bytes before a CHUNK frame's payload: the frame header and the channel number.
+    package static let chunkHeaderLength = WireProtocol.headerLength + 4
+
+    /// The payload of the CHUNK frames this side sends (the peer accepts up to
+    /// ``WireProtocol/maximumChunkLength``): a frame fills one buffer of ``chunkLength`` bytes, where a
+    /// full 64 KiB payload would need a buffer of twice that (capacities are powers of two).
+    package static let chunkPayloadLength = chunkLength - chunkHeaderLength
+
+    /// Writes the header of a CHUNK frame whose payload of `payloadLength` bytes follows.
+    ///
+    /// - Parameters:
+    ///   - channel: the channel the payload belongs to.
+    ///   - payloadLength: the payload's length, at most ``WireProtocol/maximumChunkLength``.
+    ///   - buffer: the buffer to append to.
+    package static func writeChunkHeader(channel: UInt32, payloadLength: Int, into buffer: inout ByteBuffer) {
+        writeHeader(type: .chunk, payloadLength: 4 + payloadLength, into: &buffer)
+        buffer.writeInteger(channel)
     }
 
     /// Writes the 4-byte length (type byte plus payload) and the type byte.

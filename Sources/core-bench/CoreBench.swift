@@ -23,6 +23,9 @@ struct CoreBench: AsyncParsableCommand {
     @Option(help: "64-byte messages sent one way for the message rate.")
     var small = 500_000
 
+    @Option(help: "Rounds to split the measurements into, each raw TCP then PeerConnectivity; ratios are medians.")
+    var rounds = 5
+
     @Option(help: "Times to measure browser start to connected.")
     var connects = 5
 
@@ -39,25 +42,19 @@ struct CoreBench: AsyncParsableCommand {
     var reconnection = false
 
     func validate() throws {
-        for (name, value) in [("round-trips", roundTrips), ("bulk", bulk), ("small", small), ("connects", connects)] {
+        for (name, value) in [
+            ("round-trips", roundTrips), ("bulk", bulk), ("small", small), ("connects", connects), ("rounds", rounds),
+        ] {
             guard (1...10_000_000).contains(value) else { throw ValidationError("--\(name) must be 1...10000000") }
         }
         guard warmup >= 0 else { throw ValidationError("--warmup must be >= 0") }
+        guard rounds <= min(roundTrips, bulk, small) else {
+            throw ValidationError("--rounds must be at most each of --round-trips, --bulk and --small")
+        }
     }
 
     func run() async throws {
-        let mebibyte = 1 << 20
-        print("raw TCP baseline ...")
-        let rawRoundTrips = try RawTCP.roundTrips(size: 64, count: roundTrips, warmup: warmup)
-        let rawBulk = try RawTCP.oneWay(size: mebibyte, count: bulk)
-        let rawSmall = try RawTCP.oneWay(size: 64, count: small)
-        let raw = CoreBenchResult.Measurements(
-            roundTrip64Bytes: .init(nanoseconds: rawRoundTrips),
-            throughput1MiBBytesPerSecond: Double(bulk * mebibyte) / rawBulk,
-            messages64BytesPerSecond: Double(small) / rawSmall
-        )
-
-        print("PeerConnectivity\(reconnection ? " (reconnection on)" : "") ...")
+        print("PeerConnectivity\(reconnection ? " (reconnection on)" : "") and raw TCP, \(rounds) rounds ...")
         var configuration = Session.Configuration.default
         if reconnection { configuration.reconnection = .default }
         let bench = try await PeerBench(
@@ -74,33 +71,49 @@ struct CoreBench: AsyncParsableCommand {
             last = attempt
         }
         let (_, session, peer) = last!
-        let defaultRoundTrips = try await bench.roundTrips(
-            session: session,
-            peer: peer,
-            size: 64,
-            count: roundTrips,
-            warmup: warmup
-        )
-        let (count, warmup) = (roundTrips, self.warmup)
-        let ourRoundTrips = try await Task(executorPreference: session.taskExecutor) {
-            try await bench.roundTrips(session: session, peer: peer, size: 64, count: count, warmup: warmup)
-        }.value
-        let ourBulk = try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulk)
-        let ourSmall = try await bench.oneWay(session: session, peer: peer, size: 64, count: small)
+        var measured: [CoreBenchResult.Round] = []
+        var samples = (raw: [UInt64](), ours: [UInt64](), oursDefault: [UInt64]())
+        var seconds = (rawBulk: 0.0, oursBulk: 0.0, rawSmall: 0.0, oursSmall: 0.0)
+        for round in 0..<rounds {
+            let round = try await measureRound(round, bench: bench, session: session, peer: peer)
+            measured.append(round.result)
+            samples.raw += round.samples.raw
+            samples.ours += round.samples.ours
+            samples.oursDefault += round.samples.oursDefault
+            seconds.rawBulk += round.seconds.rawBulk
+            seconds.oursBulk += round.seconds.oursBulk
+            seconds.rawSmall += round.seconds.rawSmall
+            seconds.oursSmall += round.seconds.oursSmall
+            print(String(format: "  round %d: %@", measured.count, describe(round.result.ratios)))
+        }
         await session.disconnect()
         await bench.stop()
-        let ours = CoreBenchResult.Measurements(
-            roundTrip64Bytes: .init(nanoseconds: ourRoundTrips),
-            throughput1MiBBytesPerSecond: Double(bulk * mebibyte) / ourBulk,
-            messages64BytesPerSecond: Double(small) / ourSmall
+        let (bulkCount, smallCount) = (perRound(bulk) * rounds, perRound(small) * rounds)
+        func meanCPU(_ measures: (CoreBenchResult.Round) -> CoreBenchResult.Measurements) -> Double {
+            measured.reduce(0) { $0 + (measures($1).cpuSecondsPerGiB1MiB ?? 0) } / Double(measured.count)
+        }
+        let raw = CoreBenchResult.Measurements(
+            roundTrip64Bytes: .init(nanoseconds: samples.raw),
+            throughput1MiBBytesPerSecond: Double(bulkCount << 20) / seconds.rawBulk,
+            messages64BytesPerSecond: Double(smallCount) / seconds.rawSmall,
+            cpuSecondsPerGiB1MiB: meanCPU(\.rawTCP)
         )
-
+        let ours = CoreBenchResult.Measurements(
+            roundTrip64Bytes: .init(nanoseconds: samples.ours),
+            throughput1MiBBytesPerSecond: Double(bulkCount << 20) / seconds.oursBulk,
+            messages64BytesPerSecond: Double(smallCount) / seconds.oursSmall,
+            cpuSecondsPerGiB1MiB: meanCPU(\.peerConnectivity)
+        )
+        func median(_ ratio: (CoreBenchResult.Ratios) -> Double) -> Double {
+            let sorted = measured.map { ratio($0.ratios) }.sorted()
+            return sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
         let ratios = CoreBenchResult.Ratios(
-            roundTripP50: ours.roundTrip64Bytes.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
-            roundTripP50DefaultExecutor: Latency(nanoseconds: defaultRoundTrips).p50Microseconds
-                / raw.roundTrip64Bytes.p50Microseconds,
-            throughput1MiB: ours.throughput1MiBBytesPerSecond / raw.throughput1MiBBytesPerSecond,
-            messages64Bytes: ours.messages64BytesPerSecond / raw.messages64BytesPerSecond
+            roundTripP50: median(\.roundTripP50),
+            roundTripP50DefaultExecutor: median(\.roundTripP50DefaultExecutor),
+            throughput1MiB: median(\.throughput1MiB),
+            messages64Bytes: median(\.messages64Bytes)
         )
         let medianConnect = connectTimes.sorted()[connectTimes.count / 2]
         let result = CoreBenchResult(
@@ -108,6 +121,7 @@ struct CoreBench: AsyncParsableCommand {
             hostname: ProcessInfo.processInfo.hostName,
             cpus: ProcessInfo.processInfo.activeProcessorCount,
             plan: .init(
+                rounds: rounds,
                 roundTrips: roundTrips,
                 warmup: warmup,
                 bulkMessages1MiB: bulk,
@@ -117,9 +131,10 @@ struct CoreBench: AsyncParsableCommand {
             ),
             rawTCP: raw,
             peerConnectivity: ours,
-            roundTrip64BytesDefaultExecutor: .init(nanoseconds: defaultRoundTrips),
+            roundTrip64BytesDefaultExecutor: .init(nanoseconds: samples.oursDefault),
             connectMilliseconds: connectTimes,
             ratios: ratios,
+            rounds: measured,
             targetsMet: [
                 "roundTripP50AtMost2xRaw": ratios.roundTripP50 <= 2,
                 "throughput1MiBAtLeast70PercentOfRaw": ratios.throughput1MiB >= 0.7,
@@ -129,6 +144,87 @@ struct CoreBench: AsyncParsableCommand {
         )
         report(result)
         try write(result)
+    }
+
+    /// What one round measured, with its samples for the totals.
+    private struct MeasuredRound {
+        var result: CoreBenchResult.Round
+        var samples: (raw: [UInt64], ours: [UInt64], oursDefault: [UInt64])
+        var seconds: (rawBulk: Double, oursBulk: Double, rawSmall: Double, oursSmall: Double)
+    }
+
+    /// A round's share of `total` messages or round trips.
+    private func perRound(_ total: Int) -> Int { max(1, total / rounds) }
+
+    /// Each measure raw, then through PeerConnectivity, back to back. The first round warms up with
+    /// `--warmup` round trips, later ones with a tenth of them.
+    private func measureRound(_ index: Int, bench: PeerBench, session: Session, peer: PeerID) async throws
+        -> MeasuredRound
+    {
+        let mebibyte = 1 << 20
+        let (count, warmup) = (perRound(roundTrips), index == 0 ? self.warmup : self.warmup / 10)
+        let (bulkCount, smallCount) = (perRound(bulk), perRound(small))
+        let rawRoundTrips = try RawTCP.roundTrips(size: 64, count: count, warmup: warmup)
+        let ourRoundTrips = try await Task(executorPreference: session.taskExecutor) {
+            try await bench.roundTrips(session: session, peer: peer, size: 64, count: count, warmup: warmup)
+        }.value
+        let defaultRoundTrips = try await bench.roundTrips(
+            session: session,
+            peer: peer,
+            size: 64,
+            count: count,
+            warmup: warmup
+        )
+        let rawStart = ProcessSample.current()
+        let rawBulk = try RawTCP.oneWay(size: mebibyte, count: bulkCount)
+        let ourStart = ProcessSample.current()
+        let ourBulk = try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulkCount)
+        let ourEnd = ProcessSample.current()
+        func cpuPerGiB(_ from: ProcessSample, _ to: ProcessSample) -> Double {
+            let usage = PhaseUsage(from: from, to: to)
+            return (usage.userCPUSeconds + usage.systemCPUSeconds) * Double(1 << 30) / Double(bulkCount * mebibyte)
+        }
+        let rawSmall = try RawTCP.oneWay(size: 64, count: smallCount)
+        let ourSmall = try await bench.oneWay(session: session, peer: peer, size: 64, count: smallCount)
+        let raw = CoreBenchResult.Measurements(
+            roundTrip64Bytes: .init(nanoseconds: rawRoundTrips),
+            throughput1MiBBytesPerSecond: Double(bulkCount * mebibyte) / rawBulk,
+            messages64BytesPerSecond: Double(smallCount) / rawSmall,
+            cpuSecondsPerGiB1MiB: cpuPerGiB(rawStart, ourStart)
+        )
+        let ours = CoreBenchResult.Measurements(
+            roundTrip64Bytes: .init(nanoseconds: ourRoundTrips),
+            throughput1MiBBytesPerSecond: Double(bulkCount * mebibyte) / ourBulk,
+            messages64BytesPerSecond: Double(smallCount) / ourSmall,
+            cpuSecondsPerGiB1MiB: cpuPerGiB(ourStart, ourEnd)
+        )
+        let oursDefault = Latency(nanoseconds: defaultRoundTrips)
+        let ratios = CoreBenchResult.Ratios(
+            roundTripP50: ours.roundTrip64Bytes.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
+            roundTripP50DefaultExecutor: oursDefault.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
+            throughput1MiB: ours.throughput1MiBBytesPerSecond / raw.throughput1MiBBytesPerSecond,
+            messages64Bytes: ours.messages64BytesPerSecond / raw.messages64BytesPerSecond
+        )
+        return MeasuredRound(
+            result: .init(
+                rawTCP: raw,
+                peerConnectivity: ours,
+                roundTrip64BytesDefaultExecutor: oursDefault,
+                ratios: ratios
+            ),
+            samples: (rawRoundTrips, ourRoundTrips, defaultRoundTrips),
+            seconds: (rawBulk, ourBulk, rawSmall, ourSmall)
+        )
+    }
+
+    private func describe(_ ratios: CoreBenchResult.Ratios) -> String {
+        String(
+            format: "round trip %.2fx (default executor %.2fx), 1 MiB %.0f%%, 64 B messages %.0f%%",
+            ratios.roundTripP50,
+            ratios.roundTripP50DefaultExecutor,
+            ratios.throughput1MiB * 100,
+            ratios.messages64Bytes * 100
+        )
     }
 
     private func report(_ result: CoreBenchResult) {
@@ -161,11 +257,18 @@ struct CoreBench: AsyncParsableCommand {
             String(format: "%.0f%%", result.ratios.throughput1MiB * 100)
         )
         table.row(
+            "  CPU s per GiB (both ends)",
+            String(format: "%.2f", raw.cpuSecondsPerGiB1MiB ?? 0),
+            String(format: "%.2f", ours.cpuSecondsPerGiB1MiB ?? 0),
+            String(format: "%.2fx", (ours.cpuSecondsPerGiB1MiB ?? 0) / (raw.cpuSecondsPerGiB1MiB ?? 1))
+        )
+        table.row(
             "64 B one way (messages/s)",
             String(format: "%.0f", raw.messages64BytesPerSecond),
             String(format: "%.0f", ours.messages64BytesPerSecond),
             String(format: "%.0f%%", result.ratios.messages64Bytes * 100)
         )
+        print("(values: all rounds together; ratios: the median of the \(result.rounds?.count ?? 1) rounds' ratios)")
         print(
             "browser start -> connected (ms):",
             result.connectMilliseconds.map { String(format: "%.1f", $0) }.joined(separator: ", ")
@@ -181,4 +284,8 @@ struct CoreBench: AsyncParsableCommand {
     }
 }
 
-extension EncryptionPreference: ExpressibleByArgument {}
+extension EncryptionPreference: ExpressibleByArgument {
+    /// By name (`none`, `optional`, `required`), as the help lists them.
+    public init?(argument: String) { self.init(argument) }
+    public static var allValueStrings: [String] { allCases.map(\.description) }
+}

@@ -7,6 +7,9 @@ struct CoreBenchResult: Codable {
         var roundTrip64Bytes: Latency
         var throughput1MiBBytesPerSecond: Double
         var messages64BytesPerSecond: Double
+        /// CPU time (user and system, both ends: the whole process) per GiB of 1 MiB messages; steadier
+        /// than the throughput when the machine's other load comes and goes (absent before version 2).
+        var cpuSecondsPerGiB1MiB: Double?
     }
 
     struct Ratios: Codable {
@@ -21,7 +24,18 @@ struct CoreBenchResult: Codable {
         var messages64Bytes: Double
     }
 
+    /// One round: raw TCP and PeerConnectivity measured back to back, so that what else the machine
+    /// does weighs on both alike.
+    struct Round: Codable {
+        var rawTCP: Measurements
+        var peerConnectivity: Measurements
+        var roundTrip64BytesDefaultExecutor: Latency
+        var ratios: Ratios
+    }
+
     struct Plan: Codable {
+        /// Rounds the measurements were split into (absent before version 2: one).
+        var rounds: Int?
         var roundTrips: Int
         var warmup: Int
         var bulkMessages1MiB: Int
@@ -32,7 +46,8 @@ struct CoreBenchResult: Codable {
         var encryption: String?
     }
 
-    var schemaVersion = 1
+    /// 2: rounds; the totals are over all rounds and the ratios are the medians of the rounds' ratios.
+    var schemaVersion = 2
     var tool = "core-bench"
     var date: Date
     var hostname: String
@@ -44,6 +59,8 @@ struct CoreBenchResult: Codable {
     /// Round trips with the measuring task on the default executor, as an app that does nothing special.
     var roundTrip64BytesDefaultExecutor: Latency
     var connectMilliseconds: [Double]
+    /// The median of each ratio over the rounds.
     var ratios: Ratios
+    var rounds: [Round]?
     var targetsMet: [String: Bool]
 }

@@ -91,4 +91,8 @@ struct Reflector: AsyncParsableCommand {
     }
 }
 
-extension EncryptionPreference: ExpressibleByArgument {}
+extension EncryptionPreference: ExpressibleByArgument {
+    /// By name (`none`, `optional`, `required`), as the help lists them.
+    public init?(argument: String) { self.init(argument) }
+    public static var allValueStrings: [String] { allCases.map(\.description) }
+}

@@ -41,6 +41,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds after which the run stops, whatever it is doing.")
     var timeLimit = 600
 
+    @Option(
+        help:
+            "Encryption of both sessions: none (the default here, to compare with plain raw TCP), optional or required."
+    )
+    var encryption: EncryptionPreference = .none
+
     @Option(help: "Where to write the JSON result (default: results/transfer-bench-<UTC date>.json).")
     var output: String?
 
@@ -64,6 +70,7 @@ struct RunCommand: AsyncParsableCommand {
         let file = try scratch.makeFile(mebibytes: resourceMebibytes)
         let child = try await ChildProcess(arguments: [
             "serve", "--resource-directory", scratch.received.path, "--time-limit", "\(timeLimit)",
+            "--encryption", encryption.description,
         ])
         let limit = timeLimit
         let watchdog = Task {
@@ -96,7 +103,8 @@ struct RunCommand: AsyncParsableCommand {
                 streamWriteBytes: BenchClient.streamWriteBytes,
                 echoes: echoes,
                 echoBytes: BenchClient.echoBytes,
-                rawRepetitions: Self.rawRepetitions
+                rawRepetitions: Self.rawRepetitions,
+                encryption: encryption.description
             ),
             raw: raw,
             ours: measurements
@@ -108,7 +116,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Everything through PeerConnectivity, over one session connected to the child.
     private func measure(file: URL, port: Int) async throws -> TransferBenchResult.Measurements {
-        let session = Session(peer: try PeerID(displayName: "transfer-bench-sender"))
+        let session = Session(peer: try PeerID(displayName: "transfer-bench-sender"), encryptionPreference: encryption)
         let inbox = Inbox(session: session)
         let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))
         let client = BenchClient(session: session, peer: peer, inbox: inbox)
@@ -188,4 +196,10 @@ struct RunCommand: AsyncParsableCommand {
             ]
         )
     }
+}
+
+extension EncryptionPreference: ExpressibleByArgument {
+    /// By name (`none`, `optional`, `required`), as the help lists them.
+    public init?(argument: String) { self.init(argument) }
+    public static var allValueStrings: [String] { allCases.map(\.description) }
 }

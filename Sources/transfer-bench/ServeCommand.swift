@@ -21,6 +21,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where received resources are put (and deleted from once they have arrived).")
     var resourceDirectory: String
 
+    @Option(help: "Encryption of the session and advertiser: none, optional or required.")
+    var encryption: EncryptionPreference = .none
+
     @Option(help: "Seconds after which the process exits whatever it is doing.")
     var timeLimit = 600
 
@@ -33,11 +36,16 @@ struct ServeCommand: AsyncParsableCommand {
         let me = try PeerID(displayName: "transfer-bench-receiver")
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.resourceDirectory = URL(fileURLWithPath: resourceDirectory, isDirectory: true)
-        let session = Session(peer: me, configuration: sessionConfiguration)
+        let session = Session(peer: me, encryptionPreference: encryption, configuration: sessionConfiguration)
         var configuration = Advertiser.Configuration.default
         configuration.host = "127.0.0.1"
         configuration.publishesService = false
-        let advertiser = try Advertiser(peer: me, serviceType: "pc-tbench", configuration: configuration)
+        let advertiser = try Advertiser(
+            peer: me,
+            serviceType: "pc-tbench",
+            encryptionPreference: encryption,
+            configuration: configuration
+        )
         try await advertiser.start()
         Self.exitWhenStandardInputCloses()
         let limit = timeLimit

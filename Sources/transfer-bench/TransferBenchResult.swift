@@ -16,6 +16,8 @@ struct TransferBenchResult: Codable {
         var echoBytes: Int
         /// Raw-TCP runs of each size; the median counts.
         var rawRepetitions: Int
+        /// Both sessions' encryption preference (absent in results from before the option: they encrypted).
+        var encryption: String?
     }
 
     /// Raw TCP moving the same bytes one way on loopback, 1 MiB per write.

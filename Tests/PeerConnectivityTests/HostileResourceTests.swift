@@ -4,7 +4,7 @@ import PeerConnectivity
 import Testing
 
 /// A hand-written peer sends resources with hostile names and broken contents to a real session.
-@Suite("Hostile resources", .timeLimit(.minutes(1)))
+@Suite("Hostile resources", .serialized, .timeLimit(.minutes(1)))
 struct HostileResourceTests {
     /// A session receiving into `scratch/received`, and a raw socket that has joined it.
     private struct Target {

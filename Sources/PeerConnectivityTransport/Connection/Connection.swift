@@ -59,6 +59,10 @@ package final class Connection: Sendable {
         set { security.withLock { $0 = newValue } }
     }
 
+    /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),
+    /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
+    package let sendBuffers = SendBufferPool()
+
     private let outbound: Mutex<Outbound>
     private let highWatermark: Int
     private let channelQueueLimit: Int
@@ -272,6 +276,7 @@ package final class Connection: Sendable {
                 try await waitToWrite(on: channelNumber, payloadLength: payloadLength)
                 continue
             }
+            sendBuffers.recycle(frame)
             if scheduleDrain { self.scheduleDrain() }
             return
         }
