@@ -99,6 +99,7 @@ let package = Package(
                 "PeerConnectivityTransport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
@@ -142,6 +143,7 @@ let package = Package(
             dependencies: [
                 "BenchSupport",
                 "PeerConnectivity",
+                "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -31,10 +31,6 @@ package struct FrameDecoder: ByteToMessageDecoder {
     /// At most this many bytes of spare bodies are kept per connection, beyond the first one (as much
     /// as the session lets wait unread); a body gathered past it gets a buffer that is freed with it.
     package static let spareBytesLimit = 8 << 20
-    /// The smallest buffer a body is gathered into (tests lower the gathering threshold below it), so
-    /// that small bodies can use each other's buffers.
-    package static let spareMinimumCapacity = FrameEncoder.chunkLength
-
     /// Makes a decoder.
     ///
     /// - Parameters:
@@ -89,8 +85,7 @@ package struct FrameDecoder: ByteToMessageDecoder {
                 return try FrameParser.parse(&buffer, maximumFrameLength: limit.value)
             }
             buffer.moveReaderIndex(forwardBy: 4)
-            let body =
-                takeSpare(capacity: length) ?? allocator.buffer(capacity: max(length, Self.spareMinimumCapacity))
+            let body = takeSpare(capacity: length) ?? allocator.buffer(capacity: length)
             gathering = Gathering(body: body, remaining: length)
         }
         let count = min(gathering!.remaining, buffer.readableBytes)
@@ -107,7 +102,7 @@ package struct FrameDecoder: ByteToMessageDecoder {
     /// A spare of at least `capacity` bytes (and not much more, so that a small body does not hold a
     /// large buffer) that nobody else holds, emptied; `nil` if there is none.
     private mutating func takeSpare(capacity: Int) -> ByteBuffer? {
-        let fits = capacity...max(2 * capacity, Self.spareMinimumCapacity)
+        let fits = capacity...(2 * capacity)
         for index in spares.indices where fits.contains(spares[index].capacity) {
             if spares[index].modifyIfUniquelyOwned({ $0.clear() }) != nil {
                 let spare = spares.remove(at: index)

@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 /// Measures the core issue's speed targets against a raw-TCP baseline in the same run.
 @main
@@ -282,10 +283,4 @@ struct CoreBench: AsyncParsableCommand {
         let path = try ResultFile.write(result, tool: "core-bench", date: result.date, output: output)
         print("wrote \(path)")
     }
-}
-
-extension EncryptionPreference: ExpressibleByArgument {
-    /// By name (`none`, `optional`, `required`), as the help lists them.
-    public init?(argument: String) { self.init(argument) }
-    public static var allValueStrings: [String] { allCases.map(\.description) }
 }

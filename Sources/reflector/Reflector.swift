@@ -90,9 +90,3 @@ struct Reflector: AsyncParsableCommand {
         Foundation.exit(0)
     }
 }
-
-extension EncryptionPreference: ExpressibleByArgument {
-    /// By name (`none`, `optional`, `required`), as the help lists them.
-    public init?(argument: String) { self.init(argument) }
-    public static var allValueStrings: [String] { allCases.map(\.description) }
-}

@@ -202,9 +202,3 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 }
-
-extension EncryptionPreference: ExpressibleByArgument {
-    /// By name (`none`, `optional`, `required`), as the help lists them.
-    public init?(argument: String) { self.init(argument) }
-    public static var allValueStrings: [String] { allCases.map(\.description) }
-}

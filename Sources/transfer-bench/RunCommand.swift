@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 #if canImport(Glibc)
     import Glibc
@@ -196,10 +197,4 @@ struct RunCommand: AsyncParsableCommand {
             ]
         )
     }
-}
-
-extension EncryptionPreference: ExpressibleByArgument {
-    /// By name (`none`, `optional`, `required`), as the help lists them.
-    public init?(argument: String) { self.init(argument) }
-    public static var allValueStrings: [String] { allCases.map(\.description) }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 #if canImport(Glibc)
     import Glibc

@@ -63,18 +63,23 @@ package final class SendBufferPool: Sendable {
     /// - Parameter buffer: the buffer, as queued.
     package func recycle(_ buffer: ByteBuffer) {
         guard buffer.capacity >= Self.bufferCapacity else { return }
-        buffers.withLock { buffers in
-            if buffers.count >= limit { buffers.removeFirst() }
-            buffers.append(buffer)
-        }
+        buffers.withLock { keep(buffer, in: &$0) }
     }
 
-    /// Keeps the pooled buffers of an encoded frame (see ``recycle(_:)``).
+    /// Keeps the pooled buffers of an encoded frame (see ``recycle(_:)``), under one lock.
     ///
     /// - Parameter frame: the frame, as queued.
     package func recycle(_ frame: EncodedFrame) {
-        recycle(frame.head)
-        for chunk in frame.rest { recycle(chunk) }
+        guard frame.head.capacity >= Self.bufferCapacity else { return }  // a small message: nothing pooled
+        buffers.withLock { buffers in
+            keep(frame.head, in: &buffers)
+            for chunk in frame.rest where chunk.capacity >= Self.bufferCapacity { keep(chunk, in: &buffers) }
+        }
+    }
+
+    private func keep(_ buffer: ByteBuffer, in buffers: inout CircularBuffer<ByteBuffer>) {
+        if buffers.count >= limit { buffers.removeFirst() }
+        buffers.append(buffer)
     }
 
     /// How many buffers the pool holds (tests).

@@ -92,16 +92,7 @@ package final class Connection: Sendable {
     /// - Parameter frame: an encoded frame (see ``FrameEncoder``).
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
     package func send(_ frame: EncodedFrame) async throws {
-        let (scheduleDrain, mustWait) = try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
-            if let closed = state.closed { throw closed }
-            state.enqueue(frame.head)
-            for chunk in frame.rest {
-                state.enqueue(chunk)
-            }
-            return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
-        }
-        if scheduleDrain { self.scheduleDrain() }
-        if mustWait {
+        if try enqueue(frame) {
             try await waitForRoom()
         }
     }
