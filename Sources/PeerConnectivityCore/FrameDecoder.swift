@@ -104,10 +104,11 @@ package struct FrameDecoder: ByteToMessageDecoder {
     private mutating func takeSpare(capacity: Int) -> ByteBuffer? {
         let fits = capacity...(2 * capacity)
         for index in spares.indices where fits.contains(spares[index].capacity) {
+            let length = spares[index].writerIndex
             if spares[index].modifyIfUniquelyOwned({ $0.clear() }) != nil {
-                let spare = spares.remove(at: index)
-                spareBytes -= spare.writerIndex
-                return spare
+                // Counted out at the length it was counted in with, before `clear()` emptied it.
+                spareBytes -= length
+                return spares.remove(at: index)
             }
         }
         return nil

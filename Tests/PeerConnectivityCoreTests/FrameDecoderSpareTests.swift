@@ -70,4 +70,26 @@ struct FrameDecoderSpareTests {
         #expect(hoard.count == 60)
         #expect(decoder.spareCount * (1 + 200_000) <= FrameDecoder.spareBytesLimit)
     }
+
+    @Test("an application that keeps a few bodies at a time is served from the spares for good, not only at first")
+    func sparesLastPastTheirByteLimit() throws {
+        var decoder = FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
+        var window: [Frame] = []
+        // 200 bodies of 200 kB: five times the spares' byte limit, so that each byte of it is counted
+        // in and out many times.
+        for index in 0..<200 {
+            let payload = ByteBuffer(repeating: UInt8(index % 251), count: 200_000)
+            let frames = try Self.decode(
+                FrameEncoder.buffer(for: .data(payload)),
+                readLength: 65_536,
+                decoder: &decoder
+            )
+            #expect(frames == [.data(payload)])
+            window += frames
+            if window.count > 6 { window.removeFirst() }
+        }
+        // Six held and one being let go: every one of them comes back as a spare. A count that drifts
+        // (bytes counted in and never out) leaves one spare and a fresh buffer for each body.
+        #expect(decoder.spareCount >= 6)
+    }
 }

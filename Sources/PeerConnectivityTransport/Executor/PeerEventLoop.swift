@@ -1,19 +1,40 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore
+import Synchronization
 
 /// Where a local peer's I/O runs: one event loop of NIO's shared group, the same one for every session,
 /// advertiser and socket of that peer. A task on that loop's ``EventLoopTaskExecutor`` then reads the
 /// peer's events and sends on its connections without a hop between threads.
+///
+/// Local peers take the loops in turn, so that two peers in one process (an app's tests, a benchmark, a
+/// simulator of several devices) do their I/O on different threads when there are several. Before, the
+/// loop came from the peer's id alone: two peers shared one thread half of the time, and a transfer
+/// between them then ran on one core, at half the speed or less.
 package enum PeerEventLoop {
     private static let loops: [any EventLoop] = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
 
-    /// The event loop of `peer`'s I/O, chosen from its id so that every caller gets the same one.
+    /// Peers given a loop in turn, and the next turn. Past ``assignmentLimit`` peers, a new peer's loop
+    /// comes from its id, so that the table stays bounded in a process that makes peers without end.
+    private static let assignments = Mutex<(loops: [UUID: Int], next: Int)>(([:], 0))
+
+    /// How many local peers get their loop in turn; further peers get theirs from their id.
+    package static let assignmentLimit = 1024
+
+    /// The event loop of `peer`'s I/O: the same one for every caller, all the process's life.
     ///
     /// - Parameter peer: a local peer.
     /// - Returns: its event loop.
     package static func loop(for peer: PeerID) -> any EventLoop {
-        let index = peer.id.uuid.15
-        return loops[Int(index) % loops.count]
+        let index = assignments.withLock { table -> Int in
+            if let index = table.loops[peer.id] { return index }
+            guard table.loops.count < assignmentLimit else { return Int(peer.id.uuid.15) % loops.count }
+            let index = table.next % loops.count
+            table.loops[peer.id] = index
+            table.next += 1
+            return index
+        }
+        return loops[index]
     }
 }
