@@ -8,7 +8,4 @@ extension EncryptionPreference: ExpressibleByArgument {
 
     /// The names the help lists.
     public static var allValueStrings: [String] { allCases.map(\.description) }
-
-    /// The default's name in the help (`none`), not its raw value (`0`).
-    public var defaultValueDescription: String { description }
 }
