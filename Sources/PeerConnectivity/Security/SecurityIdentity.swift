@@ -41,29 +41,8 @@ public struct SecurityIdentity: Sendable, Codable {
         let publicKey = Certificate.PublicKey(key.publicKey)
         let spki = try Self.subjectPublicKeyInfo(publicKey)
         let peer = try PeerID(id: Self.derivedID(fromSubjectPublicKeyInfo: spki), displayName: displayName)
-        let name = try DistinguishedName {
-            CommonName(displayName)
-            OrganizationalUnitName(peer.id.uuidString.lowercased())
-        }
-        let now = Date()
         do {
-            let certificate = try Certificate(
-                version: .v3,
-                serialNumber: Certificate.SerialNumber(),
-                publicKey: publicKey,
-                notValidBefore: now.addingTimeInterval(-3600),
-                notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
-                issuer: name,
-                subject: name,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                },
-                issuerPrivateKey: Certificate.PrivateKey(key)
-            )
-            var serializer = DER.Serializer()
-            try serializer.serialize(certificate)
-            self.certificate = serializer.serializedBytes
+            self.certificate = try Self.selfSignedCertificate(for: key, peer: peer, yearsValid: 20)
         } catch {
             throw SecurityIdentityError.invalid("the certificate could not be made: \(error)")
         }
@@ -173,7 +152,24 @@ public struct SecurityIdentity: Sendable, Codable {
     /// can still encrypt. Its id is not self-certifying.
     init(ephemeralFor peer: PeerID) throws {
         let key = P256.Signing.PrivateKey()
-        let publicKey = Certificate.PublicKey(key.publicKey)
+        self.certificate = try Self.selfSignedCertificate(for: key, peer: peer, yearsValid: 1)
+        self.peer = peer
+        self.privateKey = key
+    }
+
+    /// This identity's public key, SubjectPublicKeyInfo DER.
+    var publicKeyInfo: [UInt8] {
+        // The key was checked when the identity was made or decoded; serializing it cannot fail.
+        (try? Self.subjectPublicKeyInfo(Certificate.PublicKey(privateKey.publicKey))) ?? []
+    }
+
+    /// A self-signed certificate for `key`, DER: subject and issuer name `peer` (its display name, and its
+    /// id as the organizational unit); valid from an hour ago, for `yearsValid` years.
+    private static func selfSignedCertificate(
+        for key: P256.Signing.PrivateKey,
+        peer: PeerID,
+        yearsValid: Int
+    ) throws -> [UInt8] {
         let name = try DistinguishedName {
             CommonName(peer.displayName)
             OrganizationalUnitName(peer.id.uuidString.lowercased())
@@ -182,9 +178,9 @@ public struct SecurityIdentity: Sendable, Codable {
         let certificate = try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
-            publicKey: publicKey,
+            publicKey: Certificate.PublicKey(key.publicKey),
             notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(365 * 86_400),
+            notValidAfter: now.addingTimeInterval(Double(yearsValid) * 365 * 86_400),
             issuer: name,
             subject: name,
             signatureAlgorithm: .ecdsaWithSHA256,
@@ -195,15 +191,7 @@ public struct SecurityIdentity: Sendable, Codable {
         )
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
-        self.certificate = serializer.serializedBytes
-        self.peer = peer
-        self.privateKey = key
-    }
-
-    /// This identity's public key, SubjectPublicKeyInfo DER.
-    var publicKeyInfo: [UInt8] {
-        // The key was checked when the identity was made or decoded; serializing it cannot fail.
-        (try? Self.subjectPublicKeyInfo(Certificate.PublicKey(privateKey.publicKey))) ?? []
+        return serializer.serializedBytes
     }
 
     /// The DER SubjectPublicKeyInfo of a key.

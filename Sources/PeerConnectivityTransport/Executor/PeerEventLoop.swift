@@ -15,9 +15,10 @@ import Synchronization
 package enum PeerEventLoop {
     private static let loops: [any EventLoop] = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
 
-    /// Peers given a loop in turn, and the next turn. Past ``assignmentLimit`` peers, a new peer's loop
-    /// comes from its id, so that the table stays bounded in a process that makes peers without end.
-    private static let assignments = Mutex<(loops: [UUID: Int], next: Int)>(([:], 0))
+    /// Peers given a loop in turn (entries are never removed, so the next turn is the table's count).
+    /// Past ``assignmentLimit`` peers, a new peer's loop comes from its id, so that the table stays
+    /// bounded in a process that makes peers without end.
+    private static let assignments = Mutex<[UUID: Int]>([:])
 
     /// How many local peers get their loop in turn; further peers get theirs from their id.
     package static let assignmentLimit = 1024
@@ -28,11 +29,10 @@ package enum PeerEventLoop {
     /// - Returns: its event loop.
     package static func loop(for peer: PeerID) -> any EventLoop {
         let index = assignments.withLock { table -> Int in
-            if let index = table.loops[peer.id] { return index }
-            guard table.loops.count < assignmentLimit else { return Int(peer.id.uuid.15) % loops.count }
-            let index = table.next % loops.count
-            table.loops[peer.id] = index
-            table.next += 1
+            if let index = table[peer.id] { return index }
+            guard table.count < assignmentLimit else { return Int(peer.id.uuid.15) % loops.count }
+            let index = table.count % loops.count
+            table[peer.id] = index
             return index
         }
         return loops[index]
