@@ -2,15 +2,14 @@ import NIOCore
 
 /// Splits a TCP byte stream into ``Frame``s, enforcing the maximum frame length.
 ///
-/// A thin `ByteToMessageDecoder` around ``FrameParser``. Errors are thrown as ``ProtocolError``;
-/// the connection handler closes the connection with the error as the logged reason.
+/// Around ``FrameParser``; the connection handler drives it through a ``FrameReader``, and it is
+/// also a `ByteToMessageDecoder` for pipelines that want one (tests, tools). Errors are thrown as
+/// ``ProtocolError``; the connection handler closes the connection with the error as the logged reason.
 package struct FrameDecoder: ByteToMessageDecoder {
     package typealias InboundOut = Frame
 
     /// The largest frame body (type byte and payload) accepted; the owner may raise it.
     package let limit: FrameLengthLimit
-    /// Set by the handler when the connection switches to TLS: decoding stops after the HELLO.
-    package let handOff: DecoderHandOff?
 
     /// A large frame's body, filling as its bytes arrive.
     private struct Gathering {
@@ -33,13 +32,10 @@ package struct FrameDecoder: ByteToMessageDecoder {
     package static let spareBytesLimit = 8 << 20
     /// Makes a decoder.
     ///
-    /// - Parameters:
-    ///   - limit: the largest frame body accepted; larger length prefixes are rejected
-    ///     before their bodies are buffered.
-    ///   - handOff: when given, lets the handler stop decoding and take the bytes past the HELLO.
-    package init(limit: FrameLengthLimit, handOff: DecoderHandOff? = nil) {
+    /// - Parameter limit: the largest frame body accepted; larger length prefixes are rejected
+    ///   before their bodies are buffered.
+    package init(limit: FrameLengthLimit) {
         self.limit = limit
-        self.handOff = handOff
     }
 
     /// Makes a decoder with a fixed limit.
@@ -47,11 +43,9 @@ package struct FrameDecoder: ByteToMessageDecoder {
     /// - Parameter maximumFrameLength: the largest frame body accepted.
     package init(maximumFrameLength: Int) {
         self.limit = FrameLengthLimit(maximumFrameLength)
-        self.handOff = nil
     }
 
     package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if let handOff, handOff.isHandingOff { return .needMoreData }
         guard let frame = try nextFrame(&buffer, allocator: context.channel.allocator) else {
             return .needMoreData
         }
@@ -130,19 +124,22 @@ package struct FrameDecoder: ByteToMessageDecoder {
         buffer: inout ByteBuffer,
         seenEOF: Bool
     ) throws -> DecodingState {
-        if let handOff, handOff.isHandingOff {
-            // The bytes belong to the TLS handshake: the handler feeds them to the TLS handler.
-            if buffer.readableBytes > 0 {
-                handOff.leftover = buffer.readSlice(length: buffer.readableBytes)
-            }
-            return .needMoreData
-        }
         while try decode(context: context, buffer: &buffer) == .continue {}
+        try finish(&buffer)
+        return .needMoreData
+    }
+
+    /// At the end of the stream, after the last whole frame: throws if a frame was cut short, in
+    /// `buffer` or being gathered; empties both.
+    ///
+    /// - Parameter buffer: the bytes left after the last whole frame.
+    /// - Throws: ``ProtocolError/truncatedFrame(bytesLeft:)`` with the bytes of the cut frame.
+    package mutating func finish(_ buffer: inout ByteBuffer) throws(ProtocolError) {
         let gathered = gathering.map { $0.body.readableBytes + 4 } ?? 0
         gathering = nil
-        guard buffer.readableBytes + gathered > 0 else { return .needMoreData }
         let left = buffer.readableBytes + gathered
         buffer.moveReaderIndex(to: buffer.writerIndex)
+        guard left > 0 else { return }
         throw ProtocolError.truncatedFrame(bytesLeft: left)
     }
 }

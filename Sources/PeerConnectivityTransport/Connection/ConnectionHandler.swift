@@ -7,10 +7,11 @@ import PeerConnectivityCore
 /// Runs a ``ConnectionStateMachine`` on a channel: feeds it frames, timers and local decisions,
 /// and carries out the actions it returns in one place, ``run(_:)``.
 ///
-/// Sits after a `ByteToMessageHandler(FrameDecoder)`. Outbound it writes encoded frames
+/// Inbound it decodes the bytes read itself, through a ``FrameReader`` (no decoding handler in
+/// front: no pipeline step per read, no frame boxed per frame). Outbound it writes encoded frames
 /// (`ByteBuffer`s) that it takes from its ``Connection``'s queue.
 package final class ConnectionHandler: ChannelDuplexHandler {
-    package typealias InboundIn = Frame
+    package typealias InboundIn = ByteBuffer
     package typealias OutboundIn = ByteBuffer
     package typealias OutboundOut = ByteBuffer
 
@@ -37,11 +38,16 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var maximumMessageLength: Int
     private var logger: Logger
     /// Shared with the frame decoder: small while handshaking, the message limit once connected.
-    private let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
-    /// Lets the decoder stop after the HELLO that switches the stream to TLS.
-    private let handOff = DecoderHandOff()
-    /// The frame decoder in the pipeline (replaced by one behind the TLS handler on the switch).
-    private var decoder: ByteToMessageHandler<FrameDecoder>?
+    private let frameLengthLimit: FrameLengthLimit
+    /// The bytes read and not decoded yet, and their decoder (a new one on the switch to TLS).
+    private var reader: FrameReader
+    /// ``channelRead(context:data:)`` is decoding: a switch to TLS waits until it is done.
+    private var decoding = false
+    /// Nothing more is decoded: after a malformed frame, or from the HELLO that switches to TLS
+    /// until the TLS handler is in place.
+    private var readerStopped = false
+    /// The TLS handler to put in front once the frames already read are decoded.
+    private var pendingTLS: NIOSSLHandler?
     private let security: ConnectionSecurity?
     /// The peer's certificate (DER), from the TLS verification callback.
     private var peerCertificate: [UInt8]?
@@ -86,12 +92,15 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.maximumMessageLength = configuration.maximumMessageLength
         self.delegate = delegate
         self.logger = configuration.logger
+        let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
+        self.frameLengthLimit = frameLengthLimit
+        self.reader = FrameReader(decoder: FrameDecoder(limit: frameLengthLimit))
         self.establishedPromise = eventLoop.makePromise()
         self.handshakeFinishedPromise = eventLoop.makePromise()
         self.closedPromise = eventLoop.makePromise()
     }
 
-    /// Makes the pipeline of a new channel: the frame decoder, then this handler; returns its handle.
+    /// Makes the pipeline of a new channel (this handler) and returns its handle.
     ///
     /// - Parameters:
     ///   - channel: the new channel, on its event loop.
@@ -126,11 +135,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         if let remote = channel.remoteAddress {
             handler.logger[metadataKey: "remote"] = "\(remote)"
         }
-        let sync = channel.pipeline.syncOperations
-        let decoder = ByteToMessageHandler(FrameDecoder(limit: handler.frameLengthLimit, handOff: handler.handOff))
-        handler.decoder = decoder
-        try sync.addHandler(decoder)
-        try sync.addHandler(handler)
+        try channel.pipeline.syncOperations.addHandler(handler)
         return connection
     }
 
@@ -149,7 +154,26 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        run(stateMachine.frameReceived(unwrapInboundIn(data)))
+        guard !readerStopped else { return }
+        reader.append(unwrapInboundIn(data))
+        guard !decoding else { return }
+        decoding = true
+        while !readerStopped {
+            let frame: Frame?
+            do {
+                frame = try reader.next(allocator: context.channel.allocator)
+            } catch {
+                readerStopped = true
+                run(stateMachine.errorCaught(error))
+                break
+            }
+            guard let frame else { break }
+            run(stateMachine.frameReceived(frame))
+        }
+        decoding = false
+        if let tls = pendingTLS.take() {
+            installTLS(tls, context: context)
+        }
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -170,6 +194,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
+        if !readerStopped, !decoding {
+            readerStopped = true
+            do {
+                try reader.finish()
+            } catch {
+                run(stateMachine.errorCaught(error))
+            }
+        }
         run(stateMachine.channelInactive())
         context.fireChannelInactive()
     }
@@ -496,11 +528,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     // MARK: - TLS
 
-    /// Switches the stream to TLS after the HELLOs: stops the frame decoder, takes the bytes it holds
-    /// past the HELLO (the start of the TLS handshake), puts the TLS handler first in the pipeline
-    /// with a new decoder behind it, and feeds it those bytes.
+    /// Switches the stream to TLS after the HELLOs: stops decoding, then (once the read being decoded
+    /// is done) puts the TLS handler in front (see ``installTLS(_:context:)``).
     private func startTLS(asClient: Bool, context: ChannelHandlerContext) {
-        guard let security, let decoder else {
+        guard let security else {
             run(
                 stateMachine.securityFailed(
                     .securityFailed.with(detail: "no identity to encrypt with"),
@@ -509,7 +540,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             )
             return
         }
-        handOff.isHandingOff = true
+        readerStopped = true
         let verification: NIOSSLCustomVerificationCallback = { [self] certificates, promise in
             // No PKI: the peer proved it holds the key of its leaf certificate in the handshake; the
             // binding rule and the certificate decision run once the handshake is done.
@@ -531,21 +562,27 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
             return
         }
-        let pipeline = context.pipeline.syncOperations
-        pipeline.removeHandler(decoder).assumeIsolated().whenComplete { [self] result in
-            do {
-                try result.get()
-                try pipeline.addHandler(tls, position: .first)
-                let next = ByteToMessageHandler(FrameDecoder(limit: frameLengthLimit))
-                try pipeline.addHandler(next, position: .after(tls))
-                self.decoder = next
-                if let leftover = handOff.leftover {
-                    handOff.leftover = nil
-                    pipeline.fireChannelRead(NIOAny(leftover))
-                }
-            } catch {
-                run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
-            }
+        if decoding {
+            pendingTLS = tls
+        } else {
+            installTLS(tls, context: context)
+        }
+    }
+
+    /// Puts the TLS handler first in the pipeline, with a new decoder here behind it, and feeds it the
+    /// bytes read past the HELLO (the start of the peer's TLS handshake).
+    private func installTLS(_ tls: NIOSSLHandler, context: ChannelHandlerContext) {
+        let leftover = reader.takeUndecoded()
+        reader = FrameReader(decoder: FrameDecoder(limit: frameLengthLimit))
+        do {
+            try context.pipeline.syncOperations.addHandler(tls, position: .first)
+        } catch {
+            run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
+            return
+        }
+        readerStopped = false
+        if let leftover {
+            context.pipeline.syncOperations.fireChannelRead(NIOAny(leftover))
         }
     }
 
