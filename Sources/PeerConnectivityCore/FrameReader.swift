@@ -8,8 +8,11 @@ import NIOCore
 /// frame. A buffer fully decoded is let go at once, so that NIO can read into it again.
 package struct FrameReader {
     private var decoder: FrameDecoder
-    /// Bytes read and not decoded yet (the start of a frame); `nil` when there are none.
+    /// The start of a frame that a read ended inside: only that frame's bytes are copied into it from
+    /// the next read, so the next read is decoded where it is (not copied after these bytes).
     private var pending: ByteBuffer?
+    /// The latest read, past what has been decoded or moved into `pending`.
+    private var current: ByteBuffer?
 
     /// Makes a reader.
     ///
@@ -22,13 +25,14 @@ package struct FrameReader {
     ///
     /// - Parameter bytes: the bytes, as read.
     package mutating func append(_ bytes: ByteBuffer) {
-        guard var pending = self.pending.take() else {
-            self.pending = bytes
+        guard var current = self.current.take() else {
+            self.current = bytes
             return
         }
+        // Only when bytes are added without taking the frames before them.
         var bytes = bytes
-        pending.writeBuffer(&bytes)
-        self.pending = pending
+        current.writeBuffer(&bytes)
+        self.current = current
     }
 
     /// The next whole frame, or `nil` when more bytes are needed.
@@ -37,25 +41,62 @@ package struct FrameReader {
     /// - Returns: a frame, or `nil`.
     /// - Throws: ``ProtocolError`` for a malformed frame; the bytes read are then dropped.
     package mutating func next(allocator: ByteBufferAllocator) throws(ProtocolError) -> Frame? {
+        while var front = pending.take() {
+            if var rest = current.take() {
+                try complete(&front, from: &rest)
+                if rest.readableBytes > 0 { current = rest }
+            }
+            let frame = try decoder.nextFrame(&front, allocator: allocator)
+            if front.readableBytes > 0 {
+                pending = front
+                return frame
+            }
+            if let frame { return frame }
+            // The front was the start of a large body, now being gathered: go on with the read.
+        }
         // Out of the property while decoding, so that the decoder's slices do not make it copy.
-        guard var bytes = pending.take() else { return nil }
+        guard var bytes = current.take() else { return nil }
         let frame = try decoder.nextFrame(&bytes, allocator: allocator)
-        if bytes.readableBytes > 0 { pending = bytes }
+        if bytes.readableBytes > 0 {
+            if frame == nil {
+                pending = bytes  // the start of a frame, cut by the end of the read
+            } else {
+                current = bytes
+            }
+        }
         return frame
+    }
+
+    /// Moves from `rest` into `front` (the start of one frame) the bytes that complete the frame, or
+    /// its length prefix; none of a body the decoder gathers into a buffer of its own.
+    private func complete(_ front: inout ByteBuffer, from rest: inout ByteBuffer) throws(ProtocolError) {
+        let prefix = MemoryLayout<UInt32>.size  // the body's length, before it
+        if front.readableBytes < prefix {
+            var head = rest.readSlice(length: min(prefix - front.readableBytes, rest.readableBytes))!
+            front.writeBuffer(&head)
+        }
+        guard let length = try FrameParser.bodyLength(front, maximumFrameLength: decoder.limit.value),
+            length < decoder.gatherThreshold
+        else { return }
+        let missing = prefix + length - front.readableBytes
+        var body = rest.readSlice(length: min(max(missing, 0), rest.readableBytes))!
+        front.writeBuffer(&body)
     }
 
     /// Takes the bytes not decoded yet (they belong to what follows the frames: a TLS handshake).
     ///
     /// - Returns: the bytes, or `nil` when there are none.
     package mutating func takeUndecoded() -> ByteBuffer? {
-        pending.take()
+        guard var bytes = pending.take() else { return current.take() }
+        if var rest = current.take() { bytes.writeBuffer(&rest) }
+        return bytes
     }
 
     /// The stream has ended: checks that it did not end inside a frame.
     ///
     /// - Throws: ``ProtocolError/truncatedFrame(bytesLeft:)`` with the bytes of the cut frame.
     package mutating func finish() throws(ProtocolError) {
-        var rest = pending.take() ?? ByteBuffer()
+        var rest = takeUndecoded() ?? ByteBuffer()
         try decoder.finish(&rest)
     }
 }

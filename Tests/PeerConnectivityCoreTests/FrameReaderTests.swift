@@ -75,3 +75,32 @@ struct FrameReaderTests {
         #expect(reader.takeUndecoded() == nil)
     }
 }
+
+extension FrameReaderTests {
+    @Test("a frame cut by the end of a read is completed by copying its own bytes: the next read is not copied")
+    func nextReadIsNotCopied() throws {
+        var reader = Self.reader()
+        let chunk = Frame.chunk(channel: 3, Fixtures.pattern(count: 60_000))
+        let bytes = Self.encoded([chunk, chunk, chunk])
+        var reads = bytes
+        let first = reads.readSlice(length: 90_000)!  // ends inside the second frame
+        let second = reads.readSlice(length: reads.readableBytes)!
+        reader.append(first)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == chunk)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
+        reader.append(second)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == chunk)
+        let third = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        #expect(third == chunk)
+        // The third frame's payload is still in the second read's memory.
+        guard case .chunk(_, let payload) = third else { return }
+        let inRead = second.withUnsafeReadableBytes { read in
+            payload.withUnsafeReadableBytes { payload in
+                payload.baseAddress! >= read.baseAddress! && payload.baseAddress! < read.baseAddress! + read.count
+            }
+        }
+        #expect(inRead)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
+        try reader.finish()
+    }
+}
