@@ -43,7 +43,7 @@ package struct FrameReader {
     package mutating func next(allocator: ByteBufferAllocator) throws(ProtocolError) -> Frame? {
         while var front = pending.take() {
             if var rest = current.take() {
-                try complete(&front, from: &rest)
+                try complete(&front, from: &rest, allocator: allocator)
                 if rest.readableBytes > 0 { current = rest }
             }
             let frame = try decoder.nextFrame(&front, allocator: allocator)
@@ -69,18 +69,36 @@ package struct FrameReader {
 
     /// Moves from `rest` into `front` (the start of one frame) the bytes that complete the frame, or
     /// its length prefix; none of a body the decoder gathers into a buffer of its own.
-    private func complete(_ front: inout ByteBuffer, from rest: inout ByteBuffer) throws(ProtocolError) {
+    private func complete(
+        _ front: inout ByteBuffer,
+        from rest: inout ByteBuffer,
+        allocator: ByteBufferAllocator
+    ) throws(ProtocolError) {
         let prefix = MemoryLayout<UInt32>.size  // the body's length, before it
         if front.readableBytes < prefix {
             var head = rest.readSlice(length: min(prefix - front.readableBytes, rest.readableBytes))!
-            front.writeBuffer(&head)
+            front = Self.joined(&front, &head, allocator: allocator)
         }
         guard let length = try FrameParser.bodyLength(front, maximumFrameLength: decoder.limit.value),
             length < decoder.gatherThreshold
         else { return }
         let missing = prefix + length - front.readableBytes
-        var body = rest.readSlice(length: min(max(missing, 0), rest.readableBytes))!
-        front.writeBuffer(&body)
+        guard missing > 0 else { return }
+        var body = rest.readSlice(length: min(missing, rest.readableBytes))!
+        front = Self.joined(&front, &body, allocator: allocator)
+    }
+
+    /// The bytes of `first` then `second` in a buffer of their own. Not `writeBuffer` into `first`: it
+    /// shares its storage with the read it came from, and that copy-on-write would copy the whole read.
+    private static func joined(
+        _ first: inout ByteBuffer,
+        _ second: inout ByteBuffer,
+        allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        var joined = allocator.buffer(capacity: first.readableBytes + second.readableBytes)
+        joined.writeBuffer(&first)
+        joined.writeBuffer(&second)
+        return joined
     }
 
     /// Takes the bytes not decoded yet (they belong to what follows the frames: a TLS handshake).
