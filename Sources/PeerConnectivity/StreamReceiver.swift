@@ -20,6 +20,8 @@ final class StreamReceiver: InboundTransfer, Sendable {
     private struct State {
         var chunks = CircularBuffer<ByteBuffer>()
         var waiter: CheckedContinuation<ByteBuffer?, any Error>?
+        /// A wake-up of `waiter` is queued on the event loop.
+        var wakeScheduled = false
         var end = End.open
         /// Bytes read and not yet given back to the writer; a quarter of the window makes a batch,
         /// so the writer always has room while the CREDIT travels.
@@ -54,19 +56,31 @@ final class StreamReceiver: InboundTransfer, Sendable {
     // MARK: - From the connection (event loop)
 
     func received(_ bytes: ByteBuffer) {
-        let waiter = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
-            guard case .open = state.end else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
+        let scheduleWake = state.withLock { state -> Bool in
+            guard case .open = state.end else { return false }
             state.chunks.append(bytes)
-            return nil
+            guard state.waiter != nil, !state.wakeScheduled else { return false }
+            state.wakeScheduled = true
+            return true
         }
-        if let waiter {
-            read(bytes.readableBytes)
-            waiter.resume(returning: bytes)
+        // The waiting reader is woken once the rest of this read is decoded, not per chunk: a read
+        // brings several chunks, and each wake-up of a reader elsewhere is a thread switch.
+        if scheduleWake {
+            connection.channel.eventLoop.execute { self.wakeReader() }
         }
+    }
+
+    /// Hands the waiting reader the first queued chunk (see ``received(_:)``).
+    private func wakeReader() {
+        let handOff = state.withLock { state -> (CheckedContinuation<ByteBuffer?, any Error>, ByteBuffer)? in
+            state.wakeScheduled = false
+            guard let waiter = state.waiter, let chunk = state.chunks.popFirst() else { return nil }
+            state.waiter = nil
+            return (waiter, chunk)
+        }
+        guard let (waiter, chunk) = handOff else { return }
+        read(chunk.readableBytes)
+        waiter.resume(returning: chunk)
     }
 
     func ended(digest: [UInt8]?) {
@@ -81,6 +95,8 @@ final class StreamReceiver: InboundTransfer, Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
             guard case .open = state.end else { return nil }
             state.end = end
+            // Chunks still queued go first: the scheduled wake-up hands the reader one of them.
+            guard state.chunks.isEmpty else { return nil }
             defer { state.waiter = nil }
             return state.waiter
         }

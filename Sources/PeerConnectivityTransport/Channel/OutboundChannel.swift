@@ -13,6 +13,8 @@ struct OutboundChannel {
     var awaitsDone: Bool
     /// The writer, suspended until there is credit and room in the queue.
     var writer: CheckedContinuation<Void, any Error>?
+    /// The payload length the suspended writer waits to queue.
+    var writerNeeds = 0
     /// The resource's sender, suspended until DONE.
     var doneWaiter: CheckedContinuation<Void, any Error>?
     /// DONE arrived before anyone waited for it.

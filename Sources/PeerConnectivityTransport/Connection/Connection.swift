@@ -419,7 +419,11 @@ package final class Connection: Sendable {
             record.openWritten = true
             record.queuedBytes -= frame.readableBytes
             var waiters: [CheckedContinuation<Void, any Error>] = []
-            if let writer = record.writer, record.queuedBytes < channelQueueLimit {
+            // Woken once half the queue has gone, not as soon as one chunk has (a thread wake-up per
+            // 64 KiB), and only when the credit lets it write.
+            if let writer = record.writer, record.credit >= record.writerNeeds,
+                record.queuedBytes <= channelQueueLimit / 2
+            {
                 record.writer = nil
                 waiters.append(writer)
             }
@@ -435,8 +439,10 @@ package final class Connection: Sendable {
         let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard var record = state.channels[channelNumber], record.failure == nil else { return nil }
             record.credit = min(record.credit + Int(increment), WireProtocol.maximumChannelWindow)
-            let writer = record.writer
-            record.writer = nil
+            // A writer the queue holds back is woken as the queue drains (see `takeNext`).
+            let writer =
+                record.canQueue(payloadLength: record.writerNeeds, queueLimit: channelQueueLimit) ? record.writer : nil
+            if writer != nil { record.writer = nil }
             state.channels[channelNumber] = record
             return writer
         }
@@ -532,6 +538,7 @@ package final class Connection: Sendable {
                             return .success(())
                         }
                         record.writer = continuation
+                        record.writerNeeds = payloadLength
                         state.channels[channelNumber] = record
                         return nil
                     } catch {
