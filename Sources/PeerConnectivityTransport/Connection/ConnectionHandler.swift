@@ -64,6 +64,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var readPending = false
     /// A batch of channel frames is on its way to the socket.
     private var bulkInFlight = false
+    /// Encrypted: a batch of messages is on its way to the socket (see ``drainOutbound()``).
+    private var urgentInFlight = false
 
     init(
         localPeer: PeerID,
@@ -224,16 +226,31 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     // MARK: - Requests from the Connection, on the event loop
 
     /// Writes queued frames while the channel is writable, with one flush: messages and control
-    /// frames first, then channel frames up to one batch (see ``bulkBatchLength``).
+    /// frames first, then channel frames up to one batch (see ``bulkBatchLength``). Encrypted, one
+    /// batch at a time: the next is taken once the last is written.
     func drainOutbound() {
         guard let context, let connection else { return }
         var wrote = false
         var bulkLength = 0
         var lastBulk: ByteBuffer?
-        while context.channel.isWritable,
+        while context.channel.isWritable, !urgentInFlight, !(bulkInFlight && stateMachine.isEncrypted),
             let work = connection.takeNext(bulkAllowed: !bulkInFlight && bulkLength < Self.bulkBatchLength)
         {
             switch work {
+            case .urgent(let batch) where stateMachine.isEncrypted:
+                // TLS encrypts a flush into one buffer, which it clears for the next flush. While the
+                // socket still holds that buffer, clearing it copies it on write into fresh memory (of
+                // the largest flush's size, page faults included): so, encrypted, the next batch of
+                // either kind waits until this one is written, and finds the buffer free.
+                urgentInFlight = true
+                let written = context.eventLoop.makePromise(of: Void.self)
+                for (index, frame) in batch.enumerated() {
+                    context.write(wrapOutboundOut(frame), promise: index == batch.count - 1 ? written : nil)
+                }
+                written.futureResult.assumeIsolated().whenComplete { [self] _ in
+                    urgentInFlight = false
+                    drainOutbound()
+                }
             case .urgent(let batch):
                 for frame in batch {
                     context.write(wrapOutboundOut(frame), promise: nil)
@@ -371,7 +388,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             guard let peer = establishedPeer else { return }
             switch event {
             case .opened(let open): delegate?.connection(connection, channelEvent: .opened(open), from: peer)
-            case .received(let channel, let bytes):
+            case .received(let channel, var bytes):
+                if stateMachine.isEncrypted {
+                    // Out of TLS's plaintext buffer: a chunk a reader holds would make TLS copy that
+                    // whole buffer, into fresh memory, on its next read.
+                    bytes = ByteBuffer(copying: bytes, allocator: context.channel.allocator)
+                }
                 delegate?.connection(connection, channelEvent: .received(channel: channel, bytes), from: peer)
             case .ended(let channel, let digest):
                 delegate?.connection(connection, channelEvent: .ended(channel: channel, digest: digest), from: peer)
@@ -672,5 +694,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         deadline = nil
         keepalive?.cancel()
         keepalive = nil
+    }
+}
+
+extension ByteBuffer {
+    /// A buffer of its own holding the readable bytes of `other`.
+    fileprivate init(copying other: ByteBuffer, allocator: ByteBufferAllocator) {
+        self = allocator.buffer(capacity: other.readableBytes)
+        writeImmutableBuffer(other)
     }
 }
