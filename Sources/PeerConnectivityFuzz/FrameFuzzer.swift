@@ -17,7 +17,10 @@ import PeerConnectivityCore
 /// - the parser consumes nothing when it needs more bytes, and never more than it has;
 /// - nothing reaches the application (data, channels, endpoints, members) before the connection is
 ///   established, and nothing at all after the machine decided to close;
-/// - the frame limit rises from the handshake's only once established, as the handler does.
+/// - the frame limit rises from the handshake's only once established, as the handler does;
+/// - ``FrameReader`` (the handler's path: reads appended, cut frames stitched, large bodies gathered)
+///   gives the same frames as the parser over the same reads, rejects the same input, and reports a
+///   truncated frame at the end exactly when bytes are left.
 package enum FrameFuzzer {
     /// What one input did.
     package struct Outcome: Equatable, Sendable {
@@ -67,10 +70,13 @@ package enum FrameFuzzer {
                 sizeSource = sizeSource + 1 < stream.endIndex ? sizeSource + 1 : stream.startIndex
             }
             let end = min(stream.endIndex, offset + size)
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: stream[offset..<end]))
+            let read = ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: stream[offset..<end]))
+            buffer.writeImmutableBuffer(read)
             offset = end
             player.feed(&buffer)
+            player.feedReader(read)
         }
+        player.finishReader(bytesLeft: buffer.readableBytes)
         if options & 0x20 != 0 {
             player.play { $0.deadlinePassed() }
         }
@@ -87,10 +93,61 @@ package enum FrameFuzzer {
         var stopped = false
         var channelsSeen: [UInt32] = []
         var outcome = Outcome()
+        /// The frames the parser took in the last ``feed(_:)``, and whether it rejected the input.
+        var parsed: [Frame] = []
+        /// The handler's path over the same reads, with its own limit (raised with `limit`).
+        var reader: FrameReader
+        let readerLimit = FrameLengthLimit(FrameLengthLimit.handshake)
+        /// The parser stopped (a rejection, or the machine closed): the reader is compared no further.
+        var readerDone = false
 
         init(machine: ConnectionStateMachine, options: UInt8) {
             self.machine = machine
             self.options = options
+            self.reader = FrameReader(decoder: FrameDecoder(limit: readerLimit))
+        }
+
+        /// Appends `read` to the reader and checks it gives the frames the parser just gave, then no more.
+        mutating func feedReader(_ read: ByteBuffer) {
+            guard !readerDone else { return }
+            // Frames only ever rise above the handshake's limit once established, so the limit
+            // reached by the end of this read accepts every frame the parser accepted in it.
+            readerLimit.value = limit
+            reader.append(read)
+            for expected in parsed {
+                let frame = try? reader.next(allocator: ByteBufferAllocator())
+                precondition(frame == expected, "the reader gave \(String(describing: frame)), the parser \(expected)")
+            }
+            if outcome.rejected {
+                readerDone = true
+                let rejected: Bool
+                do {
+                    while try reader.next(allocator: ByteBufferAllocator()) != nil {}
+                    rejected = false
+                } catch {
+                    rejected = true
+                }
+                precondition(rejected, "the reader accepted what the parser rejected")
+            } else if stopped {
+                readerDone = true
+            } else {
+                let extra = try? reader.next(allocator: ByteBufferAllocator())
+                precondition(extra == nil, "the reader found a frame the parser did not")
+            }
+        }
+
+        /// At the end of the stream the reader reports a cut frame exactly when the parser left bytes.
+        mutating func finishReader(bytesLeft: Int) {
+            guard !readerDone else { return }
+            let truncated: Bool
+            do {
+                try reader.finish()
+                truncated = false
+            } catch {
+                precondition(error == .truncatedFrame(bytesLeft: bytesLeft), "finish threw \(error), \(bytesLeft) left")
+                truncated = true
+            }
+            precondition(truncated == (bytesLeft > 0), "finish with \(bytesLeft) bytes left did not say so")
         }
 
         /// Runs one event on the machine and checks what it answers.
@@ -102,6 +159,7 @@ package enum FrameFuzzer {
 
         /// Parses every whole frame in `buffer` and plays it, as ``FrameDecoder`` and the handler do.
         mutating func feed(_ buffer: inout ByteBuffer) {
+            parsed = []
             while !stopped {
                 let before = buffer.readerIndex
                 let frame: Frame?
@@ -120,6 +178,7 @@ package enum FrameFuzzer {
                 }
                 precondition(buffer.readerIndex > before, "the parser returned a frame without consuming bytes")
                 roundTrip(frame)
+                parsed.append(frame)
                 outcome.frames += 1
                 play { $0.frameReceived(frame) }
                 if options & 0x10 != 0 {
