@@ -196,10 +196,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
-        if !readerStopped, !decoding {
+        // Nothing more is decoded, not even the rest of a read being decoded now (when the close
+        // comes from a frame of it); a frame cut by the end of the stream is reported.
+        if !readerStopped {
             readerStopped = true
             do {
-                try reader.finish()
+                if !decoding { try reader.finish() }
             } catch {
                 run(stateMachine.errorCaught(error))
             }
