@@ -5,7 +5,8 @@ import NIOCore
 ///
 /// The connection handler reads frames through this rather than through a `ByteToMessageHandler`
 /// in front of it: no pipeline step per read, and no frame boxed into `NIOAny` and cast back per
-/// frame. A buffer fully decoded is let go at once, so that NIO can read into it again.
+/// frame. A buffer fully decoded is let go at once, so that NIO can read into it again; a frame cut by
+/// the end of a read is completed by copying its own bytes, and the next read is decoded where it is.
 package struct FrameReader {
     private var decoder: FrameDecoder
     /// The start of a frame that a read ended inside: only that frame's bytes are copied into it from

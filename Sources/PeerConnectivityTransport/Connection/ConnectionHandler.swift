@@ -394,7 +394,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 if stateMachine.isEncrypted {
                     // Out of TLS's plaintext buffer: a chunk a reader holds would make TLS copy that
                     // whole buffer, into fresh memory, on its next read.
-                    bytes = ByteBuffer(copying: bytes, allocator: context.channel.allocator)
+                    bytes = context.channel.allocator.buffer(buffer: bytes)
                 }
                 delegate?.connection(connection, channelEvent: .received(channel: channel, bytes), from: peer)
             case .ended(let channel, let digest):
@@ -696,13 +696,5 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         deadline = nil
         keepalive?.cancel()
         keepalive = nil
-    }
-}
-
-extension ByteBuffer {
-    /// A buffer of its own holding the readable bytes of `other`.
-    fileprivate init(copying other: ByteBuffer, allocator: ByteBufferAllocator) {
-        self = allocator.buffer(capacity: other.readableBytes)
-        writeImmutableBuffer(other)
     }
 }
