@@ -34,13 +34,21 @@ public enum BenchmarkRunner {
             switch plan.test {
             case .stream:
                 let driver = try sessionDriver(connection)
-                streams = try await StreamTest.run(plan, driver: driver)
+                let result = try await StreamTest.run(plan, driver: driver)
+                streams = result
                 // A stream test that lost its reflector fails as the message tests do, not with a document.
-                if let departure = driver.inbox?.departure { throw departure }
+                let failed = result.streams.contains { $0.error != nil }
+                if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
+                    throw departure
+                }
             case .resource:
                 let driver = try sessionDriver(connection)
-                resources = try await ResourceTest.run(plan, driver: driver)
-                if let departure = driver.inbox?.departure { throw departure }
+                let result = try await ResourceTest.run(plan, driver: driver)
+                resources = result
+                let failed = result.completed < result.planned
+                if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
+                    throw departure
+                }
             case .data, .rawTCP:
                 results = try await runSizes(plan, driver: connection.driver, origin: origin, progress: progress)
             }

@@ -41,6 +41,19 @@ final class TransferInbox: Sendable {
         failure.withLock { $0 }
     }
 
+    /// Why the inbox ended, waiting up to `timeout` for it: a transfer fails as soon as its connection
+    /// closes, and the session's event that the reflector left reaches the receiver task a moment later.
+    ///
+    /// - Parameter timeout: the longest wait.
+    /// - Returns: the departure, or `nil` if the reflector has not left by then.
+    func departure(within timeout: Duration) async -> (any Error)? {
+        let deadline = ContinuousClock.now + timeout
+        while departure == nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return departure
+    }
+
     /// Ends both sequences with `error` (the reflector left).
     func fail(_ error: any Error) {
         failure.withLock { if $0 == nil { $0 = error } }
