@@ -179,7 +179,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if stateMachine.isEncrypted, !stateMachine.isEstablished, error is NIOSSLError || error is BoringSSLError {
+        if stateMachine.isEncrypted, establishedPeer == nil, error is NIOSSLError || error is BoringSSLError {
             let reason = DisconnectReason.securityFailed.with(detail: "\(error)")
             logger.warning("closing connection: \(reason)")
             run(stateMachine.securityFailed(reason, tellingPeer: false))
