@@ -24,12 +24,17 @@ struct TaskExecutorTests {
         let pair = try await SessionPair.connect()
         defer { pair.acceptor.cancel() }
         let host = pair.host
+        let (subscribed, echoSubscribed) = AsyncStream.makeStream(of: Void.self)
         let echo = Task(executorPreference: host.taskExecutor) {
-            for await case .dataReceived(let data, let peer, _) in host.events {
+            var events = host.events.makeAsyncIterator()
+            echoSubscribed.finish()
+            while let event = await events.next() {
+                guard case .dataReceived(let data, let peer, _) = event else { continue }
                 try? await host.send(data, toPeers: [peer])
             }
         }
         defer { echo.cancel() }
+        for await _ in subscribed {}  // the echo sees every message sent from now on
         let client = pair.client
         let hostPeer = host.peer
         let count = 1_000
@@ -40,6 +45,9 @@ struct TaskExecutorTests {
             data.append(pattern(count: (index * 131) % (16 << 10), seed: UInt64(index)))
             return data
         }
+        // Subscribed before anything is sent: an iterator sees the events from when it is made, and
+        // the first echoes can be back before a loop started after the senders would subscribe.
+        var events = client.events.makeAsyncIterator()
         let onLoop = Task(executorPreference: client.taskExecutor) {
             for index in 0..<count { try await client.send(message(1, index), toPeers: [hostPeer]) }
         }
@@ -47,7 +55,7 @@ struct TaskExecutorTests {
             for index in 0..<count { try await client.send(message(2, index), toPeers: [hostPeer]) }
         }
         var next: [UInt8: Int] = [1: 0, 2: 0]
-        for await event in client.events {
+        while let event = await events.next() {
             guard case .dataReceived(let data, _, _) = event, let tag = data.first, let expected = next[tag] else {
                 continue
             }
