@@ -19,6 +19,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// the socket, so a message queued meanwhile waits behind at most this much.
     static let bulkBatchLength = 256 << 10
 
+    /// The largest batch: reached while the socket takes every batch at once (see `bulkBatchLimit`).
+    static let largestBulkBatchLength = 1 << 20
+
     /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
@@ -64,6 +67,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var readPending = false
     /// A batch of channel frames is on its way to the socket.
     private var bulkInFlight = false
+    /// Bytes of channel frames per batch: doubled, up to ``largestBulkBatchLength``, each time the
+    /// socket takes a batch within the flush that wrote it (a fast link: fewer, larger writes); back to
+    /// ``bulkBatchLength`` when a batch has to wait for the socket, so that on a slow link a message
+    /// queued meanwhile waits behind one small batch.
+    private var bulkBatchLimit = ConnectionHandler.bulkBatchLength
+    /// ``drainOutbound()`` is flushing: a batch written now was taken by the socket at once.
+    private var flushing = false
     /// Encrypted: a batch of messages is on its way to the socket (see ``drainOutbound()``).
     private var urgentInFlight = false
 
@@ -236,7 +246,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         var bulkLength = 0
         var lastBulk: ByteBuffer?
         while context.channel.isWritable, !urgentInFlight, !(bulkInFlight && stateMachine.isEncrypted),
-            let work = connection.takeNext(bulkAllowed: !bulkInFlight && bulkLength < Self.bulkBatchLength)
+            let work = connection.takeNext(bulkAllowed: !bulkInFlight && bulkLength < bulkBatchLimit)
         {
             switch work {
             case .urgent(let batch) where stateMachine.isEncrypted:
@@ -271,11 +281,15 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             context.write(wrapOutboundOut(lastBulk), promise: written)
             written.futureResult.assumeIsolated().whenComplete { [self] _ in
                 bulkInFlight = false
+                bulkBatchLimit = flushing ? min(2 * bulkBatchLimit, Self.largestBulkBatchLength) : Self.bulkBatchLength
                 drainOutbound()
             }
         }
         if wrote {
+            let outer = flushing
+            flushing = true
             context.flush()
+            flushing = outer
         }
     }
 
