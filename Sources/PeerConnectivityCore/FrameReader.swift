@@ -17,9 +17,9 @@ package struct FrameReader {
 
     /// Makes a reader.
     ///
-    /// - Parameter decoder: splits the bytes into frames and enforces the length limit.
-    package init(decoder: FrameDecoder) {
-        self.decoder = decoder
+    /// - Parameter limit: the largest frame body accepted (see ``FrameDecoder``); the owner may raise it.
+    package init(limit: FrameLengthLimit) {
+        self.decoder = FrameDecoder(limit: limit)
     }
 
     /// Adds bytes read from the connection, after those not decoded yet.

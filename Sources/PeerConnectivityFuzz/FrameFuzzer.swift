@@ -104,7 +104,7 @@ package enum FrameFuzzer {
         init(machine: ConnectionStateMachine, options: UInt8) {
             self.machine = machine
             self.options = options
-            self.reader = FrameReader(decoder: FrameDecoder(limit: readerLimit))
+            self.reader = FrameReader(limit: readerLimit)
         }
 
         /// Appends `read` to the reader and checks it gives the frames the parser just gave, then no more.

@@ -20,7 +20,7 @@ struct FrameReaderTests {
     }
 
     private static func reader() -> FrameReader {
-        FrameReader(decoder: FrameDecoder(maximumFrameLength: Fixtures.sessionLimit))
+        FrameReader(limit: FrameLengthLimit(Fixtures.sessionLimit))
     }
 
     /// Appends `bytes` in reads of `readLength` bytes, taking every frame after each read.

@@ -65,8 +65,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var keepalive: Scheduled<Void>?
     private var readPaused = false
     private var readPending = false
-    /// A batch of channel frames is on its way to the socket.
-    private var bulkInFlight = false
+    /// The last write of a drain that must be written before the next (see ``drainOutbound()``) is on
+    /// its way to the socket.
+    private var writeInFlight = false
     /// Bytes of channel frames per batch: doubled, up to ``largestBulkBatchLength``, each time the
     /// socket takes a batch within the flush that wrote it (a fast link: fewer, larger writes); back to
     /// ``bulkBatchLength`` when a batch has to wait for the socket, so that on a slow link a message
@@ -74,8 +75,6 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var bulkBatchLimit = ConnectionHandler.bulkBatchLength
     /// ``drainOutbound()`` is flushing: a batch written now was taken by the socket at once.
     private var flushing = false
-    /// Encrypted: a batch of messages is on its way to the socket (see ``drainOutbound()``).
-    private var urgentInFlight = false
 
     init(
         localPeer: PeerID,
@@ -106,7 +105,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.logger = configuration.logger
         let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
         self.frameLengthLimit = frameLengthLimit
-        self.reader = FrameReader(decoder: FrameDecoder(limit: frameLengthLimit))
+        self.reader = FrameReader(limit: frameLengthLimit)
         self.establishedPromise = eventLoop.makePromise()
         self.handshakeFinishedPromise = eventLoop.makePromise()
         self.closedPromise = eventLoop.makePromise()
@@ -238,59 +237,58 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     // MARK: - Requests from the Connection, on the event loop
 
     /// Writes queued frames while the channel is writable, with one flush: messages and control
-    /// frames first, then channel frames up to one batch (see ``bulkBatchLength``). Encrypted, one
-    /// batch at a time: the next is taken once the last is written.
+    /// frames first, then channel frames up to one batch (see ``bulkBatchLimit``).
+    ///
+    /// A drain that wrote channel frames waits for its last write: until then no channel frame is
+    /// taken, so a message queued meanwhile waits behind at most one batch. Encrypted, every drain
+    /// waits so, and nothing at all is taken meanwhile: TLS encrypts a flush into one buffer, which it
+    /// clears for the next flush; while the socket still held it, clearing copied it on write into
+    /// fresh memory the size of the flush, page faults included.
     func drainOutbound() {
         guard let context, let connection else { return }
-        var wrote = false
+        let encrypted = stateMachine.isEncrypted
+        guard !(encrypted && writeInFlight) else { return }
         var bulkLength = 0
-        var lastBulk: ByteBuffer?
-        while context.channel.isWritable, !urgentInFlight, !(bulkInFlight && stateMachine.isEncrypted),
-            let work = connection.takeNext(bulkAllowed: !bulkInFlight && bulkLength < bulkBatchLimit)
+        // Held back one step, so that the drain's last write can carry the promise.
+        var last: ByteBuffer?
+        taking: while context.channel.isWritable,
+            let work = connection.takeNext(bulkAllowed: !writeInFlight && bulkLength < bulkBatchLimit)
         {
             switch work {
-            case .urgent(let batch) where stateMachine.isEncrypted:
-                // TLS encrypts a flush into one buffer, which it clears for the next flush. While the
-                // socket still holds that buffer, clearing it copies it on write into fresh memory (of
-                // the largest flush's size, page faults included): so, encrypted, the next batch of
-                // either kind waits until this one is written, and finds the buffer free.
-                urgentInFlight = true
-                let written = context.eventLoop.makePromise(of: Void.self)
-                for (index, frame) in batch.enumerated() {
-                    context.write(wrapOutboundOut(frame), promise: index == batch.count - 1 ? written : nil)
-                }
-                written.futureResult.assumeIsolated().whenComplete { [self] _ in
-                    urgentInFlight = false
-                    drainOutbound()
-                }
             case .urgent(let batch):
                 for frame in batch {
-                    context.write(wrapOutboundOut(frame), promise: nil)
+                    if let last { context.write(wrapOutboundOut(last), promise: nil) }
+                    last = frame
                 }
+                // Encrypted, the queue is not asked again: it would mark itself idle, and every send
+                // until this batch is written would then schedule a drain that cannot take anything.
+                if encrypted { break taking }
             case .bulk(let frame):
-                // Held back one step, so that the batch's last write can carry the promise.
-                if let lastBulk { context.write(wrapOutboundOut(lastBulk), promise: nil) }
-                lastBulk = frame
+                if let last { context.write(wrapOutboundOut(last), promise: nil) }
+                last = frame
                 bulkLength += frame.readableBytes
             }
-            wrote = true
         }
-        if let lastBulk {
-            bulkInFlight = true
+        guard let last else { return }
+        if bulkLength > 0 || encrypted {
+            writeInFlight = true
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.write(wrapOutboundOut(lastBulk), promise: written)
-            written.futureResult.assumeIsolated().whenComplete { [self] _ in
-                bulkInFlight = false
-                bulkBatchLimit = flushing ? min(2 * bulkBatchLimit, Self.largestBulkBatchLength) : Self.bulkBatchLength
+            context.write(wrapOutboundOut(last), promise: written)
+            written.futureResult.assumeIsolated().whenComplete { [self, bulkLength] _ in
+                writeInFlight = false
+                if bulkLength > 0 {
+                    bulkBatchLimit =
+                        flushing ? min(2 * bulkBatchLimit, Self.largestBulkBatchLength) : Self.bulkBatchLength
+                }
                 drainOutbound()
             }
+        } else {
+            context.write(wrapOutboundOut(last), promise: nil)
         }
-        if wrote {
-            let outer = flushing
-            flushing = true
-            context.flush()
-            flushing = outer
-        }
+        let outer = flushing
+        flushing = true
+        context.flush()
+        flushing = outer
     }
 
     func grantCredit(_ increment: Int, on channel: UInt32) {
@@ -611,7 +609,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// bytes read past the HELLO (the start of the peer's TLS handshake).
     private func installTLS(_ tls: NIOSSLHandler, context: ChannelHandlerContext) {
         let leftover = reader.takeUndecoded()
-        reader = FrameReader(decoder: FrameDecoder(limit: frameLengthLimit))
+        reader = FrameReader(limit: frameLengthLimit)
         do {
             try context.pipeline.syncOperations.addHandler(tls, position: .first)
         } catch {
