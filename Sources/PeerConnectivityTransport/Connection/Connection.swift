@@ -268,7 +268,7 @@ package final class Connection: Sendable {
                 continue
             }
             sendBuffers.recycle(frame)
-            if scheduleDrain { self.scheduleDrain() }
+            if scheduleDrain { self.scheduleDrain(batching: true) }
             return
         }
     }
@@ -505,9 +505,13 @@ package final class Connection: Sendable {
     /// ``EventLoopTaskExecutor``), else asks the event loop to. Never at once from the handler's own
     /// callbacks (no task there): what a delegate queues while the handler works must follow the frames
     /// the handler writes itself (ACCEPT after the session has counted the peer in, for one).
-    private func scheduleDrain() {
+    ///
+    /// - Parameter batching: always ask the event loop, even from a task on it: for channel chunks,
+    ///   so that what every writer on the loop queues in this turn goes out in one batch, not a write
+    ///   per chunk.
+    private func scheduleDrain(batching: Bool = false) {
         let handler = self.handler
-        if channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
+        if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
             handler.value.drainOutbound()
         } else {
             channel.eventLoop.execute { handler.value.drainOutbound() }
