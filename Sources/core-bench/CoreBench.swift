@@ -74,7 +74,7 @@ struct CoreBench: AsyncParsableCommand {
         let (_, session, peer) = last!
         var measured: [CoreBenchResult.Round] = []
         var samples = (raw: [UInt64](), ours: [UInt64](), oursDefault: [UInt64]())
-        var seconds = (rawBulk: 0.0, oursBulk: 0.0, rawSmall: 0.0, oursSmall: 0.0)
+        var seconds = (rawBulk: 0.0, oursBulk: 0.0, defaultBulk: 0.0, rawSmall: 0.0, oursSmall: 0.0)
         for round in 0..<rounds {
             let round = try await measureRound(round, bench: bench, session: session, peer: peer)
             measured.append(round.result)
@@ -83,6 +83,7 @@ struct CoreBench: AsyncParsableCommand {
             samples.oursDefault += round.samples.oursDefault
             seconds.rawBulk += round.seconds.rawBulk
             seconds.oursBulk += round.seconds.oursBulk
+            seconds.defaultBulk += round.seconds.defaultBulk
             seconds.rawSmall += round.seconds.rawSmall
             seconds.oursSmall += round.seconds.oursSmall
             print(String(format: "  round %d: %@", measured.count, describe(round.result.ratios)))
@@ -114,6 +115,7 @@ struct CoreBench: AsyncParsableCommand {
             roundTripP50: median(\.roundTripP50),
             roundTripP50DefaultExecutor: median(\.roundTripP50DefaultExecutor),
             throughput1MiB: median(\.throughput1MiB),
+            throughput1MiBDefaultExecutor: median { $0.throughput1MiBDefaultExecutor ?? 0 },
             messages64Bytes: median(\.messages64Bytes)
         )
         let medianConnect = connectTimes.sorted()[connectTimes.count / 2]
@@ -133,6 +135,11 @@ struct CoreBench: AsyncParsableCommand {
             rawTCP: raw,
             peerConnectivity: ours,
             roundTrip64BytesDefaultExecutor: .init(nanoseconds: samples.oursDefault),
+            defaultExecutor1MiB: .init(
+                bytesPerSecond: Double(bulkCount << 20) / seconds.defaultBulk,
+                cpuSecondsPerGiB: measured.reduce(0) { $0 + ($1.defaultExecutor1MiB?.cpuSecondsPerGiB ?? 0) }
+                    / Double(measured.count)
+            ),
             connectMilliseconds: connectTimes,
             ratios: ratios,
             rounds: measured,
@@ -151,7 +158,7 @@ struct CoreBench: AsyncParsableCommand {
     private struct MeasuredRound {
         var result: CoreBenchResult.Round
         var samples: (raw: [UInt64], ours: [UInt64], oursDefault: [UInt64])
-        var seconds: (rawBulk: Double, oursBulk: Double, rawSmall: Double, oursSmall: Double)
+        var seconds: (rawBulk: Double, oursBulk: Double, defaultBulk: Double, rawSmall: Double, oursSmall: Double)
     }
 
     /// A round's share of `total` messages or round trips.
@@ -179,8 +186,12 @@ struct CoreBench: AsyncParsableCommand {
         let rawStart = ProcessSample.current()
         let rawBulk = try RawTCP.oneWay(size: mebibyte, count: bulkCount)
         let ourStart = ProcessSample.current()
-        let ourBulk = try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulkCount)
+        let ourBulk = try await Task(executorPreference: session.taskExecutor) {
+            try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulkCount)
+        }.value
         let ourEnd = ProcessSample.current()
+        let defaultBulk = try await bench.oneWay(session: session, peer: peer, size: mebibyte, count: bulkCount)
+        let defaultEnd = ProcessSample.current()
         func cpuPerGiB(_ from: ProcessSample, _ to: ProcessSample) -> Double {
             let usage = PhaseUsage(from: from, to: to)
             return (usage.userCPUSeconds + usage.systemCPUSeconds) * Double(1 << 30) / Double(bulkCount * mebibyte)
@@ -204,6 +215,8 @@ struct CoreBench: AsyncParsableCommand {
             roundTripP50: ours.roundTrip64Bytes.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
             roundTripP50DefaultExecutor: oursDefault.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
             throughput1MiB: ours.throughput1MiBBytesPerSecond / raw.throughput1MiBBytesPerSecond,
+            throughput1MiBDefaultExecutor: Double(bulkCount * mebibyte) / defaultBulk
+                / raw.throughput1MiBBytesPerSecond,
             messages64Bytes: ours.messages64BytesPerSecond / raw.messages64BytesPerSecond
         )
         return MeasuredRound(
@@ -211,19 +224,25 @@ struct CoreBench: AsyncParsableCommand {
                 rawTCP: raw,
                 peerConnectivity: ours,
                 roundTrip64BytesDefaultExecutor: oursDefault,
+                defaultExecutor1MiB: .init(
+                    bytesPerSecond: Double(bulkCount * mebibyte) / defaultBulk,
+                    cpuSecondsPerGiB: cpuPerGiB(ourEnd, defaultEnd)
+                ),
                 ratios: ratios
             ),
             samples: (rawRoundTrips, ourRoundTrips, defaultRoundTrips),
-            seconds: (rawBulk, ourBulk, rawSmall, ourSmall)
+            seconds: (rawBulk, ourBulk, defaultBulk, rawSmall, ourSmall)
         )
     }
 
     private func describe(_ ratios: CoreBenchResult.Ratios) -> String {
         String(
-            format: "round trip %.2fx (default executor %.2fx), 1 MiB %.0f%%, 64 B messages %.0f%%",
+            format: "round trip %.2fx (default executor %.2fx), 1 MiB %.0f%% (default executor %.0f%%), "
+                + "64 B messages %.0f%%",
             ratios.roundTripP50,
             ratios.roundTripP50DefaultExecutor,
             ratios.throughput1MiB * 100,
+            (ratios.throughput1MiBDefaultExecutor ?? 0) * 100,
             ratios.messages64Bytes * 100
         )
     }
@@ -252,7 +271,7 @@ struct CoreBench: AsyncParsableCommand {
             ""
         )
         table.row(
-            "1 MiB one way (MB/s)",
+            "1 MiB one way (MB/s), on loop",
             String(format: "%.0f", raw.throughput1MiBBytesPerSecond / 1e6),
             String(format: "%.0f", ours.throughput1MiBBytesPerSecond / 1e6),
             String(format: "%.0f%%", result.ratios.throughput1MiB * 100)
@@ -263,6 +282,20 @@ struct CoreBench: AsyncParsableCommand {
             String(format: "%.2f", ours.cpuSecondsPerGiB1MiB ?? 0),
             String(format: "%.2fx", (ours.cpuSecondsPerGiB1MiB ?? 0) / (raw.cpuSecondsPerGiB1MiB ?? 1))
         )
+        if let defaultBulk = result.defaultExecutor1MiB {
+            table.row(
+                "  ... on the default executor",
+                "",
+                String(format: "%.0f", defaultBulk.bytesPerSecond / 1e6),
+                String(format: "%.0f%%", (result.ratios.throughput1MiBDefaultExecutor ?? 0) * 100)
+            )
+            table.row(
+                "  CPU s per GiB (both ends)",
+                "",
+                String(format: "%.2f", defaultBulk.cpuSecondsPerGiB),
+                String(format: "%.2fx", defaultBulk.cpuSecondsPerGiB / (raw.cpuSecondsPerGiB1MiB ?? 1))
+            )
+        }
         table.row(
             "64 B one way (messages/s)",
             String(format: "%.0f", raw.messages64BytesPerSecond),

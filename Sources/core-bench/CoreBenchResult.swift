@@ -18,8 +18,11 @@ struct CoreBenchResult: Codable {
         var roundTripP50: Double
         /// The same with the measuring task on the default executor (the cooperative pool).
         var roundTripP50DefaultExecutor: Double
-        /// PeerConnectivity 1 MiB throughput / raw TCP (target: at least 0.7).
+        /// PeerConnectivity 1 MiB throughput / raw TCP, the sending task on its session's executor
+        /// (target: at least 0.7; before version 3 it ran on the default executor).
         var throughput1MiB: Double
+        /// The same with the sending task on the default executor (absent before version 3).
+        var throughput1MiBDefaultExecutor: Double?
         /// PeerConnectivity 64-byte messages per second / raw TCP (for information).
         var messages64Bytes: Double
     }
@@ -30,7 +33,16 @@ struct CoreBenchResult: Codable {
         var rawTCP: Measurements
         var peerConnectivity: Measurements
         var roundTrip64BytesDefaultExecutor: Latency
+        /// 1 MiB messages sent by a task on the default executor (absent before version 3).
+        var defaultExecutor1MiB: Throughput?
         var ratios: Ratios
+    }
+
+    /// One-way throughput of 1 MiB messages and what it cost.
+    struct Throughput: Codable {
+        var bytesPerSecond: Double
+        /// CPU time (user and system, both ends) per GiB.
+        var cpuSecondsPerGiB: Double
     }
 
     struct Plan: Codable {
@@ -47,17 +59,21 @@ struct CoreBenchResult: Codable {
     }
 
     /// 2: rounds; the totals are over all rounds and the ratios are the medians of the rounds' ratios.
-    var schemaVersion = 2
+    /// 3: 1 MiB messages on the session's executor in `peerConnectivity`, and on the default one beside.
+    var schemaVersion = 3
     var tool = "core-bench"
     var date: Date
     var hostname: String
     var cpus: Int
     var plan: Plan
     var rawTCP: Measurements
-    /// Round trips on the session's executor (`Session.taskExecutor`), throughput and rate on the default one.
+    /// Round trips and 1 MiB throughput with the measuring task on its session's executor
+    /// (`Session.taskExecutor`), the 64-byte message rate on the default one.
     var peerConnectivity: Measurements
     /// Round trips with the measuring task on the default executor, as an app that does nothing special.
     var roundTrip64BytesDefaultExecutor: Latency
+    /// 1 MiB messages sent by a task on the default executor (absent before version 3).
+    var defaultExecutor1MiB: Throughput?
     var connectMilliseconds: [Double]
     /// The median of each ratio over the rounds.
     var ratios: Ratios

@@ -62,8 +62,9 @@ struct BenchClient: Sendable {
         return (transfer, samples)
     }
 
-    /// Writes `totalBytes` over `count` streams at once, until the receiver has read each to its end.
-    func streams(_ count: Int, totalBytes: Int) async throws -> Transfer {
+    /// Writes `totalBytes` over `count` streams at once, until the receiver has read each to its end;
+    /// both ends' tasks run on `executor`.
+    func streams(_ count: Int, totalBytes: Int, on executor: StreamExecutor) async throws -> Transfer {
         let block = try RandomBytes.data(count: Self.streamWriteBytes)
         let (seconds, sender, receiver) = try await measured {
             let start = ContinuousClock.now
@@ -71,8 +72,8 @@ struct BenchClient: Sendable {
                 for index in 0..<count {
                     // The first stream also carries what does not divide evenly.
                     let share = totalBytes / count + (index == 0 ? totalBytes % count : 0)
-                    group.addTask {
-                        let stream = try session.startStream(withName: "stream-\(index)", toPeer: peer)
+                    group.addTask(executorPreference: executor.preference(for: session)) {
+                        let stream = try session.startStream(withName: executor.streamName(index), toPeer: peer)
                         var remaining = share
                         while remaining > 0 {
                             let length = min(remaining, block.count)

@@ -13,7 +13,9 @@ struct Reflector: Sendable {
             case .dataReceived(let data, let peer, _):
                 await answer(data, from: peer)
             case .streamReceived(let stream):
-                Task { await drain(stream) }
+                Task(executorPreference: StreamExecutor(streamName: stream.name).preference(for: session)) {
+                    await drain(stream)
+                }
             case .finishedReceivingResource(let name, let peer, let result):
                 Task { await discard(name: name, from: peer, result: result) }
             case .peerStateChanged, .startedReceivingResource:

@@ -134,13 +134,16 @@ struct RunCommand: AsyncParsableCommand {
             bytes: bytes,
             echoes: Self.maximumEchoesDuringResource
         )
-        print("\(streams) streams, \(streamMebibytes) MiB in all ...")
-        let streamRun = try await client.streams(streams, totalBytes: streamMebibytes << 20)
+        print("\(streams) streams, \(streamMebibytes) MiB in all, on the sessions' executors ...")
+        let streamRun = try await client.streams(streams, totalBytes: streamMebibytes << 20, on: .session)
+        print("\(streams) streams, \(streamMebibytes) MiB in all, on the default executor ...")
+        let defaultRun = try await client.streams(streams, totalBytes: streamMebibytes << 20, on: .defaultExecutor)
         await session.disconnect()
         return .init(
             resource: resource,
             resourceWithEchoes: resourceWithEchoes,
             streams: streamRun,
+            streamsDefaultExecutor: defaultRun,
             echoIdle: Latency(nanoseconds: idle),
             echoDuringResource: Latency(nanoseconds: busy)
         )
@@ -175,7 +178,8 @@ struct RunCommand: AsyncParsableCommand {
         let ratios = TransferBenchResult.Ratios(
             resource: ours.resource.bytesPerSecond / raw.resource.bytesPerSecond,
             resourceWithEchoes: ours.resourceWithEchoes.bytesPerSecond / raw.resource.bytesPerSecond,
-            streams: ours.streams.bytesPerSecond / raw.streams.bytesPerSecond
+            streams: ours.streams.bytesPerSecond / raw.streams.bytesPerSecond,
+            streamsDefaultExecutor: ours.streamsDefaultExecutor.map { $0.bytesPerSecond / raw.streams.bytesPerSecond }
         )
         let peakDeltas = [ours.resource, ours.resourceWithEchoes].flatMap {
             [$0.sender.peakResidentDeltaBytes, $0.receiver.peakResidentDeltaBytes]

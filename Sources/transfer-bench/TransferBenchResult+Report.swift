@@ -38,16 +38,20 @@ extension TransferBenchResult {
             rate(ours.streams.bytesPerSecond),
             percent(ratios.streams)
         )
+        if let defaultRun = ours.streamsDefaultExecutor, let ratio = ratios.streamsDefaultExecutor {
+            table.row("  ... on the default executor", "", rate(defaultRun.bytesPerSecond), percent(ratio))
+        }
         print("64 B echo p50 / p99 / max (ms):")
         print("  idle:                ", milliseconds(ours.echoIdle))
         print("  during the resource: ", milliseconds(ours.echoDuringResource))
-        let phases = [
-            ("resource", ours.resource), ("resource+echo", ours.resourceWithEchoes), ("streams", ours.streams),
-        ]
+        let phases =
+            [
+                ("resource", ours.resource), ("resource+echo", ours.resourceWithEchoes), ("streams", ours.streams),
+            ] + (ours.streamsDefaultExecutor.map { [("streams, default", $0)] } ?? [])
         print("peak RSS rise (MiB) and CPU user+sys (s), sender | receiver:")
         for (name, phase) in phases {
             print(
-                "  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))",
+                "  \(name.padding(toLength: 16, withPad: " ", startingAt: 0))",
                 mebibytes(phase.sender.peakResidentDeltaBytes),
                 String(format: "%.2f+%.2f", phase.sender.userCPUSeconds, phase.sender.systemCPUSeconds),
                 "|",

@@ -49,8 +49,11 @@ struct TransferBenchResult: Codable {
         var resource: Transfer
         /// The same resource while 64-byte echoes go back and forth.
         var resourceWithEchoes: Transfer
-        /// All the streams at once, until the receiver has read each to its end.
+        /// All the streams at once, until the receiver has read each to its end; writers and readers on
+        /// their sessions' executors (before version 2: on the default executor).
         var streams: Transfer
+        /// The same with writers and readers on the default executor (absent before version 2).
+        var streamsDefaultExecutor: Transfer?
         /// 64-byte echoes with nothing else on the connection.
         var echoIdle: Latency
         /// 64-byte echoes while the resource transfers.
@@ -64,9 +67,12 @@ struct TransferBenchResult: Codable {
         var resourceWithEchoes: Double
         /// Streams' throughput together / raw TCP (target: at least 0.7).
         var streams: Double
+        /// The same on the default executor (absent before version 2).
+        var streamsDefaultExecutor: Double?
     }
 
-    var schemaVersion = 1
+    /// 2: the streams run twice, on the sessions' executors (`streams`) and on the default one.
+    var schemaVersion = 2
     var tool = "transfer-bench"
     var date: Date
     var host: HostInfo
