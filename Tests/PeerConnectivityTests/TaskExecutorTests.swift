@@ -68,4 +68,51 @@ struct TaskExecutorTests {
         #expect(next == [1: count, 2: count])
         await client.disconnect()
     }
+
+    @Test("streams written and read on the sessions' executors deliver every byte, and messages pass meanwhile")
+    func streamsOnTheExecutors() async throws {
+        let pair = try await SessionPair.connect()
+        let (client, host, hostPeer) = (pair.client, pair.host, pair.host.peer)
+        let (count, size) = (8, 1 << 20)
+        // Made here, not on the loop: work that long on an event loop would hold up its keepalives.
+        let contents = (0..<count).map { pattern(count: size, seed: UInt64($0)) }
+        // Chunks queued by a task on the loop go out in batches the loop drains after the task yields.
+        let writers = Task(executorPreference: client.taskExecutor) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, content) in contents.enumerated() {
+                    group.addTask(executorPreference: client.taskExecutor) {
+                        let stream = try client.startStream(withName: "s\(index)", toPeer: hostPeer)
+                        var offset = 0
+                        while offset < size {
+                            let end = min(offset + 300_000, size)
+                            try await stream.write(content[offset..<end])
+                            offset = end
+                        }
+                        try stream.finish()
+                    }
+                }
+                try await client.send(Data("between the chunks".utf8), toPeers: [hostPeer])
+                try await group.waitForAll()
+            }
+        }
+        let streams = try await pair.hostLog.waitForStreams(count)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask(executorPreference: host.taskExecutor) {
+                    let index = try #require(Int(stream.name.dropFirst()))
+                    var received = Data()
+                    for try await chunk in stream { received.append(chunk) }
+                    #expect(received == contents[index], "stream \(stream.name)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await writers.value
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pair.hostLog.messages.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(pair.hostLog.messages == [Data("between the chunks".utf8)])
+        await client.disconnect()
+    }
 }
