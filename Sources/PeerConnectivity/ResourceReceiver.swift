@@ -28,6 +28,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var finished = false
         /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
         var credit: CreditBatch
+        /// What the file asks of the page cache as it grows.
+        var writeBehind = WriteBehind()
     }
 
     let name: String
@@ -108,6 +110,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                         try Self.writeAll(buffer, to: state.descriptor)
                     }
                     state.received += UInt64(bytes.readableBytes)
+                    Self.advise(state.writeBehind.wrote(upTo: state.received), descriptor: state.descriptor)
                     return state.credit.took(bytes.readableBytes)
                 }
                 guard let grant else { return }
@@ -204,6 +207,18 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             guard errno == EEXIST else { throw POSIXFailure("link \(url.path)") }
         }
         throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", errno: EEXIST)
+    }
+
+    /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it
+    /// changes nothing but what stays cached.
+    private static func advise(_ advice: WriteBehind.Advice, descriptor: Int32) {
+        #if os(Linux)
+            func dontNeed(_ range: WriteBehind.Range) {
+                _ = posix_fadvise(descriptor, off_t(range.offset), off_t(range.length), POSIX_FADV_DONTNEED)
+            }
+            if let range = advice.startWriteback { dontNeed(range) }
+            if let range = advice.dropFromCache { dontNeed(range) }
+        #endif
     }
 
     private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
