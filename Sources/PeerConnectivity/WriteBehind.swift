@@ -15,7 +15,7 @@
 /// that ignores the advice loses nothing. Elsewhere nothing is asked.
 ///
 /// A pure value: ``wrote(upTo:)`` says what to ask, the receiver asks it.
-struct WriteBehind: Equatable {
+struct WriteBehind {
     /// A range of the file, in bytes.
     struct Range: Equatable {
         var offset: UInt64
@@ -37,7 +37,8 @@ struct WriteBehind: Equatable {
     /// Bytes from the start of the file already dropped from the cache.
     private(set) var dropped: UInt64 = 0
 
-    /// The default window: 8 MiB (two windows stay cached behind the writer, 16-24 MiB).
+    /// The default window: 8 MiB (two to three windows stay cached behind the writer, 16-24 MiB, when
+    /// the disk keeps up; a page still dirty when its drop is asked is not asked again).
     static let defaultWindow: UInt64 = 8 << 20
 
     /// Makes the policy for a new, empty file.
