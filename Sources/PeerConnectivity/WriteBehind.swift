@@ -33,9 +33,9 @@ struct WriteBehind {
     /// Bytes of the file per window: writeback starts once a window is complete.
     let window: UInt64
     /// Bytes from the start of the file already handed to writeback.
-    private(set) var writebackStarted: UInt64 = 0
+    private var writebackStarted: UInt64 = 0
     /// Bytes from the start of the file already dropped from the cache.
-    private(set) var dropped: UInt64 = 0
+    private var dropped: UInt64 = 0
 
     /// The default window: 8 MiB (two to three windows stay cached behind the writer, 16-24 MiB, when
     /// the disk keeps up; a page still dirty when its drop is asked is not asked again).
