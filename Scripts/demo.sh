@@ -25,6 +25,7 @@ trap 'kill "$reflector" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
 grep ' ready ' "$log" || { echo "the reflector did not start:" >&2; cat "$log" >&2; exit 1; }
 
+echo "== encryption: required, the default of both tools (TLS 1.3; the reflector's log below names each link)"
 target=(--service "$service" --reflector demo-reflector --name demo)
 # shellcheck disable=SC2054 # the commas separate sizes within one argument
 plan=("${target[@]}" --size 1,64,1024,65536,1048576 --count "${COUNT:-200}" --warmup 20)

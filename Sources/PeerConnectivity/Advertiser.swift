@@ -49,7 +49,8 @@ public final class Advertiser: Sendable {
     ///   - securityIdentity: the identity proved to inviters on encrypted connections: pass the same
     ///     one as the session's. **Precondition:** its peer is `peer`. Without one an ephemeral identity
     ///     is made (a key-derived `peer` needs its identity unless encryption is `.none`).
-    ///   - encryptionPreference: `.optional` by default. The TLS handshake, the pairing code and the
+    ///   - encryptionPreference: `.required` by default, as MPC's (plain only when asked for by name:
+    ///     `.none`, or `.optional` against a peer that says none). The TLS handshake, the pairing code and the
     ///     certificate decision happen before the invitation is delivered.
     ///   - configuration: where to listen, limits, and the certificate policy.
     /// - Throws: ``DiscoveryError`` when the service type or discoveryInfo breaks those rules.
@@ -58,7 +59,7 @@ public final class Advertiser: Sendable {
         discoveryInfo: [String: String]? = nil,
         serviceType: String,
         securityIdentity: SecurityIdentity? = nil,
-        encryptionPreference: EncryptionPreference = .optional,
+        encryptionPreference: EncryptionPreference = .default,
         configuration: Configuration = .default
     ) throws(DiscoveryError) {
         try DiscoveryRecord.validate(serviceType: serviceType)

@@ -86,7 +86,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             livenessTimeout: TimeAmount(Session.Configuration.default.livenessTimeout),
             maximumInvitationTimeout: TimeAmount(configuration.maximumInvitationTimeout),
             logger: configuration.logger,
-            security: security
+            security: security,
+            encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
         let listener: ConnectionListener
         do {

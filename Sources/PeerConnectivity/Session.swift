@@ -52,12 +52,13 @@ public final class Session: Sendable {
     ///   - peer: this side's identity. **Precondition:** when `securityIdentity` is given, `peer` is
     ///     its ``SecurityIdentity/peer``; a key-derived `peer` needs its identity unless encryption is `.none`.
     ///   - securityIdentity: the key and certificate to prove on encrypted connections.
-    ///   - encryptionPreference: `.optional` by default: encrypted with every peer that allows it.
+    ///   - encryptionPreference: `.required` by default, as MPC's: a peer that refuses encryption is
+    ///     refused. Plain only when asked for by name (`.none`, or `.optional` against a peer that says none).
     ///   - configuration: limits, timers and the certificate policy.
     public init(
         peer: PeerID,
         securityIdentity: SecurityIdentity? = nil,
-        encryptionPreference: EncryptionPreference = .optional,
+        encryptionPreference: EncryptionPreference = .default,
         configuration: Configuration = .default
     ) {
         let identity = Self.identity(for: peer, given: securityIdentity, preference: encryptionPreference)
@@ -81,11 +82,11 @@ public final class Session: Sendable {
     ///
     /// - Parameters:
     ///   - identity: the peer and the key it proves.
-    ///   - encryptionPreference: `.optional` by default.
+    ///   - encryptionPreference: `.required` by default.
     ///   - configuration: limits, timers and the certificate policy.
     public convenience init(
         identity: SecurityIdentity,
-        encryptionPreference: EncryptionPreference = .optional,
+        encryptionPreference: EncryptionPreference = .default,
         configuration: Configuration = .default
     ) {
         self.init(

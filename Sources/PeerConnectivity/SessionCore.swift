@@ -89,7 +89,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
             keepaliveInterval: TimeAmount(configuration.keepaliveInterval),
             livenessTimeout: TimeAmount(configuration.livenessTimeout),
             logger: configuration.logger,
-            security: security
+            security: security,
+            encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
         datagrams.start(on: PeerEventLoop.loop(for: peer)) { [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false

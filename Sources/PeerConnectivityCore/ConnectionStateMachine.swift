@@ -139,6 +139,9 @@ package struct ConnectionStateMachine {
     private var state: State
     private let localPeer: PeerID
     private let encryption: EncryptionPreference
+    /// Whether this side has seen a peer encrypted before (its key is pinned): such a peer is never
+    /// accepted in the clear, whatever either preference says.
+    private let encryptedBefore: @Sendable (PeerID) -> Bool
     private let isInviter: Bool
     /// The channels; set up when the connection is established.
     private var channels: ChannelTable
@@ -166,6 +169,8 @@ package struct ConnectionStateMachine {
     ///   - maximumInvitationTimeout: an invitee holds an invitation for the application at most this
     ///     long, even when the INVITE asks for longer.
     ///   - encryption: this side's encryption preference, sent in HELLO.
+    ///   - encryptedBefore: whether this side has seen a peer encrypted before (its key is pinned): a
+    ///     plain connection with such a peer closes with ``DisconnectReason/downgradeRefused``.
     package init(
         localPeer: PeerID,
         role: Role,
@@ -173,11 +178,13 @@ package struct ConnectionStateMachine {
         livenessTimeout: TimeAmount,
         maximumInboundChannels: Int = 256,
         maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout,
-        encryption: EncryptionPreference = .none
+        encryption: EncryptionPreference = .none,
+        encryptedBefore: @escaping @Sendable (PeerID) -> Bool = { _ in false }
     ) {
         self.maximumInvitationTimeout = maximumInvitationTimeout
         self.localPeer = localPeer
         self.encryption = encryption
+        self.encryptedBefore = encryptedBefore
         self.state = .idle(role)
         switch role {
         case .inviter, .resumer: self.isInviter = true
@@ -206,6 +213,14 @@ package struct ConnectionStateMachine {
     package var isEstablished: Bool {
         if case .established = state { return true }
         return false
+    }
+
+    /// Whether the connection is closing or closed.
+    package var isClosing: Bool {
+        switch state {
+        case .closing, .closed: return true
+        default: return false
+        }
     }
 
     /// Whether the connection switched to TLS.
@@ -357,6 +372,15 @@ package struct ConnectionStateMachine {
         }
     }
 
+    /// Why a plain connection with `peer` is refused: this side has seen it encrypted before.
+    private func downgradeRefusal(for peer: PeerID) -> DisconnectReason? {
+        guard encryptedBefore(peer) else { return nil }
+        return .downgradeRefused.with(
+            detail: "\(peer) was seen encrypted before (its key is pinned) and the HELLOs now say plain: "
+                + "someone on the path may have changed a HELLO"
+        )
+    }
+
     /// A frame during the plain part of the handshake (HELLO, INVITE or RESUME, and their answers).
     private mutating func handshakeFrameReceived(_ frame: Frame) -> Action {
         switch (state, frame) {
@@ -376,6 +400,9 @@ package struct ConnectionStateMachine {
                 isEncrypted = true
                 return .startTLS(asClient: true)
             case .plain:
+                if let refusal = downgradeRefusal(for: hello.peer) {
+                    return closeWithGoodbye(refusal, peer: hello.peer)
+                }
                 state = Self.awaitingAnswer(to: invitation, from: hello.peer)
                 return .peerIdentified(hello.peer, sending: inviteSent ? [] : [Self.openingFrame(invitation)])
             }
@@ -389,6 +416,11 @@ package struct ConnectionStateMachine {
             guard hello.peer == resumption.expectedPeer else {
                 let detail = "resuming \(resumption.expectedPeer), \(hello.peer) answered"
                 return closeWithGoodbye(.unexpectedPeer.with(detail: detail), peer: hello.peer)
+            }
+            // This side sent RESUME in the clear (its preference is none); refuse to go on with a peer
+            // it has seen encrypted.
+            if let refusal = downgradeRefusal(for: hello.peer) {
+                return closeWithGoodbye(refusal, peer: hello.peer)
             }
             state = .resumerAwaitingAnswer(hello.peer)
             return .peerIdentified(hello.peer)
@@ -417,6 +449,9 @@ package struct ConnectionStateMachine {
                 isEncrypted = true
                 return .startTLS(asClient: false)
             case .plain:
+                if let refusal = downgradeRefusal(for: hello.peer) {
+                    return closeWithGoodbye(refusal, peer: hello.peer)
+                }
                 state = .inviteeAwaitingInvite(hello.peer)
                 return .none
             }

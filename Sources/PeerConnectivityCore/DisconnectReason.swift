@@ -27,6 +27,7 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case overloaded = 21
         case reconnectionFailed = 23
         case resumeRefused = 24
+        case downgradeRefused = 25
     }
 
     private let code: Code
@@ -100,6 +101,10 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     public static let reconnectionFailed = DisconnectReason(.reconnectionFailed)
     /// The peer refused to resume the link: it does not hold this side any more, or the secret did not match.
     public static let resumeRefused = DisconnectReason(.resumeRefused)
+    /// The connection would have been plain, but this side has seen the peer encrypted before (its key
+    /// is pinned): someone on the path may have changed a HELLO to strip encryption. The detail names
+    /// the peer. Refused whatever either side's preference says.
+    public static let downgradeRefused = DisconnectReason(.downgradeRefused)
 
     /// The same kind of reason with context added.
     ///
@@ -154,6 +159,7 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .overloaded: text = "the peer had too many connections in their handshake"
         case .reconnectionFailed: text = "the link dropped and could not be re-established in time"
         case .resumeRefused: text = "the peer refused to resume the link"
+        case .downgradeRefused: text = "refused a plain connection to a peer seen encrypted before"
         }
         guard let detail else { return text }
         return "\(text): \(detail)"

@@ -34,10 +34,13 @@ struct CoreBench: AsyncParsableCommand {
     var connects = 5
 
     @Option(
+        name: .customLong("encryption"),
         help:
             "Encryption of the PeerConnectivity sessions: none (the default here, to compare with plain raw TCP), optional or required. Scripts/bench-security.sh measures what encryption costs."
     )
-    var encryption: EncryptionPreference = .none
+    var encryptionOption: EncryptionPreference?
+    /// The preference in force: none unless asked.
+    var encryption: EncryptionPreference { encryptionOption ?? .none }
 
     @Option(help: "Where to write the JSON result (default: results/core-bench-<UTC date>.json).")
     var output: String?

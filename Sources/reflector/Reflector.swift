@@ -33,8 +33,10 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "The IPv4 address to listen on (0.0.0.0: every interface).")
     var bind = "0.0.0.0"
 
-    @Option(help: "Encryption of its connections: required, optional (the default) or none.")
-    var encryption: EncryptionPreference = .optional
+    @Option(
+        help: "Encryption of its connections: required, optional or none (default: \(EncryptionPreference.default))."
+    )
+    var encryption: EncryptionPreference?
 
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
@@ -68,7 +70,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.rawEchoPort = rawEchoPort
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
-        configuration.encryption = encryption
+        configuration.encryption = encryption ?? .default
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let reflector: ReflectorService
         do {
@@ -80,7 +82,8 @@ struct Reflector: AsyncParsableCommand {
         }
         Log.line(
             "ready name=\(configuration.name) service=_\(service)._tcp port=\(reflector.port ?? 0) "
-                + "raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") dns-sd=\(!noDnssd)"
+                + "raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") dns-sd=\(!noDnssd) "
+                + "encryption=\(configuration.encryption)"
         )
         let signal = await ShutdownSignal.next()
         Log.line("stopping on \(signal): goodbye to \(reflector.runnerCount) runners")

@@ -91,8 +91,8 @@ struct RunCommand: AsyncParsableCommand {
     )
     var duration = 60.0
 
-    @Option(help: "Encryption of the session: required, optional (the default) or none.")
-    var encryption: EncryptionPreference = .optional
+    @Option(help: "Encryption of the session: required, optional or none (default: \(EncryptionPreference.default)).")
+    var encryption: EncryptionPreference?
 
     @Option(help: "Seconds each of finding, inviting and hearing from the reflector may take.")
     var connectTimeout = 10.0
@@ -152,7 +152,7 @@ struct RunCommand: AsyncParsableCommand {
             runName: name ?? ProcessInfo.processInfo.hostName,
             connectTimeout: .milliseconds(Int(connectTimeout * 1_000))
         )
-        configuration.encryption = encryption
+        configuration.encryption = encryption ?? .default
         let showsProgress = !quiet && ProgressLine.isTerminal
         let document: BenchmarkDocument
         do {
@@ -165,7 +165,14 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if showsProgress { ProgressLine.clear() }
-        if !quiet { print(ComparisonTable.render([document]), terminator: "") }
+        if !quiet {
+            let connection = document.connection
+            print(
+                "reflector \(connection.reflectorName ?? "?") (\(connection.method.rawValue)), encryption "
+                    + "\(connection.encryption ?? "?"): \(connection.linkSecurity ?? "the link was not reported")"
+            )
+            print(ComparisonTable.render([document]), terminator: "")
+        }
         try write(document)
     }
 

@@ -43,10 +43,13 @@ struct RunCommand: AsyncParsableCommand {
     var timeLimit = 600
 
     @Option(
+        name: .customLong("encryption"),
         help:
             "Encryption of both sessions: none (the default here, to compare with plain raw TCP), optional or required."
     )
-    var encryption: EncryptionPreference = .none
+    var encryptionOption: EncryptionPreference?
+    /// The preference in force: none unless asked.
+    var encryption: EncryptionPreference { encryptionOption ?? .none }
 
     @Option(help: "Where to write the JSON result (default: results/transfer-bench-<UTC date>.json).")
     var output: String?

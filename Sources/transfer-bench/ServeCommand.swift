@@ -22,8 +22,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where received resources are put (and deleted from once they have arrived).")
     var resourceDirectory: String
 
-    @Option(help: "Encryption of the session and advertiser: none, optional or required.")
-    var encryption: EncryptionPreference = .none
+    @Option(
+        name: .customLong("encryption"),
+        help: "Encryption of the session and advertiser: none (the default here), optional or required."
+    )
+    var encryptionOption: EncryptionPreference?
+    /// The preference in force: none unless asked.
+    var encryption: EncryptionPreference { encryptionOption ?? .none }
 
     @Option(help: "Seconds after which the process exits whatever it is doing.")
     var timeLimit = 600

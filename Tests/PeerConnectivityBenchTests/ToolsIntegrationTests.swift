@@ -55,6 +55,11 @@ struct ToolsIntegrationTests {
         #expect(document.connection.method == .dnsSD && document.connection.reflectorName == "it-reflector")
         #expect(document.connection.browseToFoundNanoseconds != nil)
         #expect(document.connection.inviteToConnectedNanoseconds != nil)
+        // Both tools' defaults: encryption required, and the link it gave is recorded.
+        #expect(document.connection.encryption == "required")
+        #expect(document.connection.linkSecurity?.hasPrefix("TLS 1.3, TLS_") == true)
+        #expect(reflector.output.contains("encryption=required"))
+        #expect(reflector.output.contains("security=\"TLS 1.3, TLS_"))
         let mpcfData = try Data(contentsOf: folder.appendingPathComponent("data.mpcf-testbench.json"))
         #expect(try JSONDecoder().decode([MPCFTestBenchRecord].self, from: mpcfData).count == 150)
 

@@ -49,7 +49,7 @@ struct ConnectionFloodTests {
 
     @Test("connections that dribble a byte every 100 ms are still closed at the handshake timeout")
     func dribblers() async throws {
-        let advertiser = try await loopbackAdvertiser("dribbled") {
+        let advertiser = try await loopbackAdvertiser("dribbled", encryption: .none) {
             $0.handshakeTimeout = .seconds(1)
             $0.logger.logLevel = .critical
         }
@@ -70,7 +70,7 @@ struct ConnectionFloodTests {
 
     @Test("at the per-address cap the oldest connection from that address is closed with GOODBYE overloaded")
     func perAddressEviction() async throws {
-        let advertiser = try await loopbackAdvertiser("crowded") {
+        let advertiser = try await loopbackAdvertiser("crowded", encryption: .none) {
             $0.maximumPendingHandshakesPerAddress = 3
             $0.logger.logLevel = .critical
         }

@@ -40,7 +40,7 @@ struct HandshakeOnlyTests {
 
     @Test("before HELLO and after it, each forbidden frame closes with GOODBYE 7; no invitation is delivered")
     func beforeInvite() async throws {
-        let advertiser = try await loopbackAdvertiser("strict") { $0.logger.logLevel = .critical }
+        let advertiser = try await loopbackAdvertiser("strict", encryption: .none) { $0.logger.logLevel = .critical }
         let delivered = Locked(0)
         let app = Task {
             for await invitation in advertiser.invitations {
@@ -67,13 +67,13 @@ struct HandshakeOnlyTests {
         "after INVITE, while the app decides, each forbidden frame closes and the invitation can no longer be accepted"
     )
     func pendingInvitation() async throws {
-        let advertiser = try await loopbackAdvertiser("undecided") {
+        let advertiser = try await loopbackAdvertiser("undecided", encryption: .none) {
             $0.logger.logLevel = .critical
             $0.maximumPendingInvitationsPerPeer = 100
             $0.invitationBurstPerPeer = 100
         }
         var invitations = advertiser.invitations.makeAsyncIterator()
-        let session = Session(peer: advertiser.peer)
+        let session = Session(peer: advertiser.peer, encryptionPreference: .none)
         for (name, frame) in Self.forbidden.filter({ $0.0 != "INVITE" }) + [("second INVITE", HandFrames.invite())] {
             let socket = try RawSocket(port: advertiser.port!)
             socket.send(HandFrames.hello() + HandFrames.invite())

@@ -12,8 +12,8 @@ struct HostileInputTests {
         let task: Task<Void, Never>
 
         init() async throws {
-            advertiser = try await loopbackAdvertiser("target")
-            session = Session(peer: advertiser.peer)
+            advertiser = try await loopbackAdvertiser("target", encryption: .none)
+            session = Session(peer: advertiser.peer, encryptionPreference: .none)
             task = acceptAll(advertiser, into: session)
         }
 
@@ -21,7 +21,7 @@ struct HostileInputTests {
 
         /// A real peer still connects.
         func stillServes() async throws {
-            let visitor = Session(peer: try PeerID(displayName: "visitor"))
+            let visitor = Session(peer: try PeerID(displayName: "visitor"), encryptionPreference: .none)
             let peer = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
             #expect(peer == advertiser.peer)
             await visitor.disconnect()
@@ -57,21 +57,23 @@ struct HostileInputTests {
 
     @Test("an invited connection that sends DATA before the answer is closed; nothing is delivered")
     func dataBeforeAcceptance() async throws {
-        let advertiser = try await loopbackAdvertiser("slow-target")
+        let advertiser = try await loopbackAdvertiser("slow-target", encryption: .none)
         let socket = try RawSocket(port: advertiser.port!)
         socket.send(HandFrames.hello() + HandFrames.invite())
         var invitations = advertiser.invitations.makeAsyncIterator()
         let invitation = try #require(await invitations.next())
         socket.send(HandFrames.data(Array("not yet".utf8)))
         #expect(socket.readUntilClosed() != nil)
-        let session = Session(peer: advertiser.peer)
+        let session = Session(peer: advertiser.peer, encryptionPreference: .none)
         await #expect(throws: InvitationError.self) { try await invitation.accept(into: session) }
         #expect(session.connectedPeers.isEmpty)
     }
 
     @Test("a connection that never says HELLO is closed at the handshake timeout")
     func silentConnection() async throws {
-        let advertiser = try await loopbackAdvertiser("patient") { $0.handshakeTimeout = .milliseconds(500) }
+        let advertiser = try await loopbackAdvertiser("patient", encryption: .none) {
+            $0.handshakeTimeout = .milliseconds(500)
+        }
         let socket = try RawSocket(port: advertiser.port!)
         let start = ContinuousClock.now
         #expect(socket.readUntilClosed() != nil)
@@ -81,13 +83,13 @@ struct HostileInputTests {
 
     @Test("invitations beyond the pending limit are declined as busy")
     func pendingInvitationLimit() async throws {
-        let advertiser = try await loopbackAdvertiser("popular") { $0.maximumPendingInvitations = 2 }
+        let advertiser = try await loopbackAdvertiser("popular", encryption: .none) { $0.maximumPendingInvitations = 2 }
         let sockets = try (0..<2).map { _ in try RawSocket(port: advertiser.port!) }
         for socket in sockets { socket.send(HandFrames.hello() + HandFrames.invite()) }
         var invitations = advertiser.invitations.makeAsyncIterator()
         _ = await invitations.next()
         _ = await invitations.next()
-        let session = Session(peer: try PeerID(displayName: "one-too-many"))
+        let session = Session(peer: try PeerID(displayName: "one-too-many"), encryptionPreference: .none)
         let error = await #expect(throws: InvitationError.self) {
             try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
         }

@@ -21,8 +21,8 @@ struct HostileResourceTests {
             scratch = try ScratchDirectory("hostile-resources")
             var configuration = Session.Configuration.default
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
-            advertiser = try await loopbackAdvertiser("resource-target")
-            session = Session(peer: advertiser.peer, configuration: configuration)
+            advertiser = try await loopbackAdvertiser("resource-target", encryption: .none)
+            session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
             log = EventLog(session)
             acceptor = acceptAll(advertiser, into: session)
             socket = try RawSocket(port: advertiser.port!)

@@ -29,8 +29,8 @@ struct InvitationFloodTests {
 
     @Test("unanswered: the app sees at most 2 of the flood's 200 invitations, the rest are declined as rate-limited")
     func heldInvitations() async throws {
-        let advertiser = try await loopbackAdvertiser("flooded-app", configure: Self.quiet)
-        let session = Session(peer: advertiser.peer)
+        let advertiser = try await loopbackAdvertiser("flooded-app", encryption: .none, configure: Self.quiet)
+        let session = Session(peer: advertiser.peer, encryptionPreference: .none)
         let flooder = UUID()
         let seen = Locked<[PeerID]>([])
         let app = Task {
@@ -47,7 +47,7 @@ struct InvitationFloodTests {
         #expect(reasons.filter { $0 == nil }.count <= 2, "more than 2 invitations were held")
 
         // Another peer on the same host still gets in.
-        let visitor = Session(peer: try PeerID(displayName: "welcome"))
+        let visitor = Session(peer: try PeerID(displayName: "welcome"), encryptionPreference: .none)
         let peer = try await visitor.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
         #expect(peer == advertiser.peer)
         let fromFlooder = seen.withLock { $0.filter { $0.id == flooder }.count }
@@ -60,7 +60,7 @@ struct InvitationFloodTests {
 
     @Test("declined at once: the app sees the burst of 4 and what the bucket earns back, not 200")
     func answeredInvitations() async throws {
-        let advertiser = try await loopbackAdvertiser("busy-app", configure: Self.quiet)
+        let advertiser = try await loopbackAdvertiser("busy-app", encryption: .none, configure: Self.quiet)
         let seen = Locked(0)
         let app = Task {
             for await invitation in advertiser.invitations {

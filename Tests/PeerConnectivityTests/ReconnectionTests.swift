@@ -163,7 +163,12 @@ struct ReconnectionTests {
 
     @Test("a RESUME with a wrong secret is refused (DECLINE 24) and the link stays as it was")
     func wrongSecretRefused() async throws {
-        let pair = try await SessionPair.connect(host: Self.configuration(), client: Self.configuration())
+        // Plain by name: the raw socket speaks the plain handshake.
+        let pair = try await SessionPair.connect(
+            host: Self.configuration(),
+            client: Self.configuration(),
+            encryption: .none
+        )
         defer { pair.acceptor.cancel() }
         let (client, host) = (pair.client, pair.host)
         try await #require(eventually { host.memberListenerPort != nil })

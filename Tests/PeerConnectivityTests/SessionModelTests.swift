@@ -25,13 +25,17 @@ struct SessionModelTests {
         try await eventually { model.peers[peer]?.state == .connected }
         #expect(joined.value, "Observation signalled the change of connectedPeers")
         #expect(model.connectedPeers == [peer])
-        #expect(model.peers[peer] == SessionModel.PeerStatus(state: .connected))
+        let status = try #require(model.peers[peer])
+        #expect(status.state == .connected && status.disconnectReason == nil)
+        #expect(status.security?.isEncrypted == true, "the model shows the link encrypted, as by default")
+        #expect(status.security?.tlsVersion == "TLS 1.3")
 
         let left = observeChange { _ = model.peers }
         await host.disconnect()
         try await eventually { model.peers[peer]?.state == .notConnected }
         #expect(left.value, "Observation signalled the change of peers")
         #expect(model.peers[peer]?.disconnectReason == .peerDisconnected)
+        #expect(model.peers[peer]?.security == nil, "no link, nothing to show of its security")
         #expect(model.connectedPeers.isEmpty)
     }
 

@@ -139,7 +139,10 @@ public final class SessionModel {
             peers[peer] = PeerStatus(state: .notConnected)
         }
         for (peer, state) in states where peers[peer]?.state != state {
-            peers[peer] = PeerStatus(state: state)
+            peers[peer] = PeerStatus(
+                state: state,
+                security: state == .connected ? session.securityInfo(for: peer) : nil
+            )
         }
         if peers != self.peers { self.peers = peers }
         if let found, found != discovered { discovered = found }
@@ -149,7 +152,11 @@ public final class SessionModel {
 
     private func apply(_ event: SessionEvent) {
         guard case .peerStateChanged(let peer, let state, let reason) = event else { return }
-        peers[peer] = PeerStatus(state: state, disconnectReason: state == .connected ? nil : reason)
+        peers[peer] = PeerStatus(
+            state: state,
+            disconnectReason: state == .connected ? nil : reason,
+            security: state == .connected ? session.securityInfo(for: peer) : nil
+        )
     }
 
     private func apply(_ change: TransferRegistry.Change) {

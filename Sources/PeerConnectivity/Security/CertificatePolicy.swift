@@ -29,4 +29,14 @@ public struct CertificatePolicy: Sendable {
     public static func ask(timeout: Duration = .seconds(60)) -> CertificatePolicy {
         CertificatePolicy(kind: .ask(timeout))
     }
+
+    /// Whether the policy has seen `peer` encrypted before: its key is pinned in the trust store. Such a
+    /// peer is never accepted in the clear (``DisconnectReason/downgradeRefused``).
+    ///
+    /// - Parameter peer: the peer a HELLO names.
+    /// - Returns: `true` when its key is pinned.
+    func hasSeenEncrypted(_ peer: PeerID) -> Bool {
+        guard case .trustOnFirstUse(let store) = kind else { return false }
+        return store.pinnedKey(for: peer.id) != nil
+    }
 }

@@ -21,7 +21,7 @@ public struct ReflectorConfiguration: Sendable {
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?
     /// The encryption preference of its advertiser and of the session it makes for each runner.
-    public var encryption: EncryptionPreference = .optional
+    public var encryption: EncryptionPreference = .default
 
     /// Makes a configuration.
     ///

@@ -162,7 +162,11 @@ public final class ReflectorService: Sendable {
         for await event in session.events {
             switch event {
             case .peerStateChanged(let peer, .connected, _):
-                log("connected runner=\(peer.displayName) id=\(peer.id.uuidString.lowercased()) runners=\(runnerCount)")
+                let security = session.securityInfo(for: peer)?.summary ?? "unknown"
+                log(
+                    "connected runner=\(peer.displayName) id=\(peer.id.uuidString.lowercased()) runners=\(runnerCount) "
+                        + "security=\"\(security)\""
+                )
                 do {
                     try await session.send(hello.encoded(), toPeers: [peer], mode: .reliable)
                 } catch {

@@ -18,6 +18,10 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     public var connectedToHelloNanoseconds: UInt64?
     /// TCP connect of the raw-tcp test.
     public var rawConnectNanoseconds: UInt64?
+    /// The runner session's encryption preference ("required", "optional" or "none").
+    public var encryption: String?
+    /// How the session's link was secured: "TLS 1.3, TLS_AES_128_GCM_SHA256", or "plain (not encrypted)".
+    public var linkSecurity: String?
 
     /// Makes a report; the timings start unset.
     ///

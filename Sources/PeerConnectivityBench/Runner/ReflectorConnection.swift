@@ -106,6 +106,8 @@ struct ReflectorConnection {
                 report.inviteToConnectedNanoseconds = MonotonicClock.now() - invited
             }
             driver.connected(to: peer)
+            report.encryption = configuration.encryption.description
+            report.linkSecurity = session.securityInfo(for: peer)?.summary
             let connected = MonotonicClock.now()
             let hello = try await driver.hello(timeout: configuration.connectTimeout)
             report.connectedToHelloNanoseconds = MonotonicClock.now() - connected

@@ -16,7 +16,7 @@ public struct RunnerConfiguration: Sendable {
     /// How long finding, inviting and hearing the reflector's hello may take, each.
     public var connectTimeout: Duration
     /// The encryption preference of the runner's session.
-    public var encryption: EncryptionPreference = .optional
+    public var encryption: EncryptionPreference = .default
 
     /// Makes a configuration.
     ///

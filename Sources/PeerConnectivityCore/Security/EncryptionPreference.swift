@@ -4,6 +4,11 @@
 /// or `.optional` on both. `.optional` against `.none` gives a plain connection. `.required` against
 /// `.none` is refused on both sides with ``DisconnectReason/encryptionRequired``, whose detail says
 /// which side insists.
+///
+/// The default is ``required``, as MPC's. The preferences travel in the plain HELLO, so anyone on the
+/// path can rewrite a HELLO to say `.none`: with `.optional` on a side, that gives a plain connection
+/// (a warning in the log says so), unless this side has seen the peer encrypted before
+/// (``DisconnectReason/downgradeRefused``). Only `.required` cannot be downgraded.
 public enum EncryptionPreference: UInt8, Sendable, Hashable, Codable, CaseIterable, LosslessStringConvertible {
     /// Never encrypt: a peer that requires encryption is refused.
     case none = 0
@@ -11,6 +16,9 @@ public enum EncryptionPreference: UInt8, Sendable, Hashable, Codable, CaseIterab
     case optional = 1
     /// Always encrypt: a peer that refuses encryption is refused.
     case required = 2
+
+    /// What sessions and advertisers use unless told otherwise: ``required``.
+    public static let `default` = EncryptionPreference.required
 
     /// The preference's name, as in code.
     public var description: String {

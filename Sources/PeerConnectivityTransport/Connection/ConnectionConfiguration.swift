@@ -24,6 +24,9 @@ package struct ConnectionConfiguration: Sendable {
     package var logger: Logger
     /// Encryption: preference, identity and certificate checks; `nil` never encrypts (preference none).
     package var security: ConnectionSecurity?
+    /// Whether this side has seen a peer encrypted before (its key is pinned): a plain connection with
+    /// it is refused as a downgrade, whatever the preferences say.
+    package var encryptedBefore: @Sendable (PeerID) -> Bool
 
     /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than
     /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy).
@@ -43,8 +46,10 @@ package struct ConnectionConfiguration: Sendable {
         channelQueueLimit: Int = 512 << 10,
         maximumInvitationTimeout: TimeAmount = ConnectionStateMachine.defaultMaximumInvitationTimeout,
         logger: Logger,
-        security: ConnectionSecurity? = nil
+        security: ConnectionSecurity? = nil,
+        encryptedBefore: @escaping @Sendable (PeerID) -> Bool = { _ in false }
     ) {
+        self.encryptedBefore = encryptedBefore
         self.maximumInvitationTimeout = maximumInvitationTimeout
         self.security = security
         self.maximumInboundChannels = maximumInboundChannels

@@ -22,6 +22,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// The largest batch: reached while the socket takes every batch at once (see `bulkBatchLimit`).
     static let largestBulkBatchLength = 1 << 20
 
+    /// Reasons this side closes for that an operator must see: a broken or hostile peer, or a
+    /// refused encryption (someone may be stripping it).
+    static let reasonsWorthAWarning: Set<DisconnectReason> = [
+        .protocolViolation, .incompatibleVersion, .encryptionRequired, .downgradeRefused,
+    ]
+
     /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
@@ -56,6 +62,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var peerCertificate: [UInt8]?
     /// What the peer's certificate proved, until the pairing code completes it.
     private var verified: ConnectionSecurity.Verified?
+    /// The cipher suite read from the server's first TLS record (see ``ServerHelloObserver``).
+    private var cipherSuite: String?
 
     /// The peer once connected: kept apart from the state machine for the data path.
     private var establishedPeer: PeerID?
@@ -90,7 +98,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             livenessTimeout: configuration.livenessTimeout,
             maximumInboundChannels: configuration.maximumInboundChannels,
             maximumInvitationTimeout: configuration.maximumInvitationTimeout,
-            encryption: configuration.security?.preference ?? .none
+            encryption: configuration.security?.preference ?? .none,
+            encryptedBefore: configuration.encryptedBefore
         )
         self.security = configuration.security
         switch role {
@@ -180,6 +189,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
             guard let frame else { break }
             run(stateMachine.frameReceived(frame))
+            if establishedPeer == nil, case .hello(let hello) = frame {
+                logIfPlain(after: hello)
+            }
         }
         decoding = false
         if let tls = pendingTLS.take() {
@@ -490,7 +502,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .close(let reason, let frame):
             cancelTimers()
             connection.refuseNewSends(ConnectionClosedError(reason: reason, peer: stateMachine.peer))
-            if reason == .protocolViolation || reason == .incompatibleVersion {
+            if Self.reasonsWorthAWarning.contains(reason) {
                 logger.warning("closing connection: \(reason)")
             } else {
                 logger.debug("closing connection: \(reason)")
@@ -564,6 +576,23 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     // MARK: - TLS
 
+    /// Says so in the log when the HELLOs agreed on a plain connection: a warning when this side would
+    /// have encrypted (`.optional` against a peer whose HELLO says none, which anyone on the path can
+    /// write), a notice when this side's preference is none.
+    private func logIfPlain(after hello: Frame.Hello) {
+        guard !stateMachine.isEncrypted, stateMachine.peer != nil, !stateMachine.isClosing else { return }
+        if security == nil {
+            logger.notice("connection not encrypted: this side's encryption preference is none")
+        } else {
+            logger.warning(
+                """
+                connection NOT encrypted: the peer's HELLO says encryption \(hello.encryption) and this side's \
+                preference is optional; anyone on the path can read and change it (use .required)
+                """
+            )
+        }
+    }
+
     /// Switches the stream to TLS after the HELLOs: stops decoding, then (once the read being decoded
     /// is done) puts the TLS handler in front (see ``installTLS(_:context:)``).
     private func startTLS(asClient: Bool, context: ChannelHandlerContext) {
@@ -610,8 +639,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private func installTLS(_ tls: NIOSSLHandler, context: ChannelHandlerContext) {
         let leftover = reader.takeUndecoded()
         reader = FrameReader(limit: frameLengthLimit)
+        let observer = ServerHelloObserver(isClient: tls is NIOSSLClientHandler) { [self] suite in
+            cipherSuite = suite.map(TLSServerHello.name(ofCipherSuite:))
+        }
         do {
             try context.pipeline.syncOperations.addHandler(tls, position: .first)
+            try context.pipeline.syncOperations.addHandler(observer, position: .first)
         } catch {
             run(stateMachine.securityFailed(.securityFailed.with(detail: "\(error)"), tellingPeer: false))
             return
@@ -639,7 +672,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .refused(let reason):
             logger.warning("closing connection: \(reason)")
             run(stateMachine.securityFailed(reason, tellingPeer: true))
-        case .proved(let proved):
+        case .proved(var proved):
+            proved.info = proved.info.with(tlsVersion: negotiatedTLSVersion(), cipherSuite: cipherSuite)
             verified = proved
             connection.securityInfo = proved.info
             var nonce = [UInt8](repeating: 0, count: PairingExchange.nonceLength)
@@ -653,6 +687,17 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 hash: security.hash
             )
             run(stateMachine.secured(pairing))
+        }
+    }
+
+    /// The TLS version NIOSSL negotiated, by name.
+    private func negotiatedTLSVersion() -> String? {
+        guard let context, let version = try? context.pipeline.syncOperations.nioSSL_tlsVersion() else { return nil }
+        switch version {
+        case .tlsv1: return "TLS 1.0"
+        case .tlsv11: return "TLS 1.1"
+        case .tlsv12: return "TLS 1.2"
+        case .tlsv13: return "TLS 1.3"
         }
     }
 

@@ -1,8 +1,10 @@
 import PeerConnectivity
 
-/// A started advertiser on 127.0.0.1 without DNS-SD, for tests that connect directly.
+/// A started advertiser on 127.0.0.1 without DNS-SD, for tests that connect directly. Tests that
+/// speak the plain handshake from a raw socket pass `encryption: .none`.
 func loopbackAdvertiser(
     _ name: String,
+    encryption: EncryptionPreference = .default,
     configure: (inout Advertiser.Configuration) -> Void = { _ in }
 ) async throws -> Advertiser {
     var configuration = Advertiser.Configuration.default
@@ -12,6 +14,7 @@ func loopbackAdvertiser(
     let advertiser = try Advertiser(
         peer: try PeerID(displayName: name),
         serviceType: "loopback",
+        encryptionPreference: encryption,
         configuration: configuration
     )
     try await advertiser.start()

@@ -14,13 +14,18 @@ struct SessionPair {
 
     static func connect(
         host hostConfiguration: Session.Configuration = .default,
-        client clientConfiguration: Session.Configuration = .default
+        client clientConfiguration: Session.Configuration = .default,
+        encryption: EncryptionPreference = .default
     ) async throws -> SessionPair {
-        let advertiser = try await loopbackAdvertiser("pair-host")
-        let host = Session(peer: advertiser.peer, configuration: hostConfiguration)
+        let advertiser = try await loopbackAdvertiser("pair-host", encryption: encryption)
+        let host = Session(peer: advertiser.peer, encryptionPreference: encryption, configuration: hostConfiguration)
         let hostLog = EventLog(host)
         let acceptor = acceptAll(advertiser, into: host)
-        let client = Session(peer: try PeerID(displayName: "pair-client"), configuration: clientConfiguration)
+        let client = Session(
+            peer: try PeerID(displayName: "pair-client"),
+            encryptionPreference: encryption,
+            configuration: clientConfiguration
+        )
         let clientLog = EventLog(client)
         try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
         try await hostLog.waitFor(client.peer, .connected)
