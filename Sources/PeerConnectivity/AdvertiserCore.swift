@@ -33,6 +33,8 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
     private let security: ConnectionSecurity?
     private let continuation: AsyncStream<Invitation>.Continuation
     private let state: Mutex<State>
+    /// The warnings about inviters its connections and refusals may write, shared by them.
+    private let warnings = WarningBudget()
 
     init(
         record: DiscoveryRecord,
@@ -79,7 +81,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             }
         }
         let txtRecord = try record.txtRecord()
-        let connectionConfiguration = ConnectionConfiguration(
+        var connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: Session.Configuration.default.maximumMessageLength,
             handshakeTimeout: TimeAmount(configuration.handshakeTimeout),
             keepaliveInterval: TimeAmount(Session.Configuration.default.keepaliveInterval),
@@ -89,6 +91,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             security: security,
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
+        connectionConfiguration.warnings = warnings
         let listener: ConnectionListener
         do {
             listener = try await ConnectionListener.bind(
@@ -189,7 +192,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             return nil
         }
         if let refusal {
-            configuration.logger.warning("declining invitation from \(peer) at \(address): \(refusal)")
+            warnings.warn("declining invitation from \(peer) at \(address): \(refusal)", to: configuration.logger)
             connection.decline(refusal)
             return
         }

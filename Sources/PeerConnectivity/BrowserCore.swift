@@ -1,3 +1,4 @@
+import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
 
@@ -170,14 +171,16 @@ final class BrowserCore: Sendable {
         } catch {
             state.withLock { _ = $0.resolving.removeValue(forKey: instance.name) }
             if !Task.isCancelled {
-                configuration.logger.warning("cannot resolve service \(instance.name) (\(registrationType)): \(error)")
+                configuration.logger.warning(
+                    "cannot resolve service \(LogSafe.escaped(instance.name)) (\(registrationType)): \(error)"
+                )
             }
             return
         }
         guard let record = DiscoveryRecord(txtRecord: resolved.txtRecord), record.peer != peer else {
             state.withLock { _ = $0.resolving.removeValue(forKey: instance.name) }
             configuration.logger.warning(
-                "ignoring service \(instance.name.debugDescription): its TXT record (\(resolved.txtRecord.count) bytes) does not name a valid peer, or is over \(DiscoveryRecord.maximumReceivedTXTLength) bytes"
+                "ignoring service \"\(LogSafe.escaped(instance.name))\": its TXT record (\(resolved.txtRecord.count) bytes) does not name a valid peer, or is over \(DiscoveryRecord.maximumReceivedTXTLength) bytes"
             )
             return
         }

@@ -16,6 +16,12 @@ public struct Invitation: Sendable {
     /// pairing code to compare with the inviter's before accepting.
     public let security: PeerSecurityInfo
 
+    /// The inviter's IP address as this side sees it ("192.0.2.7", "fe80::1%eth0"), for logs and for
+    /// limits per source; `nil` when the socket no longer says.
+    public var address: String? {
+        connection.channel.remoteAddress?.ipAddress
+    }
+
     let connection: Connection
     let advertiser: AdvertiserCore
 
@@ -48,5 +54,14 @@ public struct Invitation: Sendable {
     public func decline() {
         advertiser.answered(connection)
         connection.decline(.declined)
+    }
+
+    /// Declines because this side cannot take the peer now (it serves as many as it can): the inviter
+    /// sees ``DisconnectReason/busy``, which says to try again later, not a refusal.
+    ///
+    /// - Parameter detail: why, for the inviter's error and logs ("32 runners served already").
+    public func declineAsBusy(detail: String) {
+        advertiser.answered(connection)
+        connection.decline(.busy.with(detail: detail))
     }
 }

@@ -12,7 +12,11 @@ struct MeshState {
     /// and over which connection this side learned it.
     var endpoints: [PeerID: (member: Frame.Member, connection: ObjectIdentifier)] = [:]
     /// Members that a member introduced (MEMBERS): they may connect to this session, and it to them.
-    var introduced: [PeerID: Frame.Member] = [:]
+    /// Forgotten when the introducer's connection closes.
+    var introduced: [PeerID: (member: Frame.Member, introducer: ObjectIdentifier)] = [:]
+    /// Dials under way to members introduced over each connection: at most
+    /// ``SessionCore/maximumDialsPerIntroducer`` at once.
+    var dialsInFlight: [ObjectIdentifier: Int] = [:]
     /// Connections to the listener from peers not introduced yet, held for a moment: the
     /// introduction may still be on its way.
     var pending: [PeerID: Connection] = [:]

@@ -118,6 +118,9 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 if grant > 0 { connection.grantCredit(grant, on: channel) }
             } catch let error as TransferError {
                 fail(error, resetCode: .sizeMismatch)
+            } catch let failure as POSIXFailure where failure.code == ENOSPC || failure.code == EDQUOT {
+                // The sender learns why (RESET no space), not only that something failed.
+                fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace)
             } catch {
                 fail(.failed(peer: peer, name: name, detail: "writing: \(error)"), resetCode: .failed)
             }

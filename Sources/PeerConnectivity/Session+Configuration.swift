@@ -29,6 +29,13 @@ extension Session {
         /// The flow-control window of a resource being received: how many bytes the sender may have
         /// in flight before the receiver has written them to disk.
         public var resourceWindow: Int = 4 << 20
+        /// The largest resource accepted from a peer, in bytes; `nil` for no maximum but the free space
+        /// of ``resourceDirectory``. A larger one is refused when it is offered, before anything is
+        /// written: the sender's transfer fails with ``TransferError/refused(peer:name:detail:)``.
+        public var maximumResourceSize: UInt64?
+        /// How many resources may arrive at once (each holds a file open); more are refused, and their
+        /// senders may try again. All sessions of a process hold at most a quarter of its descriptor limit.
+        public var maximumIncomingResources = 16
         /// Whether the session keeps itself a full mesh, as MPC: a peer accepted into a session that
         /// holds others is connected to every member automatically (each session listens on a TCP port
         /// of its own for that). Off, the session holds only the peers it invited or accepted.

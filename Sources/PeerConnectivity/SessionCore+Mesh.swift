@@ -22,6 +22,9 @@ import PeerConnectivityTransport
 extension SessionCore {
     /// How long a connection to the session's listener waits for a member to introduce its peer.
     static let introductionGracePeriod = Duration.seconds(3)
+    /// Dials to introduced members that one member's introductions may have under way at once; more
+    /// introductions wait for the next MEMBERS.
+    static let maximumDialsPerIntroducer = 4
 
     /// Binds the session's listener in the background; connections established meanwhile are told
     /// its port once it is bound.
@@ -98,6 +101,9 @@ extension SessionCore {
             for (peer, pending) in state.pending where pending === connection {
                 state.pending[peer] = nil
             }
+            for (peer, introduction) in state.introduced where introduction.introducer == key {
+                state.introduced[peer] = nil
+            }
         }
     }
 
@@ -109,8 +115,17 @@ extension SessionCore {
             guard let address = connection.channel.remoteAddress?.ipAddress.flatMap(Self.addressBytes) else { return }
             learned(Frame.Member(peer: sender, address: address, port: port), over: connection)
         case .members(let members):
-            for member in members where member.peer != peer {
-                introduce(member)
+            // An introduction makes this side dial the address it names: only a peer that proved its key
+            // (TLS and the binding rule) may make one.
+            guard connection.securityInfo.isEncrypted else {
+                connectionConfiguration.warnings.warn(
+                    "ignoring MEMBERS from \(sender): introductions are accepted only over an encrypted connection",
+                    to: configuration.logger
+                )
+                return
+            }
+            for member in members where member.peer != peer && member.peer != sender {
+                introduce(member, by: connection)
             }
         default:
             break
@@ -138,9 +153,10 @@ extension SessionCore {
 
     /// A member told this side about `member`: connect to it if it lacks a connection, as the
     /// lower peer id; accept it if it is already knocking.
-    private func introduce(_ member: Frame.Member) {
+    private func introduce(_ member: Frame.Member, by introducer: Connection) {
+        let introducerKey = ObjectIdentifier(introducer)
         let knocking = mesh.withLock { state -> Connection? in
-            state.introduced[member.peer] = member
+            state.introduced[member.peer] = (member, introducerKey)
             return state.pending.removeValue(forKey: member.peer)
         }
         if let knocking {
@@ -150,8 +166,25 @@ extension SessionCore {
         guard state(of: member.peer) == .notConnected, Self.winsTieBreak(inviter: peer, over: member.peer),
             let host = Self.addressString(member.address)
         else { return }
+        let mayDial = mesh.withLock { state -> Bool in
+            guard state.dialsInFlight[introducerKey, default: 0] < Self.maximumDialsPerIntroducer else { return false }
+            state.dialsInFlight[introducerKey, default: 0] += 1
+            return true
+        }
+        guard mayDial else {
+            configuration.logger.debug(
+                "mesh: not dialing \(member.peer) yet: enough dials under way for its introducer"
+            )
+            return
+        }
         let logger = configuration.logger
         Task {
+            defer {
+                mesh.withLock { state in
+                    let left = state.dialsInFlight[introducerKey, default: 1] - 1
+                    state.dialsInFlight[introducerKey] = left > 0 ? left : nil
+                }
+            }
             do {
                 _ = try await invite(
                     expectedPeer: member.peer,

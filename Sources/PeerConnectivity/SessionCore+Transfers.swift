@@ -42,6 +42,14 @@ extension SessionCore {
             transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
             events.yield(.streamReceived(IncomingStream(receiver: receiver)))
         case .resource:
+            if let (code, why) = refusal(of: open) {
+                connectionConfiguration.warnings.warn(
+                    "refused resource \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(why)",
+                    to: configuration.logger
+                )
+                connection.resetInboundChannel(open.channel, code)
+                return
+            }
             let key = TransferKey(connection, open.channel)
             let receiver = ResourceReceiver(
                 open: open,
@@ -62,12 +70,51 @@ extension SessionCore {
         }
     }
 
+    /// Why a resource offered by a peer is refused before anything is written, if it is: larger than
+    /// the configured maximum or than the free space of the resource directory, or no place free for it
+    /// (in this session or in the process). A resource that is not refused has taken its places.
+    private func refusal(of open: Frame.Open) -> (ChannelResetCode, String)? {
+        if let maximum = configuration.maximumResourceSize, open.size > maximum {
+            return (.tooLarge, "\(open.size) bytes announced, at most \(maximum) accepted")
+        }
+        if let free = Self.freeSpace(at: configuration.resourceDirectory), open.size > free {
+            return (.noSpace, "\(open.size) bytes announced, \(free) free in \(configuration.resourceDirectory.path)")
+        }
+        guard incomingResources.take() else {
+            return (.busy, "\(incomingResources.limit) resources are arriving already")
+        }
+        guard IncomingResourceSlots.process.take() else {
+            incomingResources.give()
+            return (.busy, "the process has \(IncomingResourceSlots.process.limit) resource files open")
+        }
+        return nil
+    }
+
+    /// Bytes free for an unprivileged user in the file system of `directory`, or of its nearest existing
+    /// parent; `nil` when none can be asked.
+    static func freeSpace(at directory: URL) -> UInt64? {
+        var url = directory
+        for _ in 0..<64 {
+            if let attributes = try? FileManager.default.attributesOfFileSystem(forPath: url.path),
+                let free = attributes[.systemFreeSize] as? NSNumber
+            {
+                return free.uint64Value
+            }
+            let parent = url.deletingLastPathComponent()
+            guard parent.path != url.path else { return nil }
+            url = parent
+        }
+        return nil
+    }
+
     private func resourceFinished(
         _ key: TransferKey,
         name: String,
         from peer: PeerID,
         result: Result<URL, TransferError>
     ) {
+        incomingResources.give()
+        IncomingResourceSlots.process.give()
         transfers.withLock { $0[key] = nil }
         resourcesInFlight.ended(.channel(key))
         events.yield(.finishedReceivingResource(name: name, from: peer, result: result))

@@ -74,6 +74,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let transfers = Mutex([TransferKey: any InboundTransfer]())
     /// The resources in flight both ways, for ``SessionModel``.
     let resourcesInFlight = TransferRegistry()
+    /// The session's places for resources arriving at once (``Session/Configuration/maximumIncomingResources``).
+    let incomingResources: IncomingResourceSlots
     private let readingPaused = Atomic<Bool>(false)
 
     /// The session's encryption preference.
@@ -83,6 +85,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         self.peer = peer
         self.configuration = configuration
         self.encryptionPreference = security?.preference ?? .none
+        self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)
         self.connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
             handshakeTimeout: .seconds(5),

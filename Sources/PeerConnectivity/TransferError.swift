@@ -99,7 +99,7 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// A sentence saying what failed.
     public var description: String {
-        let what = name.map { "transfer \"\($0.prefix(80))\"" } ?? "transfer"
+        let what = name.map { "transfer \"\(LogSafe.escaped($0, limit: 80))\"" } ?? "transfer"
         let with = peer.map { " with \($0)" } ?? ""
         let more = detail.map { ": \($0)" } ?? ""
         switch code {
@@ -133,7 +133,17 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
         case .digestMismatch: return .digestMismatch(peer: peer, name: name)
         case .sizeMismatch: return .sizeMismatch(peer: peer, name: name)
         case .failed:
-            return .failed(peer: peer, name: name, detail: byPeer ? "the peer reported an error" : nil)
+            return .failed(peer: peer, name: name, detail: byPeer ? "the peer could not read or write the data" : nil)
+        case .tooLarge:
+            return .refused(peer: peer, name: name, detail: "larger than the receiver accepts")
+        case .noSpace:
+            return .failed(peer: peer, name: name, detail: "the receiver has not enough free disk space")
+        case .busy:
+            return .refused(
+                peer: peer,
+                name: name,
+                detail: "the receiver has as many resources open as it takes; try again later"
+            )
         }
     }
 }

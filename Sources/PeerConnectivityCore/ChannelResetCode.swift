@@ -10,6 +10,12 @@ package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomSt
     case sizeMismatch = 4
     /// Reading or writing the data failed on the side that sent RESET (a disk error, say).
     case failed = 5
+    /// The resource is larger than the receiver accepts (its configured maximum).
+    case tooLarge = 6
+    /// The receiver has not enough free disk space for the resource (at OPEN, or while writing it).
+    case noSpace = 7
+    /// The receiver has as many resources open as it takes at once; the sender may try again later.
+    case busy = 8
 
     /// Reads a code from the wire; an unknown value counts as ``failed``.
     ///
@@ -25,6 +31,9 @@ package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomSt
         case .digestMismatch: return "SHA-256 mismatch"
         case .sizeMismatch: return "size mismatch"
         case .failed: return "failed"
+        case .tooLarge: return "too large"
+        case .noSpace: return "no space"
+        case .busy: return "busy"
         }
     }
 }

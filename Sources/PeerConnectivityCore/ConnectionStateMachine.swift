@@ -215,6 +215,12 @@ package struct ConnectionStateMachine {
         return false
     }
 
+    /// Why the connection is closing, once it is (the reason reported when it has closed).
+    package var closingReason: DisconnectReason? {
+        if case .closing(_, let reason) = state { return reason }
+        return nil
+    }
+
     /// Whether the connection is closing or closed.
     package var isClosing: Bool {
         switch state {

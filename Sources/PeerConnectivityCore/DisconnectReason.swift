@@ -162,7 +162,8 @@ public struct DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .downgradeRefused: text = "refused a plain connection to a peer seen encrypted before"
         }
         guard let detail else { return text }
-        return "\(text): \(detail)"
+        // A detail may quote what a peer sent: one line, of bounded length.
+        return "\(text): \(LogSafe.escaped(detail, limit: 1024))"
     }
 
     /// The byte that carries this reason in a GOODBYE or DECLINE frame.

@@ -67,11 +67,15 @@ package struct InvitationRateLimiter: Sendable {
 
     /// Keys kept at most; beyond, keys with nothing pending and a full bucket are forgotten.
     private static let maximumKeys = 4096
+    /// Every this many requests, keys back to a full bucket are forgotten anyway: a long-running
+    /// advertiser keeps no entry for a peer or address that has stopped inviting.
+    private static let requestsBetweenPrunes = 256
 
     private let limits: Limits
     private var peerBuckets: [String: Bucket] = [:]
     private var addressBuckets: [String: Bucket] = [:]
     private var pending: [String: Int] = [:]
+    private var requestsSincePrune = 0
 
     /// Makes a limiter with full buckets.
     ///
@@ -131,16 +135,20 @@ package struct InvitationRateLimiter: Sendable {
         pending[peer] = left > 0 ? left : nil
     }
 
-    /// Forgets keys that are back to a full bucket with nothing pending, once there are too many.
+    /// Forgets keys that are back to a full bucket with nothing pending: every
+    /// ``requestsBetweenPrunes`` requests, and whenever there are too many.
     private mutating func prune(now: UInt64) {
-        if peerBuckets.count > Self.maximumKeys {
+        requestsSincePrune += 1
+        let due = requestsSincePrune >= Self.requestsBetweenPrunes
+        if due { requestsSincePrune = 0 }
+        if due || peerBuckets.count > Self.maximumKeys {
             peerBuckets = peerBuckets.filter { key, bucket in
                 var bucket = bucket
                 bucket.refill(now: now, burst: limits.peerBurst, perSecond: limits.peerPerSecond)
                 return pending[key] != nil || bucket.tokens < Double(limits.peerBurst)
             }
         }
-        if addressBuckets.count > Self.maximumKeys {
+        if due || addressBuckets.count > Self.maximumKeys {
             addressBuckets = addressBuckets.filter { _, bucket in
                 var bucket = bucket
                 bucket.refill(now: now, burst: limits.addressBurst, perSecond: limits.addressPerSecond)

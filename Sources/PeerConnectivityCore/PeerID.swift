@@ -72,8 +72,9 @@ public struct PeerID: Hashable, Sendable, Codable, CustomStringConvertible {
         hasher.combine(id)
     }
 
-    /// The display name and the first eight characters of the id, as "alice (1a2b3c4d)".
+    /// The display name and the first eight characters of the id, as "alice (1a2b3c4d)": one line, with
+    /// any control character in the name escaped (a peer chooses its name; this is what logs show).
     public var description: String {
-        "\(displayName) (\(id.uuidString.prefix(8).lowercased()))"
+        "\(LogSafe.escaped(displayName)) (\(id.uuidString.prefix(8).lowercased()))"
     }
 }

@@ -91,4 +91,22 @@ struct InvitationRateLimiterTests {
         #expect(limits.pendingCount(peer: "id-19999") == 0)
         #expect(limits.rememberedKeys <= 4097 + 1, "remembers \(limits.rememberedKeys) keys")
     }
+
+    @Test("keys of peers that stopped inviting are forgotten well before the cap, once their buckets are full")
+    func idleKeysExpire() {
+        var limits = limiter(pendingPerPeer: 1, peerBurst: 4, peerPerSecond: 1, addressBurst: 1_000_000)
+        for index in 0..<300 {
+            if limits.request(peer: "id-\(index)", address: "a-\(index)", now: 0) == .admit {
+                limits.answered(peer: "id-\(index)")
+            }
+        }
+        #expect(limits.rememberedKeys == 600, "each new peer and address is remembered while its bucket refills")
+        // Ten seconds later every bucket is full again; the next prune forgets them all but the new one.
+        for index in 0..<256 {
+            if limits.request(peer: "late", address: "b", now: 10 * second + UInt64(index) * second) == .admit {
+                limits.answered(peer: "late")
+            }
+        }
+        #expect(limits.rememberedKeys <= 2, "remembers \(limits.rememberedKeys) keys")
+    }
 }

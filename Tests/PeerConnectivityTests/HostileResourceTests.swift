@@ -17,10 +17,11 @@ struct HostileResourceTests {
 
         var directory: URL { scratch.url.appendingPathComponent("received", isDirectory: true) }
 
-        init() async throws {
+        init(configure: (inout Session.Configuration) -> Void = { _ in }) async throws {
             scratch = try ScratchDirectory("hostile-resources")
             var configuration = Session.Configuration.default
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+            configure(&configuration)
             advertiser = try await loopbackAdvertiser("resource-target", encryption: .none)
             session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
             log = EventLog(session)
@@ -125,5 +126,45 @@ struct HostileResourceTests {
         target.send(channel: 5, name: Array("good".utf8), content: Array("fine".utf8))
         let all = try await target.log.waitForResources(3)
         #expect(try Data(contentsOf: try all[2].result.get()) == Data("fine".utf8))
+    }
+
+    @Test("a resource announcing 2^64-1 bytes, or more than the maximum, is refused at OPEN with its reason")
+    func sizesWithoutSense() async throws {
+        let target = try await Target { $0.maximumResourceSize = 1000 }
+        defer { target.scratch.remove() }
+        target.socket.send(HandFrames.openResource(channel: 1, size: .max, name: Array("huge".utf8)))
+        let huge = target.socket.readFrame(ofType: 0x23)
+        // Over the configured maximum, or over the free space: either way refused before anything is written.
+        #expect(huge == HandFrames.bigEndian(UInt32(1)) + [6] || huge == HandFrames.bigEndian(UInt32(1)) + [7])
+        target.socket.send(HandFrames.openResource(channel: 3, size: 1001, name: Array("big".utf8)))
+        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [6], "RESET too large")
+        #expect((try? target.scratch.contents("received")) ?? [] == [], "nothing was written")
+        #expect(target.log.startedResources.isEmpty, "a refused resource is never announced to the application")
+        // At the maximum it is taken.
+        target.send(channel: 5, name: Array("fits".utf8), content: Array(repeating: 9, count: 1000))
+        let finished = try await target.log.waitForResources(1)
+        #expect((try? finished.first?.result.get()) != nil)
+    }
+
+    @Test("more resources at once than the session takes are refused as busy (RESET 8); the others arrive")
+    func tooManyAtOnce() async throws {
+        let target = try await Target { $0.maximumIncomingResources = 2 }
+        defer { target.scratch.remove() }
+        // Three opened, none finished: the third finds no place.
+        for channel: UInt32 in [1, 3, 5] {
+            target.socket.send(HandFrames.openResource(channel: channel, size: 4, name: Array("r\(channel)".utf8)))
+        }
+        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(5)) + [8], "RESET busy")
+        for channel: UInt32 in [1, 3] {
+            target.socket.send(
+                HandFrames.chunk(channel: channel, [1, 2, 3, 4])
+                    + HandFrames.end(channel: channel, digest: Array(SHA256.hash(data: [1, 2, 3, 4] as [UInt8])))
+            )
+        }
+        let finished = try await target.log.waitForResources(2)
+        #expect(finished.allSatisfy { (try? $0.result.get()) != nil })
+        // Their places are free again.
+        target.send(channel: 7, name: Array("later".utf8), content: [5, 6])
+        #expect(try await target.log.waitForResources(3).count == 3)
     }
 }

@@ -22,6 +22,8 @@ package struct ConnectionConfiguration: Sendable {
     package var maximumInvitationTimeout: TimeAmount
     /// Where connection events (and the reasons connections close) are logged.
     package var logger: Logger
+    /// The warnings about peers that connections made with this configuration may write, shared by them.
+    package var warnings: WarningBudget
     /// Encryption: preference, identity and certificate checks; `nil` never encrypts (preference none).
     package var security: ConnectionSecurity?
     /// Whether this side has seen a peer encrypted before (its key is pinned): a plain connection with
@@ -60,5 +62,6 @@ package struct ConnectionConfiguration: Sendable {
         self.livenessTimeout = livenessTimeout
         self.outboundHighWatermark = outboundHighWatermark
         self.logger = logger
+        self.warnings = WarningBudget()
     }
 }

@@ -46,6 +46,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var keepaliveInterval: TimeAmount
     private var maximumMessageLength: Int
     private var logger: Logger
+    /// The warnings about peers this handler's listener or session may still write.
+    private let warnings: WarningBudget
     /// Shared with the frame decoder: small while handshaking, the message limit once connected.
     private let frameLengthLimit: FrameLengthLimit
     /// The bytes read and not decoded yet, and their decoder (a new one on the switch to TLS).
@@ -65,6 +67,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// The cipher suite read from the server's first TLS record (see ``ServerHelloObserver``).
     private var cipherSuite: String?
 
+    /// Why the connection closed, once it has (the state machine keeps no reason when closed).
+    private var closedReason: DisconnectReason?
     /// The peer once connected: kept apart from the state machine for the data path.
     private var establishedPeer: PeerID?
     private var establishedCompleted = false
@@ -112,6 +116,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.maximumMessageLength = configuration.maximumMessageLength
         self.delegate = delegate
         self.logger = configuration.logger
+        self.warnings = configuration.warnings
         let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
         self.frameLengthLimit = frameLengthLimit
         self.reader = FrameReader(limit: frameLengthLimit)
@@ -168,6 +173,19 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// The channel has closed and its pipeline let go of this handler: drop what the handler holds, the
+    /// context first. The context holds the handler and the handler its context; NIO breaks neither
+    /// reference, so without this every closed connection's handler, pipeline and decoder (with its
+    /// spare buffers) stayed in memory for good.
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+        pendingTLS = nil
+        peerCertificate = nil
+        verified = nil
+        reader = FrameReader(limit: frameLengthLimit)
+    }
+
     package func channelActive(context: ChannelHandlerContext) {
         start()
         context.fireChannelActive()
@@ -202,7 +220,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if stateMachine.isEncrypted, establishedPeer == nil, error is NIOSSLError || error is BoringSSLError {
             let reason = DisconnectReason.securityFailed.with(detail: "\(error)")
-            logger.warning("closing connection: \(reason)")
+            warnings.warn("closing connection: \(reason)", to: logger)
             run(stateMachine.securityFailed(reason, tellingPeer: false))
             return
         }
@@ -319,8 +337,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     ) throws {
         guard let action = stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
         else {
+            // Closed meanwhile (a protocol violation, the peer's GOODBYE, ...): say why, not "timed out".
             throw ConnectionClosedError(
-                reason: .timedOut.with(detail: "the invitation is no longer pending"),
+                reason: stateMachine.closingReason ?? closedReason
+                    ?? .timedOut.with(detail: "the invitation is no longer pending"),
                 peer: stateMachine.peer
             )
         }
@@ -345,7 +365,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             )
         else {
             throw ConnectionClosedError(
-                reason: .timedOut.with(detail: "the resume is no longer pending"),
+                reason: stateMachine.closingReason ?? closedReason
+                    ?? .timedOut.with(detail: "the resume is no longer pending"),
                 peer: stateMachine.peer
             )
         }
@@ -503,7 +524,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             cancelTimers()
             connection.refuseNewSends(ConnectionClosedError(reason: reason, peer: stateMachine.peer))
             if Self.reasonsWorthAWarning.contains(reason) {
-                logger.warning("closing connection: \(reason)")
+                warnings.warn("closing connection: \(reason)", to: logger)
             } else {
                 logger.debug("closing connection: \(reason)")
             }
@@ -534,6 +555,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
 
         case .reportClosed(let peer, let reason):
+            closedReason = reason
             cancelTimers()
             let error = ConnectionClosedError(reason: reason, peer: peer)
             connection.markClosed(error)
@@ -582,13 +604,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private func logIfPlain(after hello: Frame.Hello) {
         guard !stateMachine.isEncrypted, stateMachine.peer != nil, !stateMachine.isClosing else { return }
         if security == nil {
-            logger.notice("connection not encrypted: this side's encryption preference is none")
+            logger.debug("connection not encrypted: this side's encryption preference is none")
         } else {
-            logger.warning(
+            warnings.warn(
                 """
                 connection NOT encrypted: the peer's HELLO says encryption \(hello.encryption) and this side's \
                 preference is optional; anyone on the path can read and change it (use .required)
-                """
+                """,
+                to: logger
             )
         }
     }
@@ -670,7 +693,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         }
         switch security.verify(certificate, peer) {
         case .refused(let reason):
-            logger.warning("closing connection: \(reason)")
+            warnings.warn("closing connection: \(reason)", to: logger)
             run(stateMachine.securityFailed(reason, tellingPeer: true))
         case .proved(var proved):
             proved.info = proved.info.with(tlsVersion: negotiatedTLSVersion(), cipherSuite: cipherSuite)

@@ -42,8 +42,20 @@ package final class ConnectionListener: Sendable {
         delegate: any ConnectionDelegate
     ) async throws -> ConnectionListener {
         let tracker = HandshakeTracker(limits: handshakeLimits, logger: configuration.logger)
+        let logger = configuration.logger
+        let warnings = configuration.warnings
         let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                // Out of descriptors, accept fails at once as long as a connection waits: without a pause,
+                // the loop would retry thousands of times a second.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff(logger: logger, warnings: warnings))
+                }
+            }
+            // SO_REUSEADDR lets a listener on a fixed port start again while its old connections linger in
+            // TIME_WAIT. On an ephemeral port it is of no use, and harmful: while one socket with it is bound
+            // and not yet listening, another with it may bind the same port on another address.
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: port == 0 ? 0 : 1)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))

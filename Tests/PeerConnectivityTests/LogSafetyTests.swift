@@ -1,0 +1,69 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// What peers can write into an application's log: nothing raw, and not without bound.
+@Suite("Logs under hostile peers", .serialized, .timeLimit(.minutes(1)))
+struct LogSafetyTests {
+    /// Whether `text` holds a control character (other than none at all), raw.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+    }
+
+    @Test("display names, contexts and names with newlines, ESC and NUL are escaped in every log record")
+    func escaped() async throws {
+        let logs = LogCapture()
+        let advertiser = try await loopbackAdvertiser("logged", encryption: .none) {
+            $0.logger = logs.logger(label: "advertiser")
+            $0.maximumPendingInvitations = 1
+        }
+        var configuration = Session.Configuration.default
+        configuration.logger = logs.logger(label: "session")
+        configuration.maximumResourceSize = 10
+        let host = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
+        // Invitations wait unanswered: past the first they are declined as busy, logged with the inviter.
+        for name in ["a\nforged line", "b\u{1B}[2J\u{1B}[31mred", "c\u{0}\r\nforged"] {
+            let socket = try RawSocket(port: advertiser.port!)
+            socket.send(HandFrames.hello(name: name) + HandFrames.invite(context: Array("ctx\nforged".utf8)))
+            // A malformed frame after it: a protocol violation, logged with the peer.
+            socket.send(HandFrames.frame(type: 0x7F, body: Array("\n\u{1B}".utf8)))
+            _ = socket.readUntilClosed()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(host.connectedPeers.isEmpty)
+        let records = logs.records
+        #expect(!records.isEmpty)
+        for record in records {
+            #expect(
+                !Self.hasControlCharacter(record.message),
+                "raw control character in \(record.message.debugDescription)"
+            )
+            for (key, value) in record.metadata {
+                #expect(!Self.hasControlCharacter(value), "raw control character in \(key)=\(value.debugDescription)")
+            }
+        }
+        #expect(records.contains { $0.line.contains("a\\nforged line") }, "the names are there, escaped")
+    }
+
+    @Test("warnings about peers are rate-limited, and the next one says how many were left out")
+    func rateLimited() async throws {
+        let logs = LogCapture()
+        let advertiser = try await loopbackAdvertiser("flooded-log", encryption: .none) {
+            $0.logger = logs.logger(label: "advertiser")
+        }
+        func violate() throws {
+            let socket = try RawSocket(port: advertiser.port!)
+            socket.send(HandFrames.hello() + HandFrames.data(Array("too early".utf8)))
+            _ = socket.readUntilClosed()
+        }
+        let started = ContinuousClock.now
+        for _ in 0..<80 { try violate() }
+        let elapsed = started.duration(to: .now)
+        let warnings = { logs.records.filter { $0.level == .warning } }
+        let allowed = 20 + Int(elapsed.components.seconds) + 1
+        #expect(warnings().count <= allowed, "\(warnings().count) warnings for 80 connections in \(elapsed)")
+        try await Task.sleep(for: .milliseconds(1100))
+        try violate()
+        try await eventually { warnings().contains { $0.message.contains("similar warnings left out") } }
+    }
+}
