@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "flood-bench", targets: ["flood-bench"]),
         .executable(name: "peer-fuzz", targets: ["peer-fuzz"]),
         .executable(name: "security-bench", targets: ["security-bench"]),
+        .executable(name: "churn-bench", targets: ["churn-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -183,6 +184,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Sessions that come and go against a reflector process, and the memory it keeps of each.
+        .executableTarget(
+            name: "churn-bench",
+            dependencies: [
+                "BenchSupport",
+                "PeerConnectivity",
+                "PeerConnectivityBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BenchSupportTests",
             dependencies: ["BenchSupport"],
@@ -216,6 +228,7 @@ let package = Package(
         .testTarget(
             name: "PeerConnectivityBenchTests",
             dependencies: [
+                "BenchSupport",
                 "PeerConnectivityBench",
                 "PeerConnectivity",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

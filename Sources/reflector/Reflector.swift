@@ -41,6 +41,18 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
 
+    @Option(help: "Runners served at once from one source address; more from it are declined as busy.")
+    var maxRunnersPerAddress = 8
+
+    @Option(help: "Seconds a runner may send nothing but keepalives before it is dropped (0: never).")
+    var idleTimeout = 60.0
+
+    @Option(help: "Invitations taken per second from one address (after a burst of four times as many).")
+    var invitationRate = 8.0
+
+    @Option(help: "The largest resource taken from a runner, in bytes (default: as large as the free space).")
+    var maxResourceBytes: UInt64?
+
     @Option(help: "Where received resources land until confirmed and deleted (default: a new temporary folder).")
     var resourceDirectory: String?
 
@@ -56,12 +68,22 @@ struct Reflector: AsyncParsableCommand {
             throw ValidationError("--raw-echo-port must differ from --port")
         }
         guard (1...1024).contains(maxRunners) else { throw ValidationError("--max-runners must be 1...1024") }
+        guard (1...1024).contains(maxRunnersPerAddress) else {
+            throw ValidationError("--max-runners-per-address must be 1...1024")
+        }
+        guard invitationRate > 0, invitationRate <= 100_000 else {
+            throw ValidationError("--invitation-rate must be above 0 and at most 100000")
+        }
+        guard idleTimeout >= 0, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout must be 0...86400 s")
+        }
         if let name, !(1...63).contains(name.utf8.count) {
             throw ValidationError("--name must be 1 to 63 bytes of UTF-8, is \(name.utf8.count)")
         }
     }
 
     func run() async throws {
+        ProcessLimits.raiseOpenFileLimit()
         var configuration = ReflectorConfiguration()
         if let name { configuration.name = name }
         configuration.serviceType = service
@@ -70,6 +92,10 @@ struct Reflector: AsyncParsableCommand {
         configuration.rawEchoPort = rawEchoPort
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
+        configuration.maximumRunnersPerAddress = maxRunnersPerAddress
+        configuration.invitationsPerSecondPerAddress = invitationRate
+        configuration.maximumResourceSize = maxResourceBytes
+        configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
         configuration.encryption = encryption ?? .default
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let reflector: ReflectorService

@@ -139,6 +139,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessLimits.raiseOpenFileLimit()
         let sizes = parseSizes(size ?? "64") ?? []
         var target = ReflectorTarget.discover(name: reflector)
         if let connect, let endpoint = parseEndpoint(connect) {
@@ -174,6 +175,13 @@ struct RunCommand: AsyncParsableCommand {
             print(ComparisonTable.render([document]), terminator: "")
         }
         try write(document)
+        let failures = document.failures
+        if !failures.isEmpty {
+            let lines = failures.prefix(10).map { "  \($0)\n" }.joined()
+            let more = failures.count > 10 ? "  (\(failures.count - 10) more in the document)\n" : ""
+            FileHandle.standardError.write(Data("test-runner: part of the plan failed:\n\(lines)\(more)".utf8))
+            throw ExitCode(1)
+        }
     }
 
     private func plan(sizes: [Int]) -> TestPlan {

@@ -17,9 +17,19 @@ public struct ReflectorConfiguration: Sendable {
     public var publishesService: Bool
     /// Runners served at once; more are declined as busy.
     public var maximumRunners: Int
+    /// Runners served at once from one source address; more from it are declined as busy.
+    public var maximumRunnersPerAddress = 8
+    /// Invitations taken per second from one source address, after a burst of four times as many; more
+    /// are declined as rate-limited (the advertiser's default is 8 a second).
+    public var invitationsPerSecondPerAddress: Double = Advertiser.Configuration.default.invitationsPerSecondPerAddress
+    /// How long a runner may send nothing but keepalives before it is dropped (its place freed for
+    /// others); nil never drops one.
+    public var idleTimeout: Duration? = .seconds(60)
     /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?
+    /// The largest resource taken from a runner, in bytes; nil for no maximum but the free space.
+    public var maximumResourceSize: UInt64?
     /// The encryption preference of its advertiser and of the session it makes for each runner.
     public var encryption: EncryptionPreference = .default
 

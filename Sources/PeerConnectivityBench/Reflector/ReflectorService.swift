@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivity
+import PeerConnectivityCore
 import Synchronization
 
 /// The reflector: advertises, accepts each runner's invitation into a session of its own, sends it a
@@ -11,12 +12,31 @@ import Synchronization
 /// A session per runner keeps runners apart (one runner's backlog never delays another's echoes) and
 /// lifts the 8-peer limit of one session: ``ReflectorConfiguration/maximumRunners`` bounds them.
 public final class ReflectorService: Sendable {
+    /// A runner served now.
+    private struct Runner {
+        var peer: PeerID
+        var session: Session
+        var address: String
+        var activity = RunnerActivity()
+        var task: Task<Void, Never>?
+        var dropped = false
+    }
+
     private struct State {
         var nextRunner = 0
-        var sessions: [Int: Session] = [:]
-        var tasks: [Int: Task<Void, Never>] = [:]
+        var runners: [Int: Runner] = [:]
+        /// Runners served now per source address.
+        var perAddress: [String: Int] = [:]
         var acceptLoop: Task<Void, Never>?
+        var idleSweep: Task<Void, Never>?
         var stopped = false
+
+        /// Forgets a runner that left (nothing when it was forgotten already).
+        mutating func remove(_ id: Int) {
+            guard let runner = runners.removeValue(forKey: id) else { return }
+            let left = perAddress[runner.address, default: 1] - 1
+            perAddress[runner.address] = left > 0 ? left : nil
+        }
     }
 
     /// The reflector's identity.
@@ -61,6 +81,11 @@ public final class ReflectorService: Sendable {
         advertiserConfiguration.host = configuration.host
         advertiserConfiguration.port = configuration.port
         advertiserConfiguration.publishesService = configuration.publishesService
+        advertiserConfiguration.invitationsPerSecondPerAddress = configuration.invitationsPerSecondPerAddress
+        advertiserConfiguration.invitationBurstPerAddress = max(
+            1,
+            Int(configuration.invitationsPerSecondPerAddress * 4)
+        )
         advertiser = try Advertiser(
             peer: peer,
             discoveryInfo: discoveryInfo,
@@ -86,17 +111,24 @@ public final class ReflectorService: Sendable {
                 admit(invitation)
             }
         }
-        state.withLock { $0.acceptLoop = loop }
+        let sweep = configuration.idleTimeout.map { idleTimeout in
+            Task { [self] in await dropIdleRunners(idleTimeout: idleTimeout) }
+        }
+        state.withLock { state in
+            state.acceptLoop = loop
+            state.idleSweep = sweep
+        }
     }
 
     /// Stops advertising, says goodbye to every runner (`Session.disconnect()`) and stops the raw echo server.
     public func stop() async {
-        let (sessions, loop) = state.withLock { state in
+        let (sessions, loop, sweep) = state.withLock { state in
             state.stopped = true
-            return (Array(state.sessions.values), state.acceptLoop)
+            return (state.runners.values.map(\.session), state.acceptLoop, state.idleSweep)
         }
         await advertiser.stop()
         loop?.cancel()
+        sweep?.cancel()
         for session in sessions {
             await session.disconnect()
         }
@@ -106,52 +138,100 @@ public final class ReflectorService: Sendable {
 
     /// Runners served now.
     public var runnerCount: Int {
-        state.withLock { $0.sessions.count }
+        state.withLock { $0.runners.count }
     }
 
+    /// Takes a runner's invitation into a session of its own, unless the reflector is full, or full for
+    /// the runner's address: then it is declined as busy.
     private func admit(_ invitation: Invitation) {
         let runner = invitation.peer
-        let context = String(decoding: invitation.context, as: UTF8.self)
+        let name = LogSafe.escaped(runner.displayName)
+        let address = invitation.address ?? "?"
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.resourceDirectory = resourceDirectory
+        // A reflector serves runners and joins no mesh: no member listener, no introductions to dial.
+        sessionConfiguration.joinsMesh = false
+        sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
             configuration: sessionConfiguration
         )
-        let id = state.withLock { state -> Int? in
-            guard !state.stopped, state.sessions.count < configuration.maximumRunners else { return nil }
+        let admitted = state.withLock { state -> Result<Int, Refusal> in
+            guard !state.stopped else { return .failure(Refusal("the reflector is stopping")) }
+            guard state.runners.count < configuration.maximumRunners else {
+                return .failure(Refusal("\(configuration.maximumRunners) runners served already"))
+            }
+            guard state.perAddress[address, default: 0] < configuration.maximumRunnersPerAddress else {
+                return .failure(
+                    Refusal("\(configuration.maximumRunnersPerAddress) runners from \(address) served already")
+                )
+            }
             state.nextRunner += 1
-            state.sessions[state.nextRunner] = session
-            return state.nextRunner
+            state.runners[state.nextRunner] = Runner(peer: runner, session: session, address: address)
+            state.perAddress[address, default: 0] += 1
+            return .success(state.nextRunner)
         }
-        guard let id else {
-            log("declined runner=\(runner.displayName): \(configuration.maximumRunners) runners served already")
-            invitation.decline()
+        let id: Int
+        switch admitted {
+        case .failure(let refusal):
+            log("busy: declined runner=\(name) address=\(address): \(refusal.detail)")
+            invitation.declineAsBusy(detail: refusal.detail)
             return
+        case .success(let admittedID):
+            id = admittedID
         }
+        let context = LogSafe.escaped(String(decoding: invitation.context, as: UTF8.self), limit: 200)
         // On the session's event loop: each echo is sent from the thread that read it.
         let task = Task(executorPreference: session.taskExecutor) { [self] in
+            defer { state.withLock { $0.remove(id) } }
             do {
                 try await invitation.accept(into: session)
             } catch {
-                log("accepting runner=\(runner.displayName) failed: \(error)")
-                _ = state.withLock { $0.sessions.removeValue(forKey: id) }
+                log("accepting runner=\(name) address=\(address) failed: \(error)")
                 return
             }
-            log("invited by runner=\(runner.displayName) context=\"\(context)\"")
-            await serve(session)
-            state.withLock { state in
-                state.sessions[id] = nil
-                state.tasks[id] = nil
+            log("invited by runner=\(name) address=\(address) context=\"\(context)\"")
+            guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
+            await echo(session, runner: runner, activity: activity)
+        }
+        // A runner that is gone already has no entry to keep its task in.
+        state.withLock { $0.runners[id]?.task = task }
+    }
+
+    /// Why a runner was turned away.
+    private struct Refusal: Error {
+        let detail: String
+        init(_ detail: String) { self.detail = detail }
+    }
+
+    /// Every second, drops the runners that have done nothing but keep their link alive for
+    /// `idleTimeout`, so that idle sessions cannot hold the reflector's places; returns when cancelled.
+    /// One task for all runners: a sleeping task per runner would keep its timer after the runner left.
+    private func dropIdleRunners(idleTimeout: Duration) async {
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let now = ContinuousClock.now
+            let idle = state.withLock { state -> [(PeerID, Session)] in
+                var idle: [(PeerID, Session)] = []
+                for (id, runner) in state.runners where !runner.dropped {
+                    guard let deadline = runner.activity.idleDeadline(after: idleTimeout), deadline <= now else {
+                        continue
+                    }
+                    state.runners[id]?.dropped = true
+                    idle.append((runner.peer, runner.session))
+                }
+                return idle
+            }
+            for (peer, session) in idle {
+                log("dropping runner=\(LogSafe.escaped(peer.displayName)): nothing but keepalives for \(idleTimeout)")
+                await session.disconnect()
             }
         }
-        state.withLock { $0.tasks[id] = task }
     }
 
     /// Echoes until the runner leaves; its streams and resources are handled by tasks of their own, which
     /// are cancelled when it leaves.
-    private func serve(_ session: Session) async {
+    private func echo(_ session: Session, runner: PeerID, activity: RunnerActivity) async {
         let started = ContinuousClock.now
         var messages = 0
         var bytes = 0
@@ -161,143 +241,62 @@ public final class ReflectorService: Sendable {
         defer { transfers.forEach { $0.cancel() } }
         for await event in session.events {
             switch event {
-            case .peerStateChanged(let peer, .connected, _):
+            case .peerStateChanged(let peer, .connected, _) where peer == runner:
+                activity.touch()
                 let security = session.securityInfo(for: peer)?.summary ?? "unknown"
                 log(
-                    "connected runner=\(peer.displayName) id=\(peer.id.uuidString.lowercased()) runners=\(runnerCount) "
-                        + "security=\"\(security)\""
+                    "connected runner=\(LogSafe.escaped(peer.displayName)) id=\(peer.id.uuidString.lowercased()) "
+                        + "runners=\(runnerCount) security=\"\(security)\""
                 )
                 do {
                     try await session.send(hello.encoded(), toPeers: [peer], mode: .reliable)
                 } catch {
-                    log("hello to runner=\(peer.displayName) failed: \(error)")
+                    log("hello to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
                 }
-            case .peerStateChanged(let peer, .notConnected, let reason):
+            case .peerStateChanged(let peer, .notConnected, let reason) where peer == runner:
                 let seconds = started.duration(to: .now).components.seconds
                 log(
-                    "ended runner=\(peer.displayName) reason=\(reason.map { "\($0)" } ?? "none") "
+                    "ended runner=\(LogSafe.escaped(peer.displayName)) reason=\(reason.map { "\($0)" } ?? "none") "
                         + "echoed=\(messages) bytes=\(bytes) streams=\(streams) resources=\(resources) after \(seconds) s"
                 )
                 return
-            case .peerStateChanged, .startedReceivingResource:
+            case .peerStateChanged:
                 break
-            case .streamReceived(let stream) where stream.name.hasPrefix(StreamTest.oneWayPrefix):
-                streams += 1
-                transfers.append(Task { [log] in await Self.receive(stream, in: session, log: log) })
+            case .startedReceivingResource:
+                activity.began()
             case .streamReceived(let stream):
                 streams += 1
-                transfers.append(Task { [log] in await Self.echo(stream, in: session, log: log) })
+                activity.began()
+                let oneWay = stream.name.hasPrefix(StreamTest.oneWayPrefix)
+                transfers.append(
+                    Task { [log] in
+                        defer { activity.ended() }
+                        if oneWay {
+                            await Self.receive(stream, in: session, log: log)
+                        } else {
+                            await Self.echo(stream, in: session, log: log)
+                        }
+                    }
+                )
             case .finishedReceivingResource(let name, let peer, let result):
                 resources += 1
-                transfers.append(Task { [log] in await Self.confirm(name, result, to: peer, in: session, log: log) })
+                transfers.append(
+                    Task { [log] in
+                        defer { activity.ended() }
+                        await Self.confirm(name, result, to: peer, in: session, log: log)
+                    }
+                )
             case .dataReceived(let data, let peer, let mode):
+                activity.touch()
                 do {
                     try await session.send(data, toPeers: [peer], mode: mode)
                     messages += 1
                     bytes += data.count
                 } catch {
                     // The runner is gone; its notConnected event follows and ends the loop.
-                    log("echo to runner=\(peer.displayName) failed: \(error)")
+                    log("echo to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
                 }
             }
-        }
-    }
-
-    /// Writes a stream's bytes back to its writer on a stream of the same name, as they come.
-    private static func echo(_ stream: IncomingStream, in session: Session, log: @Sendable (String) -> Void) async {
-        let outgoing: OutgoingStream
-        do {
-            outgoing = try session.startStream(withName: stream.name, toPeer: stream.peer)
-        } catch {
-            stream.cancel()
-            log("stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) not echoed: \(error)")
-            return
-        }
-        var bytes = 0
-        do {
-            for try await chunk in stream {
-                try await outgoing.write(chunk)
-                bytes += chunk.count
-            }
-            try outgoing.finish()
-            log("stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) echoed bytes=\(bytes)")
-        } catch {
-            outgoing.cancel()
-            stream.cancel()
-            log(
-                "stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) failed after \(bytes) bytes: \(error)"
-            )
-        }
-    }
-
-    /// The bytes one-way streams are checked against (made on first use).
-    private static let pattern = StreamPattern()
-
-    /// Reads a one-way stream, checks every byte against the pattern its name's index gives, and answers
-    /// with a ``StreamReceipt``.
-    private static func receive(_ stream: IncomingStream, in session: Session, log: @Sendable (String) -> Void) async {
-        let index = Int(stream.name.dropFirst(StreamTest.oneWayPrefix.count)) ?? 0
-        var bytes = 0
-        var mismatch: Int?
-        var failure: String?
-        do {
-            for try await chunk in stream {
-                if mismatch == nil {
-                    mismatch = chunk.withUnsafeBytes { pattern.firstMismatch(in: $0, index: index, offset: bytes) }
-                        .map { bytes + $0 }
-                }
-                bytes += chunk.count
-            }
-        } catch {
-            failure = "\(error)"
-        }
-        let receipt = StreamReceipt(name: stream.name, bytes: bytes, firstMismatchOffset: mismatch, error: failure)
-        log(
-            "stream \"\(stream.name.prefix(80))\" from runner=\(stream.peer.displayName) read bytes=\(bytes)"
-                + (mismatch.map { " first-mismatch=\($0)" } ?? "") + (failure.map { " failed: \($0)" } ?? "")
-        )
-        do {
-            try await session.send(receipt.encoded(), toPeers: [stream.peer], mode: .reliable)
-        } catch {
-            log("receipt to runner=\(stream.peer.displayName) failed: \(error)")
-        }
-    }
-
-    /// Hashes a received resource, tells its sender the size and SHA-256, and deletes the file.
-    private static func confirm(
-        _ name: String,
-        _ result: Result<URL, TransferError>,
-        to peer: PeerID,
-        in session: Session,
-        log: @Sendable (String) -> Void
-    ) async {
-        let confirmation: ResourceConfirmation
-        switch result {
-        case .success(let url):
-            do {
-                let digest = try FileDigest(of: url)
-                confirmation = ResourceConfirmation(name: name, size: digest.size, sha256: digest.sha256)
-            } catch {
-                confirmation = ResourceConfirmation(
-                    name: name,
-                    size: nil,
-                    sha256: nil,
-                    error: "reading the file: \(error)"
-                )
-            }
-            try? FileManager.default.removeItem(at: url)
-        case .failure(let error):
-            confirmation = ResourceConfirmation(name: name, size: nil, sha256: nil, error: "\(error)")
-        }
-        log(
-            "resource \"\(name.prefix(80))\" from runner=\(peer.displayName) "
-                + (confirmation.error.map { "failed: \($0)" }
-                    ?? "bytes=\(confirmation.size ?? 0) sha256=\(confirmation.sha256 ?? "")")
-        )
-        do {
-            try await session.send(confirmation.encoded(), toPeers: [peer], mode: .reliable)
-        } catch {
-            log("confirmation to runner=\(peer.displayName) failed: \(error)")
         }
     }
 }

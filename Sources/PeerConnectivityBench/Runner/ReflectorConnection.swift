@@ -63,7 +63,14 @@ struct ReflectorConnection {
         configuration: RunnerConfiguration,
         pattern: PayloadPattern
     ) async throws -> (connection: ReflectorConnection, hello: ReflectorHello) {
-        let session = Session(peer: me, encryptionPreference: configuration.encryption)
+        // A runner joins no mesh: no listener of its own, nothing for a firewall to let in.
+        var sessionConfiguration = Session.Configuration.default
+        sessionConfiguration.joinsMesh = false
+        let session = Session(
+            peer: me,
+            encryptionPreference: configuration.encryption,
+            configuration: sessionConfiguration
+        )
         let plan = configuration.plan
         let usesInbox = plan.test == .stream || plan.test == .resource
         let driver = SessionEchoDriver(

@@ -14,8 +14,9 @@ final class ToolProcess: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    /// Starts `tool` with `arguments`.
-    init(_ tool: String, _ arguments: [String]) throws {
+    /// Starts `tool` with `arguments`; with `openFileLimit`, under that limit on open descriptors (soft
+    /// and hard, so that the tool cannot raise it).
+    init(_ tool: String, _ arguments: [String], openFileLimit: Int? = nil) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         outputFile = folder.appendingPathComponent("stdout")
@@ -23,8 +24,14 @@ final class ToolProcess: Sendable {
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process = Process()
-        process.executableURL = Self.binDirectory.appendingPathComponent(tool)
-        process.arguments = arguments
+        let executable = Self.binDirectory.appendingPathComponent(tool)
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(["AVAHI_COMPAT_NOWARN": "1"]) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
@@ -34,6 +41,9 @@ final class ToolProcess: Sendable {
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
+    /// Its process id.
+    var pid: Int32 { process.processIdentifier }
 
     /// What it has written to standard output so far.
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }

@@ -1,0 +1,108 @@
+import Foundation
+import PeerConnectivity
+import PeerConnectivityCore
+
+/// What the reflector does with a runner's streams and resources, each in a task of its own.
+extension ReflectorService {
+    /// Writes a stream's bytes back to its writer on a stream of the same name, as they come.
+    static func echo(_ stream: IncomingStream, in session: Session, log: @Sendable (String) -> Void) async {
+        let outgoing: OutgoingStream
+        do {
+            outgoing = try session.startStream(withName: stream.name, toPeer: stream.peer)
+        } catch {
+            stream.cancel()
+            log(
+                "stream \"\(LogSafe.escaped(stream.name, limit: 80))\" from runner=\(LogSafe.escaped(stream.peer.displayName)) not echoed: \(error)"
+            )
+            return
+        }
+        var bytes = 0
+        do {
+            for try await chunk in stream {
+                try await outgoing.write(chunk)
+                bytes += chunk.count
+            }
+            try outgoing.finish()
+            log(
+                "stream \"\(LogSafe.escaped(stream.name, limit: 80))\" from runner=\(LogSafe.escaped(stream.peer.displayName)) echoed bytes=\(bytes)"
+            )
+        } catch {
+            outgoing.cancel()
+            stream.cancel()
+            log(
+                "stream \"\(LogSafe.escaped(stream.name, limit: 80))\" from runner=\(LogSafe.escaped(stream.peer.displayName)) failed after \(bytes) bytes: \(error)"
+            )
+        }
+    }
+
+    /// The bytes one-way streams are checked against (made on first use).
+    private static let pattern = StreamPattern()
+
+    /// Reads a one-way stream, checks every byte against the pattern its name's index gives, and answers
+    /// with a ``StreamReceipt``.
+    static func receive(_ stream: IncomingStream, in session: Session, log: @Sendable (String) -> Void) async {
+        let index = Int(stream.name.dropFirst(StreamTest.oneWayPrefix.count)) ?? 0
+        var bytes = 0
+        var mismatch: Int?
+        var failure: String?
+        do {
+            for try await chunk in stream {
+                if mismatch == nil {
+                    mismatch = chunk.withUnsafeBytes { pattern.firstMismatch(in: $0, index: index, offset: bytes) }
+                        .map { bytes + $0 }
+                }
+                bytes += chunk.count
+            }
+        } catch {
+            failure = "\(error)"
+        }
+        let receipt = StreamReceipt(name: stream.name, bytes: bytes, firstMismatchOffset: mismatch, error: failure)
+        log(
+            "stream \"\(LogSafe.escaped(stream.name, limit: 80))\" from runner=\(LogSafe.escaped(stream.peer.displayName)) read bytes=\(bytes)"
+                + (mismatch.map { " first-mismatch=\($0)" } ?? "") + (failure.map { " failed: \($0)" } ?? "")
+        )
+        do {
+            try await session.send(receipt.encoded(), toPeers: [stream.peer], mode: .reliable)
+        } catch {
+            log("receipt to runner=\(LogSafe.escaped(stream.peer.displayName)) failed: \(error)")
+        }
+    }
+
+    /// Hashes a received resource, tells its sender the size and SHA-256, and deletes the file.
+    static func confirm(
+        _ name: String,
+        _ result: Result<URL, TransferError>,
+        to peer: PeerID,
+        in session: Session,
+        log: @Sendable (String) -> Void
+    ) async {
+        let confirmation: ResourceConfirmation
+        switch result {
+        case .success(let url):
+            do {
+                let digest = try FileDigest(of: url)
+                confirmation = ResourceConfirmation(name: name, size: digest.size, sha256: digest.sha256)
+            } catch {
+                confirmation = ResourceConfirmation(
+                    name: name,
+                    size: nil,
+                    sha256: nil,
+                    error: "reading the file: \(error)"
+                )
+            }
+            try? FileManager.default.removeItem(at: url)
+        case .failure(let error):
+            confirmation = ResourceConfirmation(name: name, size: nil, sha256: nil, error: "\(error)")
+        }
+        log(
+            "resource \"\(LogSafe.escaped(name, limit: 80))\" from runner=\(LogSafe.escaped(peer.displayName)) "
+                + (confirmation.error.map { "failed: \($0)" }
+                    ?? "bytes=\(confirmation.size ?? 0) sha256=\(confirmation.sha256 ?? "")")
+        )
+        do {
+            try await session.send(confirmation.encoded(), toPeers: [peer], mode: .reliable)
+        } catch {
+            log("confirmation to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
+        }
+    }
+}
