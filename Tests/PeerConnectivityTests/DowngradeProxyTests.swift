@@ -56,20 +56,6 @@ struct DowngradeProxyTests {
         )
     }
 
-    /// The reason the invitation failed with, or `nil` (and an issue) when it did not fail.
-    private static func refusal(_ client: Session, port: Int) async -> DisconnectReason? {
-        do {
-            try await client.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
-            Issue.record("the connection through the rewriting proxy was made")
-            return nil
-        } catch let error as InvitationError {
-            return error.reason
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return nil
-        }
-    }
-
     @Test("default sessions, both HELLOs rewritten to none: refused on both sides, never plain")
     func defaultsRefuseRewrittenHellos() async throws {
         let host = try await Host()
@@ -77,7 +63,10 @@ struct DowngradeProxyTests {
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: true)
         defer { Task { await proxy.stop() } }
         let client = try Self.client()
-        #expect(await Self.refusal(client, port: proxy.port) == .encryptionRequired)
+        #expect(
+            await invitationFailureReason { try await client.connectPeer(host: "127.0.0.1", port: proxy.port) }
+                == .encryptionRequired
+        )
         #expect(client.connectedPeers.isEmpty)
         #expect(host.session.connectedPeers.isEmpty)
     }
@@ -129,7 +118,10 @@ struct DowngradeProxyTests {
         // Again through the proxy that rewrites both HELLOs to none.
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: true)
         defer { Task { await proxy.stop() } }
-        #expect(await Self.refusal(client, port: proxy.port) == .downgradeRefused)
+        #expect(
+            await invitationFailureReason { try await client.connectPeer(host: "127.0.0.1", port: proxy.port) }
+                == .downgradeRefused
+        )
         #expect(client.connectedPeers.isEmpty)
         #expect(host.session.state(of: client.peer) == .notConnected)
         // The operator of the invited side reads it, with the peer and its address.

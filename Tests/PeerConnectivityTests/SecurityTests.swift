@@ -63,19 +63,6 @@ struct SecurityTests {
         #expect(condition())
     }
 
-    private func failureReason(_ body: () async throws -> Void) async -> DisconnectReason? {
-        do {
-            try await body()
-            Issue.record("expected the connection to fail")
-            return nil
-        } catch let error as InvitationError {
-            return error.reason
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return nil
-        }
-    }
-
     @Test("required + required: encrypted with key-bound ids, equal pairing codes, messages and a stream flow")
     func requiredBothEncrypted() async throws {
         let hostIdentity = try SecurityIdentity(displayName: "host")
@@ -135,7 +122,7 @@ struct SecurityTests {
     func requiredAgainstNone() async throws {
         let strictHost = try await Host(identity: nil, .required)
         let plainClient = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             try await plainClient.connectPeer(host: "127.0.0.1", port: strictHost.port, timeout: .seconds(10))
         }
         #expect(reason == .encryptionRequired)
@@ -143,7 +130,7 @@ struct SecurityTests {
 
         let plainHost = try await Host(identity: nil, .none)
         let strictClient = Session(peer: try PeerID(displayName: "strict"), encryptionPreference: .required)
-        let reverse = await failureReason {
+        let reverse = await invitationFailureReason {
             try await strictClient.connectPeer(host: "127.0.0.1", port: plainHost.port, timeout: .seconds(10))
         }
         #expect(reverse == .encryptionRequired)
@@ -179,7 +166,7 @@ struct SecurityTests {
         }
         defer { acceptor.cancel() }
         let client = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(10))
         }
         #expect(reason == .encryptionRequired)
@@ -205,7 +192,7 @@ struct SecurityTests {
             )
         )
         defer { forged.shutdown() }
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             _ = try await forged.invite(
                 expectedPeer: nil,
                 host: "127.0.0.1",
@@ -238,7 +225,7 @@ struct SecurityTests {
         try await host.log.waitFor(bob, .notConnected)
 
         let impostor = Session(peer: bob)  // same id, a new (ephemeral) key
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             try await impostor.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
         }
         #expect(reason == .certificateRejected)
@@ -258,7 +245,7 @@ struct SecurityTests {
         }
         defer { decider.cancel() }
         let client = Session(peer: try PeerID(displayName: "client"))
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
         }
         #expect(reason == .certificateRejected)
@@ -283,7 +270,7 @@ struct SecurityTests {
             }
         }
         defer { decider.cancel() }
-        let reason = await failureReason {
+        let reason = await invitationFailureReason {
             try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
         }
         #expect(reason == .certificateRejected)

@@ -57,19 +57,15 @@ public struct PeerSecurityInfo: Sendable, Hashable {
 
     /// The same description with the pairing code, once the exchange has given it.
     package func with(pairingCode: String) -> PeerSecurityInfo {
-        PeerSecurityInfo(
-            isEncrypted: isEncrypted,
-            certificate: certificate,
-            publicKeySHA256: publicKeySHA256,
-            isIDBoundToKey: isIDBoundToKey,
-            pairingCode: pairingCode,
-            tlsVersion: tlsVersion,
-            cipherSuite: cipherSuite
-        )
+        changed(pairingCode: pairingCode, tlsVersion: tlsVersion, cipherSuite: cipherSuite)
     }
 
     /// The same description with the TLS version and cipher suite the connection uses.
     package func with(tlsVersion: String?, cipherSuite: String?) -> PeerSecurityInfo {
+        changed(pairingCode: pairingCode, tlsVersion: tlsVersion, cipherSuite: cipherSuite)
+    }
+
+    private func changed(pairingCode: String?, tlsVersion: String?, cipherSuite: String?) -> PeerSecurityInfo {
         PeerSecurityInfo(
             isEncrypted: isEncrypted,
             certificate: certificate,

@@ -1,4 +1,5 @@
 import Observation
+import PeerConnectivity
 import Testing
 
 /// Waits, polling on the main actor, until `condition` holds; records an issue after `timeout`.
@@ -30,4 +31,22 @@ func observeChange(_ read: () -> Void) -> Locked<Bool> {
         changed.withLock { $0 = true }
     }
     return changed
+}
+
+/// Why `body`'s invitation failed (the reason of the `InvitationError` it threw); `nil`, and an issue,
+/// when it did not fail or failed otherwise.
+func invitationFailureReason(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Void
+) async -> DisconnectReason? {
+    do {
+        try await body()
+        Issue.record("expected the connection to fail", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as InvitationError {
+        return error.reason
+    } catch {
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
 }
