@@ -40,6 +40,10 @@ extension Session {
         /// holds others is connected to every member automatically (each session listens on a TCP port
         /// of its own for that). Off, the session holds only the peers it invited or accepted.
         public var joinsMesh = true
+        /// The UDP ports the session's socket for unreliable messages may take, the first free one, so
+        /// that a firewall can let them in; `nil` (the default) for an ephemeral port. When none is free,
+        /// unreliable messages travel on the connections instead.
+        public var datagramPorts: ClosedRange<Int>?
         /// Whether and how the session re-establishes a link that dropped (opt-in; `nil`, the default,
         /// reports the peer `notConnected` at once). See ``Session/Reconnection``.
         public var reconnection: Reconnection?

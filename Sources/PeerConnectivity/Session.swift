@@ -126,6 +126,24 @@ public final class Session: Sendable {
         (try? core.connection(to: peer))?.securityInfo
     }
 
+    /// Where the connection to a peer runs: both sides' addresses and ports.
+    ///
+    /// - Parameter peer: a connected peer.
+    /// - Returns: the endpoints, or `nil` when the peer is not connected.
+    public func endpoints(of peer: PeerID) -> ConnectionEndpoints? {
+        guard let connection = try? core.connection(to: peer),
+            let local = connection.channel.localAddress, let remote = connection.channel.remoteAddress,
+            let localAddress = local.ipAddress, let localPort = local.port,
+            let remoteAddress = remote.ipAddress, let remotePort = remote.port
+        else { return nil }
+        return ConnectionEndpoints(
+            localAddress: localAddress,
+            localPort: localPort,
+            remoteAddress: remoteAddress,
+            remotePort: remotePort
+        )
+    }
+
     deinit {
         core.shutdown()
     }

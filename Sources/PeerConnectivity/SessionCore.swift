@@ -95,7 +95,8 @@ final class SessionCore: ConnectionDelegate, Sendable {
             security: security,
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
-        datagrams.start(on: PeerEventLoop.loop(for: peer)) { [weak self] data, peer in
+        datagrams.start(on: PeerEventLoop.loop(for: peer), ports: configuration.datagramPorts) {
+            [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
         }
         if configuration.joinsMesh || configuration.reconnection != nil {

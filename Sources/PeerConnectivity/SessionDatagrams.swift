@@ -68,9 +68,15 @@ final class SessionDatagrams: Sendable {
     ///   - eventLoop: where the socket runs (the local peer's event loop).
     ///   - deliver: hands a received message to the session; returns `false` to drop it
     ///     (the application is too far behind).
-    func start(on eventLoop: any EventLoop, deliver: @escaping @Sendable (Data, PeerID) -> Bool) {
+    ///   - ports: the UDP ports to try, the first free one (``Session/Configuration/datagramPorts``); nil
+    ///     for an ephemeral one.
+    func start(
+        on eventLoop: any EventLoop,
+        ports: ClosedRange<Int>?,
+        deliver: @escaping @Sendable (Data, PeerID) -> Bool
+    ) {
         state.withLock { $0.deliver = deliver }
-        DatagramEndpoint.bind(host: "0.0.0.0", group: eventLoop) {
+        DatagramEndpoint.bind(host: "0.0.0.0", ports: ports, group: eventLoop) {
             [weak self] bytes, from in
             self?.received(bytes, from: from)
         }.whenComplete { [weak self] result in

@@ -14,6 +14,8 @@ public struct BenchError: Error, Hashable, CustomStringConvertible {
         case disconnected
         case socket
         case invalidDocument
+        case interrupted
+        case blocked
     }
 
     private let code: Code
@@ -58,6 +60,16 @@ public struct BenchError: Error, Hashable, CustomStringConvertible {
     ///   - errno: the error number it set.
     public static func socket(_ call: String, errno: Int32) -> BenchError {
         BenchError(.socket, "\(call) failed: \(String(cString: strerror(errno)))")
+    }
+
+    /// The run was stopped from outside (a signal) before its plan was done.
+    public static func interrupted(_ message: String) -> BenchError {
+        BenchError(.interrupted, message)
+    }
+
+    /// Nothing came back the way the test sends (UDP datagrams): something on the path drops them.
+    public static func blocked(_ message: String) -> BenchError {
+        BenchError(.blocked, message)
     }
 
     /// A file is not a result document this tool can read.

@@ -17,7 +17,7 @@ struct ReflectorChild {
         process = Process()
         process.executableURL = binary
         process.arguments = [
-            "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--encryption", encryption.description,
+            "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--no-raw-echo", "--encryption", encryption.description,
             "--name", "churn-reflector", "--invitation-rate", "100000", "--idle-timeout", "0",
         ]
         process.standardOutput = try FileHandle(forWritingTo: log)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
+import PeerConnectivityCore
 
 /// The benchmark's echo side: advertises, accepts every test-runner into a session of its own, echoes.
 @main
@@ -13,9 +14,12 @@ struct Reflector: AsyncParsableCommand {
             Each test-runner that invites the reflector gets a session of its own, a hello message (this host's \
             description and the raw echo port), every data message echoed back in the mode it came in, every \
             stream echoed back on a stream of the same name, and every resource confirmed with the size and \
-            SHA-256 of the file received (then deleted). With --raw-echo-port it \
-            also runs a plain TCP echo server of length-prefixed frames, the baseline of `test-runner run --test raw-tcp`.
-            """
+            SHA-256 of the file received (then deleted). It also runs a plain TCP echo server of length-prefixed \
+            frames, the baseline of `test-runner run --test raw-tcp`. Ports to open in a firewall (defaults): TCP \
+            7447 (sessions) and 7448 (raw echo), UDP 7449-7480 (unreliable messages, one port per runner), and \
+            UDP 5353 for DNS-SD.
+            """,
+        version: ToolInfo(name: "reflector", commit: SourceRevision.commit).versionLine
     )
 
     @Option(help: "The reflector's display name (1-63 bytes; default: reflector-<host name>).")
@@ -25,10 +29,22 @@ struct Reflector: AsyncParsableCommand {
     var service = "p2p-bench"
 
     @Option(help: "The session listener's TCP port (0: ephemeral).")
-    var port = 0
+    var port = ReflectorConfiguration.defaultPort
 
-    @Option(help: "Also run a raw TCP echo server on this port (0: ephemeral) for the raw-tcp baseline.")
-    var rawEchoPort: Int?
+    @Option(help: "The raw TCP echo server's port for the raw-tcp baseline (0: ephemeral).")
+    var rawEchoPort = ReflectorConfiguration.defaultRawEchoPort
+
+    @Flag(help: "Run no raw TCP echo server.")
+    var noRawEcho = false
+
+    @Option(
+        help: """
+            The UDP ports the runners' sessions take for unreliable messages, FIRST-LAST, one per runner \
+            (\"ephemeral\": any).
+            """
+    )
+    var udpPorts =
+        "\(ReflectorConfiguration.defaultDatagramPorts.lowerBound)-\(ReflectorConfiguration.defaultDatagramPorts.upperBound)"
 
     @Option(help: "The IPv4 address to listen on (0.0.0.0: every interface).")
     var bind = "0.0.0.0"
@@ -61,11 +77,12 @@ struct Reflector: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        if let rawEchoPort, !(0...65535).contains(rawEchoPort) {
-            throw ValidationError("--raw-echo-port must be 0...65535")
-        }
-        if let rawEchoPort, rawEchoPort != 0, rawEchoPort == port {
+        guard (0...65535).contains(rawEchoPort) else { throw ValidationError("--raw-echo-port must be 0...65535") }
+        if !noRawEcho, rawEchoPort != 0, rawEchoPort == port {
             throw ValidationError("--raw-echo-port must differ from --port")
+        }
+        guard udpPorts == "ephemeral" || Self.portRange(udpPorts) != nil else {
+            throw ValidationError("--udp-ports takes FIRST-LAST (1-65535, FIRST <= LAST), e.g. 7449-7480, or ephemeral")
         }
         guard (1...1024).contains(maxRunners) else { throw ValidationError("--max-runners must be 1...1024") }
         guard (1...1024).contains(maxRunnersPerAddress) else {
@@ -89,7 +106,8 @@ struct Reflector: AsyncParsableCommand {
         configuration.serviceType = service
         configuration.host = bind
         configuration.port = port
-        configuration.rawEchoPort = rawEchoPort
+        configuration.rawEchoPort = noRawEcho ? nil : rawEchoPort
+        configuration.datagramPorts = Self.portRange(udpPorts)
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
         configuration.maximumRunnersPerAddress = maxRunnersPerAddress
@@ -107,9 +125,11 @@ struct Reflector: AsyncParsableCommand {
             throw ExitCode(2)
         }
         Log.line(
-            "ready name=\(configuration.name) service=_\(service)._tcp port=\(reflector.port ?? 0) "
-                + "raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") dns-sd=\(!noDnssd) "
-                + "encryption=\(configuration.encryption)"
+            "ready name=\(LogSafe.escaped(configuration.name)) service=_\(service)._tcp bind=\(bind) "
+                + "port=\(reflector.port ?? 0) raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") "
+                + "udp-ports=\(configuration.datagramPorts.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "ephemeral") "
+                + "dns-sd=\(!noDnssd) encryption=\(configuration.encryption) "
+                + "version=\(ToolInfo.version) commit=\(SourceRevision.commit ?? "unknown")"
         )
         let signal = await ShutdownSignal.next()
         Log.line("stopping on \(signal): goodbye to \(reflector.runnerCount) runners")
@@ -117,5 +137,14 @@ struct Reflector: AsyncParsableCommand {
         Log.line("stopped")
         // Sessions' event streams end only when the sessions are released; leave without waiting for them.
         Foundation.exit(0)
+    }
+
+    /// "7449-7480" as a range of ports.
+    static func portRange(_ text: String) -> ClosedRange<Int>? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 2, (1...65535).contains(parts[0]), (parts[0]...65535).contains(parts[1]) else {
+            return nil
+        }
+        return parts[0]...parts[1]
     }
 }

@@ -12,13 +12,26 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case mpcfTestbench = "mpcf-testbench"
 }
 
-/// Splits "HOST:PORT" (the last colon separates the port; IPv6 hosts go in brackets).
-func parseEndpoint(_ text: String) -> (host: String, port: Int)? {
-    guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-        let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+/// Splits "HOST[:PORT]": an IPv6 host goes in brackets when a port follows ("[fe80::1%eth0]:7447"); a
+/// bare IPv6 address or a host without a port takes `defaultPort`.
+func parseEndpoint(_ text: String, defaultPort: Int) -> (host: String, port: Int)? {
+    if text.hasPrefix("[") {
+        guard let close = text.firstIndex(of: "]") else { return nil }
+        let host = String(text[text.index(after: text.startIndex)..<close])
+        let rest = text[text.index(after: close)...]
+        guard !host.isEmpty else { return nil }
+        if rest.isEmpty { return (host, defaultPort) }
+        guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else { return nil }
+        return (host, port)
+    }
+    guard !text.isEmpty else { return nil }
+    // No colon: a host alone. More than one: a bare IPv6 address.
+    guard text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") else {
+        return (text, defaultPort)
+    }
+    guard colon != text.startIndex, let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
     else { return nil }
-    let host = text[..<colon].trimmingCharacters(in: ["[", "]"])
-    return (String(host), port)
+    return (String(text[..<colon]), port)
 }
 
 /// Reads "1,64,1024" as sizes in bytes.

@@ -9,7 +9,9 @@ struct ReportCommand: ParsableCommand {
         abstract: "Compare result documents: a table of every size, ratios against raw-tcp, and an SVG chart.",
         discussion: """
             Files that are not test-runner results (MPCF-TestBench layouts, core-bench results) are skipped \
-            with a note, so `results/*.json` works. Each data run is compared with the latest raw-tcp run.
+            with a note, so `results/*.json` works. Each data run is compared with the raw-tcp run closest in time \
+            that ran between the same hosts with the same load, within 12 hours; one without such a baseline is \
+            named, with the reason.
             """
     )
 
@@ -43,6 +45,8 @@ struct ReportCommand: ParsableCommand {
             throw ExitCode(1)
         }
         print(ComparisonTable.render(documents), terminator: "")
+        // Beside the user's own files: runs land in results/runs/, which git ignores, apart from the
+        // committed results and their chart.
         let path =
             svg ?? URL(fileURLWithPath: files[0]).deletingLastPathComponent().appendingPathComponent("report.svg").path
         try ReportChart.render(documents, title: title).write(toFile: path, atomically: true, encoding: .utf8)

@@ -9,17 +9,22 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a test against a reflector and write its result as JSON.",
         discussion: """
-            The reflector is found by DNS-SD (the first one, or --reflector NAME) or reached at --connect \
-            HOST:PORT (its session port). For --test raw-tcp the reflector's raw echo port comes from its \
-            discoveryInfo (key rawEchoPort) or, with --connect, from its hello message, unless --raw-port \
-            gives it. Each size runs --warmup unmeasured messages, then --count measured ones.
+            The reflector is found by DNS-SD (the first one, or --reflector NAME) or reached with --connect \
+            HOST[:PORT] (its session port, 7447 by default; no DNS-SD needed on either side). \
+            Tests: bulk measures the link's throughput as iperf3 does (--time, --parallel, --reverse, --bidir); \
+            data measures round trips of messages (one in flight: latency; --rate: latency under a load, open \
+            loop); raw-tcp runs the data plan over plain TCP (the baseline); stream and resource echo and \
+            confirm transfers. A document is written even when the run stops early (the reflector left, a \
+            cut link, Ctrl-C), with what completed and an "error"; the exit code is then 1, as when any part \
+            of the plan failed.
             """
     )
 
     @Option(
         help: """
-            The test: data (PeerConnectivity messages), raw-tcp (the plain TCP baseline), stream (--streams \
-            streams of --bytes, echoed back) or resource (a file of --bytes, --count times, confirmed by SHA-256).
+            bulk (throughput one way, as iperf3), data (message round trips), raw-tcp (the data plan over plain \
+            TCP), stream (--streams streams of --bytes, echoed back) or resource (a file of --bytes, --count \
+            times, confirmed by SHA-256).
             """
     )
     var test = TestKind.data
@@ -27,7 +32,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Measure against the reflector with this display name (default: the first found).")
     var reflector: String?
 
-    @Option(help: "Connect to the reflector's session port at HOST:PORT instead of browsing DNS-SD.")
+    @Option(
+        name: [.customShort("c"), .long],
+        help: "Connect to the reflector at HOST[:PORT] (default port 7447) instead of browsing DNS-SD."
+    )
     var connect: String?
 
     @Option(help: "The DNS-SD service type reflectors advertise, without _ and ._tcp.")
@@ -55,14 +63,49 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The least time between the starts of two sends, in milliseconds (0: as fast as allowed).")
     var delayMs = 0.0
 
-    @Option(help: "The most messages in flight (1: one round trip at a time).")
-    var window = 1
+    @Option(
+        help: "The most messages in flight (default 1: one round trip at a time; with --rate, the rate × --timeout)."
+    )
+    var window: Int?
+
+    @Option(
+        help: """
+            Open loop: send this many messages per second whatever comes back, each round trip timed from when its \
+            message was due (as wrk2: waiting for the link counts); --window then only bounds what is in flight.
+            """
+    )
+    var rate: Double?
 
     @Option(help: "Unmeasured messages per size before the measured ones (default 100); resource: transfers (0).")
     var warmup: Int?
 
     @Option(help: "--test stream: streams opened at once, each echoed back.")
     var streams = 1
+
+    @Option(name: [.customShort("P"), .long], help: "--test bulk: streams in each direction at once.")
+    var parallel = 1
+
+    @Option(
+        name: [.customShort("t"), .long],
+        help: """
+            Seconds the test runs: --test bulk writes this long (default 10); data and raw-tcp send each size's \
+            messages this long (--count then defaults to no limit).
+            """
+    )
+    var time: Double?
+
+    @Flag(name: [.customShort("R"), .long], help: "--test bulk: the reflector writes, this runner reads.")
+    var reverse = false
+
+    @Flag(help: "--test bulk: both write at once, each on its own streams.")
+    var bidir = false
+
+    @Option(
+        name: [.customShort("i"), .long],
+        help:
+            "Seconds between interval reports, printed and kept in the document (default: 1 for --test bulk, none else)."
+    )
+    var interval: Double?
 
     @Flag(
         help: """
@@ -73,6 +116,7 @@ struct RunCommand: AsyncParsableCommand {
     var oneWay = false
 
     @Option(
+        name: [.customShort("n"), .long],
         help: """
             --test stream: bytes written on each stream (default 16777216); --test resource: the file's size \
             (default 67108864).
@@ -100,8 +144,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The run's name, in the document and its file name (default: the host name).")
     var name: String?
 
-    @Option(help: "Where to write the JSON (default: results/<UTC start>-<test>-<name>.json).")
+    @Option(help: "Where to write the JSON (default: results/<UTC start>-<test>-<name>.json; none with --json).")
     var output: String?
+
+    @Flag(name: [.customShort("J"), .long], help: "Print the JSON document on standard output and nothing else there.")
+    var json = false
+
+    @Option(help: "Write what would be printed (not the JSON) to this file instead.")
+    var logfile: String?
 
     @Flag(help: "Keep every message's send and echo times in the document (memory grows with --count).")
     var samples = false
@@ -117,6 +167,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--size applies to --test data and raw-tcp; --test \(test.rawValue) takes --bytes")
         }
         if test != .stream, streams != 1 { throw ValidationError("--streams applies to --test stream only") }
+        if test != .bulk, parallel != 1 { throw ValidationError("--parallel applies to --test bulk only") }
         guard let sizes = parseSizes(size ?? "64") else {
             throw ValidationError("--size takes sizes in bytes separated by commas, e.g. --size 1,64,1024")
         }
@@ -128,21 +179,67 @@ struct RunCommand: AsyncParsableCommand {
         if connect != nil, reflector != nil {
             throw ValidationError("--connect and --reflector exclude each other: connect directly, or browse by name")
         }
-        if let connect, parseEndpoint(connect) == nil {
-            throw ValidationError("--connect takes HOST:PORT, e.g. --connect 127.0.0.1:7000")
+        if let connect, parseEndpoint(connect, defaultPort: ReflectorConfiguration.defaultPort) == nil {
+            throw ValidationError(
+                "--connect takes HOST[:PORT], e.g. --connect 192.0.2.7 or --connect [fe80::1%eth0]:7447"
+            )
         }
         if let rawPort, !(1...65535).contains(rawPort) { throw ValidationError("--raw-port must be 1...65535") }
         guard connectTimeout > 0, connectTimeout <= 3_600 else {
             throw ValidationError("--connect-timeout must be 0...3600 s")
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
+        if json, quiet { throw ValidationError("--json and --quiet exclude each other: --json prints only the JSON") }
     }
 
     func run() async throws {
         ProcessLimits.raiseOpenFileLimit()
+        let out = try RunOutput(json: json, quiet: quiet, logfile: logfile)
+        let configuration = runnerConfiguration()
+        let events = RunEvents(
+            connected: { report, host in out.line(Self.firstLine(report, host: host, test: test)) },
+            progress: { progress in out.progress(progress.line) },
+            interval: { interval in out.line(interval.line) }
+        )
+        out.line(Self.setOutLine(configuration))
+        let runner = Task { try await BenchmarkRunner.run(configuration, events: events) }
+        let interrupter = Task {
+            let signal = await ShutdownSignal.next()
+            guard !Task.isCancelled else { return }
+            out.line("\(signal): stopping, and writing what completed")
+            runner.cancel()
+        }
+        var document: BenchmarkDocument
+        do {
+            document = try await runner.value
+        } catch {
+            interrupter.cancel()
+            throw ValidationError("\(error)")
+        }
+        interrupter.cancel()
+        if runner.isCancelled, document.error != nil {
+            document.error = "interrupted (SIGINT or SIGTERM): \(document.error ?? "")"
+        }
+        out.clearProgress()
+        out.summary(document)
+        try write(document, out: out)
+        if let error = document.error {
+            out.error("test-runner: \(error)")
+            throw ExitCode(1)
+        }
+        let failures = document.failures
+        if !failures.isEmpty {
+            let lines = failures.prefix(10).map { "  \($0)\n" }.joined()
+            let more = failures.count > 10 ? "  (\(failures.count - 10) more in the document)\n" : ""
+            out.error("test-runner: part of the plan failed:\n\(lines)\(more)", newline: false)
+            throw ExitCode(1)
+        }
+    }
+
+    private func runnerConfiguration() -> RunnerConfiguration {
         let sizes = parseSizes(size ?? "64") ?? []
         var target = ReflectorTarget.discover(name: reflector)
-        if let connect, let endpoint = parseEndpoint(connect) {
+        if let connect, let endpoint = parseEndpoint(connect, defaultPort: ReflectorConfiguration.defaultPort) {
             target = .direct(host: endpoint.host, port: endpoint.port)
         }
         var configuration = RunnerConfiguration(
@@ -154,66 +251,52 @@ struct RunCommand: AsyncParsableCommand {
             connectTimeout: .milliseconds(Int(connectTimeout * 1_000))
         )
         configuration.encryption = encryption ?? .default
-        let showsProgress = !quiet && ProgressLine.isTerminal
-        let document: BenchmarkDocument
-        do {
-            document = try await BenchmarkRunner.run(configuration) { progress in
-                if showsProgress { ProgressLine.show(progress.line) }
-            }
-        } catch {
-            if showsProgress { ProgressLine.clear() }
-            FileHandle.standardError.write(Data("test-runner: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
-        if showsProgress { ProgressLine.clear() }
-        if !quiet {
-            let connection = document.connection
-            print(
-                "reflector \(connection.reflectorName ?? "?") (\(connection.method.rawValue)), encryption "
-                    + "\(connection.encryption ?? "?"): \(connection.linkSecurity ?? "the link was not reported")"
-            )
-            print(ComparisonTable.render([document]), terminator: "")
-        }
-        try write(document)
-        let failures = document.failures
-        if !failures.isEmpty {
-            let lines = failures.prefix(10).map { "  \($0)\n" }.joined()
-            let more = failures.count > 10 ? "  (\(failures.count - 10) more in the document)\n" : ""
-            FileHandle.standardError.write(Data("test-runner: part of the plan failed:\n\(lines)\(more)".utf8))
-            throw ExitCode(1)
-        }
+        return configuration
     }
 
     private func plan(sizes: [Int]) -> TestPlan {
-        TestPlan(
+        let timed = test.isMessageTest && time != nil
+        return TestPlan(
             test: test,
             mode: mode,
             sizes: test.isMessageTest ? sizes : [],
-            count: count ?? (test.isMessageTest ? 1_000 : 1),
+            count: count ?? (timed ? 100_000_000 : test.isMessageTest ? 1_000 : 1),
             warmup: warmup ?? (test.isMessageTest ? 100 : 0),
-            window: window,
+            window: window ?? rate.map { min(TestPlan.maximumWindow, max(16, Int($0 * timeout) + 16)) } ?? 1,
             delayMilliseconds: delayMs,
             timeoutSeconds: timeout,
-            durationSeconds: duration,
+            durationSeconds: timed ? time ?? duration : duration,
             recordsSamples: samples || format == .mpcfTestbench,
-            streams: test == .stream ? streams : nil,
-            bytes: test.isMessageTest ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
-            oneWay: oneWay ? true : nil
+            streams: test == .stream ? streams : test == .bulk ? parallel : nil,
+            bytes: test.isMessageTest || test == .bulk ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+            oneWay: oneWay ? true : nil,
+            timeSeconds: test == .bulk ? time ?? 10 : time,
+            reverse: reverse ? true : nil,
+            bidirectional: bidir ? true : nil,
+            intervalSeconds: interval ?? (test == .bulk ? 1 : nil),
+            rate: rate
         )
     }
 
-    private func write(_ document: BenchmarkDocument) throws {
+    private func write(_ document: BenchmarkDocument, out: RunOutput) throws {
+        let data = try document.encoded()
+        if json {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            guard let output else { return }
+            try data.write(to: URL(fileURLWithPath: output))
+            return
+        }
         let path = output ?? document.defaultPath()
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try document.encoded().write(to: url)
-        print("wrote \(path)")
+        try data.write(to: url)
+        out.always("wrote \(path)")
         if format == .mpcfTestbench {
             let base = path.hasSuffix(".json") ? String(path.dropLast(5)) : path
             let mpcfPath = base + ".mpcf-testbench.json"
             try MPCFTestBenchRecord.encoded(MPCFTestBenchRecord.records(from: document))
                 .write(to: URL(fileURLWithPath: mpcfPath))
-            print("wrote \(mpcfPath)")
+            out.always("wrote \(mpcfPath)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PeerConnectivityBench
 
 /// The benchmark's measuring side: runs a plan against a reflector and writes the result; reports on
 /// results.
@@ -7,6 +8,7 @@ struct TestRunner: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test-runner",
         abstract: "Measure PeerConnectivity against a reflector, and compare the results with raw TCP.",
+        version: ToolInfo().versionLine,
         subcommands: [RunCommand.self, ReportCommand.self]
     )
 }

@@ -17,7 +17,7 @@ struct BenchmarkDocumentTests {
         let text = String(decoding: try Fixtures.document(test: .rawTCP).encoded(), as: UTF8.self)
         #expect(text.contains("\"startedAt\" : \"2026-11-18T"))
         #expect(text.contains(".250Z\""))
-        #expect(text.contains("\"schemaVersion\" : 1"))
+        #expect(text.contains("\"schemaVersion\" : 2"))
         #expect(text.contains("\"test\" : \"raw-tcp\""))
         #expect(text.contains("\"build\" : \""))
         let keys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.split(separator: "\"")[1] }
@@ -73,10 +73,10 @@ struct BenchmarkDocumentTests {
     @Test("the default file name: UTC start without colons, test, run name")
     func defaultPath() {
         let document = Fixtures.document(test: .data, name: "loop back/1")
-        #expect(document.defaultPath() == "results/2026-11-18T11-06-40Z-data-loop-back-1.json")
+        #expect(document.defaultPath() == "results/runs/2026-11-18T11-06-40Z-data-loop-back-1.json")
         var unreliable = document
         unreliable.plan.mode = .unreliable
-        #expect(unreliable.defaultPath() == "results/2026-11-18T11-06-40Z-data-unreliable-loop-back-1.json")
+        #expect(unreliable.defaultPath() == "results/runs/2026-11-18T11-06-40Z-data-unreliable-loop-back-1.json")
     }
 
     @Test("MPCF-TestBench layout: echoed messages only, seconds since 2001, bandwidth both ways")

@@ -11,7 +11,8 @@ struct ChurnTests {
         let reflector = try ToolProcess(
             "reflector",
             [
-                "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--encryption", "none", "--name", "churned",
+                "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--no-raw-echo", "--udp-ports", "ephemeral",
+                "--encryption", "none", "--name", "churned",
                 "--invitation-rate", "10000",
             ]
         )

@@ -19,7 +19,8 @@ struct ReflectorHardeningTests {
     ) async throws -> (ToolProcess, port: Int) {
         let reflector = try ToolProcess(
             "reflector",
-            ["--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--name", "hardened"] + arguments,
+            ["--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--raw-echo-port", "0", "--name", "hardened"]
+                + arguments,
             openFileLimit: openFileLimit
         )
         let ready = try #require(try await reflector.line(containing: " ready "))
@@ -66,9 +67,14 @@ struct ReflectorHardeningTests {
 
     @Test("out of descriptors, the listener waits instead of spinning (under 5% CPU), and serves once they free")
     func descriptorExhaustion() async throws {
-        // About 17 descriptors are the reflector's own; 8 more are taken by the first silent connections,
-        // and the rest of them wait in the backlog, where accept fails with EMFILE.
-        let (reflector, port) = try await reflector(["--encryption", "none"], openFileLimit: 25)
+        // The reflector's own descriptors, counted on one without a limit; 6 more are taken by the first
+        // silent connections, and the rest wait in the backlog, where accept fails with EMFILE.
+        let arguments = ["--encryption", "none", "--no-raw-echo", "--udp-ports", "ephemeral"]
+        let (unlimited, _) = try await reflector(arguments)
+        let own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(unlimited.pid)/fd").count
+        unlimited.signal(SIGKILL)
+        let (reflector, port) = try await reflector(arguments, openFileLimit: own + 6)
+        defer { withExtendedLifetime(reflector) {} }
         let silent = (0..<16).map { _ in silentConnection(to: port) }
         try await Task.sleep(for: .milliseconds(500))
         let before = try #require(ProcessSample.of(pid: reflector.pid))
@@ -93,6 +99,7 @@ struct ReflectorHardeningTests {
     @Test("runners that only keep their link alive are dropped after the idle timeout; full means busy, not declined")
     func idleRunnersMakeRoom() async throws {
         let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "2"])
+        defer { withExtendedLifetime(reflector) {} }
         let first = try await runner("idle-1", port: port, of: reflector)
         let second = try await runner("idle-2", port: port, of: reflector)
         // Full: a third is told busy (13), which says to try again, not declined (3).
@@ -113,6 +120,7 @@ struct ReflectorHardeningTests {
     @Test("runners from one address are limited; a runner that works is not dropped while it works")
     func perAddressLimit() async throws {
         let (reflector, port) = try await reflector(["--max-runners-per-address", "1", "--idle-timeout", "1"])
+        defer { withExtendedLifetime(reflector) {} }
         let (busy, reflectorPeer) = try await runner("worker", port: port, of: reflector)
         let second = Session(peer: try PeerID(displayName: "second"))
         let refusal = await #expect(throws: InvitationError.self) {
@@ -131,6 +139,7 @@ struct ReflectorHardeningTests {
     @Test("names, contexts, stream and resource names with newlines, ESC and NUL reach the log escaped")
     func noForgedLogLines() async throws {
         let (reflector, port) = try await reflector(["--encryption", "none"])
+        defer { withExtendedLifetime(reflector) {} }
         let session = Session(peer: try PeerID(displayName: "evil\nforged: name"), encryptionPreference: .none)
         let context =
             Data("ctx\nforged: context\u{1B}[31m\u{0}".utf8) + Data(repeating: UInt8(ascii: "x"), count: 60_000)
@@ -161,6 +170,7 @@ struct ReflectorHardeningTests {
     @Test("a resource over the reflector's maximum is refused at once; the runner says why and exits 1")
     func refusedResourceFailsTheRun() async throws {
         let (reflector, port) = try await reflector(["--max-resource-bytes", "100000"])
+        defer { withExtendedLifetime(reflector) {} }
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("refused.json").path
         let run = try ToolProcess(

@@ -38,6 +38,34 @@ struct ReportTests {
         #expect(ReportChart.render(all).components(separatedBy: "<polyline").count - 1 == 6)
     }
 
+    @Test(
+        "a run is compared only with a fair baseline: same hosts, same load, plain, within 12 hours; else it says why"
+    )
+    func fairBaselines() {
+        var otherHost = Fixtures.document(test: .rawTCP, name: "elsewhere", p50Microseconds: 20)
+        otherHost.runner.hostname = "another-machine"
+        var encrypted = Fixtures.document(test: .data, name: "tls", p50Microseconds: 80)
+        encrypted.connection.encryption = "required"
+        let later = Fixtures.document(
+            test: .data,
+            name: "later",
+            startedAt: Date(timeIntervalSince1970: 1_795_000_000 + 2 * 86_400)
+        )
+        var wider = Fixtures.document(test: .data, name: "wider", p50Microseconds: 80)
+        wider.plan.window = 8
+
+        let (_, pairs, refusals) = ReportSeries.ordered([
+            otherHost, documents[0], encrypted, later, wider, documents[1],
+        ])
+        #expect(pairs.map(\.ours.label).allSatisfy { $0.contains("ours") }, "only the fair run is paired")
+        #expect(pairs.first?.raw.label.contains("base") == true, "with the baseline of its own hosts")
+        #expect(refusals.contains { $0.contains("tls") && $0.contains("encrypted") })
+        #expect(refusals.contains { $0.contains("later") && $0.contains("12 hours") })
+        #expect(refusals.contains { $0.contains("wider") && $0.contains("another load") })
+        let text = ComparisonTable.render([otherHost, encrypted])
+        #expect(text.contains("not compared with") && text.contains("other hosts"), "\(text)")
+    }
+
     @Test("no raw-tcp run: no ratios")
     func noBaseline() {
         #expect(!ComparisonTable.render([documents[1]]).contains("against"))

@@ -31,11 +31,26 @@ public struct LoadStateMachine: Sendable {
         case stray
     }
 
+    /// What one interval of the phase counted (`--interval`).
+    public struct IntervalCounts: Sendable {
+        /// Messages sent in it.
+        public var sent = 0
+        /// Intact echoes in it.
+        public var echoed = 0
+        /// Messages counted lost in it.
+        public var lost = 0
+        /// The round trips of its echoes.
+        public var roundTrip = LatencySummary()
+    }
+
     /// The most sequence numbers remembered as lost, to tell late echoes from duplicates.
     public static let maximumRememberedLosses = 100_000
 
     private struct Slot {
         var sentAt: UInt64 = 0
+        /// When the message was due: its send time in closed loop; in open loop, its place in the
+        /// schedule, which it may have missed (its round trip counts from here, as wrk2's).
+        var dueAt: UInt64 = 0
         var pending = false
     }
 
@@ -43,6 +58,9 @@ public struct LoadStateMachine: Sendable {
     private let count: Int
     private let window: UInt64
     private let delay: UInt64
+    /// Open loop: nanoseconds between two messages' due times; nil in closed loop.
+    private let spacing: Double?
+    private var phaseStart: UInt64
     private let timeout: UInt64
     private let sendingEnds: UInt64
     private let firstSequence: UInt64
@@ -61,6 +79,12 @@ public struct LoadStateMachine: Sendable {
     private var highestEchoed: UInt64?
     private var lostSequences = Set<UInt64>()
     private var latency = LatencyRecorder()
+    /// RFC 3550's interarrival jitter over the echoes in arrival order, and the last echo's transit time.
+    private var jitter = 0.0
+    private var lastTransit: UInt64?
+    /// The round trips since the interval began, and its counts when it began.
+    private var intervalLatency = LatencyRecorder()
+    private var intervalBase = (sent: 0, echoed: 0, lost: 0)
     private var samples: [MessageSample] = []
     private var counts: SizeResult
 
@@ -78,6 +102,8 @@ public struct LoadStateMachine: Sendable {
         self.count = count
         window = UInt64(plan.window)
         delay = UInt64(plan.delayMilliseconds * 1e6)
+        spacing = plan.rate.map { 1e9 / $0 }
+        phaseStart = now
         timeout = UInt64(plan.timeoutSeconds * 1e9)
         sendingEnds = now + UInt64(plan.durationSeconds * 1e9)
         self.firstSequence = firstSequence
@@ -118,7 +144,12 @@ public struct LoadStateMachine: Sendable {
         if delay > 0, let lastSentAt, now < lastSentAt + delay {
             return .sleep(until: min(lastSentAt + delay, sendingEnds))
         }
-        slots[slot(next)] = Slot(sentAt: now, pending: true)
+        var due = now
+        if let spacing {
+            due = phaseStart + UInt64(Double(counts.sent) * spacing)
+            if now < due { return .sleep(until: min(due, sendingEnds)) }
+        }
+        slots[slot(next)] = Slot(sentAt: now, dueAt: due, pending: true)
         if firstSentAt == nil { firstSentAt = now }
         lastSentAt = now
         next += 1
@@ -171,12 +202,21 @@ public struct LoadStateMachine: Sendable {
             return .duplicated
         }
         let sentAt = slots[slot(sequence)].sentAt
+        let dueAt = slots[slot(sequence)].dueAt
         slots[slot(sequence)].pending = false
         lastAccountedAt = max(lastAccountedAt, now)
         let arrival: Arrival
         if inspection.isIntact {
             counts.echoed += 1
-            latency.record(now >= sentAt ? now - sentAt : 0)
+            let roundTrip = now >= dueAt ? now - dueAt : 0
+            latency.record(roundTrip)
+            intervalLatency.record(roundTrip)
+            let transit = now >= sentAt ? now - sentAt : 0
+            if let lastTransit {
+                let difference = Double(transit) - Double(lastTransit)
+                jitter += (abs(difference) - jitter) / 16
+            }
+            lastTransit = transit
             if let highestEchoed, sequence < highestEchoed {
                 counts.reordered += 1
             } else {
@@ -193,12 +233,26 @@ public struct LoadStateMachine: Sendable {
         return arrival
     }
 
+    /// The counts since the last call (or the phase's start), and their round trips; starts the next
+    /// interval.
+    public mutating func takeInterval() -> IntervalCounts {
+        var counts = IntervalCounts()
+        counts.sent = self.counts.sent - intervalBase.sent
+        counts.echoed = self.counts.echoed - intervalBase.echoed
+        counts.lost = self.counts.lost - intervalBase.lost
+        counts.roundTrip = intervalLatency.summary
+        intervalBase = (self.counts.sent, self.counts.echoed, self.counts.lost)
+        intervalLatency = LatencyRecorder()
+        return counts
+    }
+
     /// The phase's result: counts, round trips, throughput, and samples when asked for.
     public var result: SizeResult {
         var result = counts
         let duration = firstSentAt.map { lastAccountedAt > $0 ? lastAccountedAt - $0 : 0 } ?? 0
         result.durationNanoseconds = duration
         result.roundTrip = latency.summary
+        if counts.echoed > 1 { result.jitterNanoseconds = jitter }
         if duration > 0 {
             let seconds = Double(duration) / 1e9
             result.throughput = ThroughputSummary(

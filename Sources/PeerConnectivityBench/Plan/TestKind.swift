@@ -8,6 +8,10 @@ public enum TestKind: String, Codable, CaseIterable, Sendable {
     case resource
     /// Byte streams opened with `startStream`; the reflector echoes each on a stream of the same name.
     case stream
+    /// Throughput of the link as iperf3 measures it: `--parallel` streams written one way for `--time`
+    /// seconds (`--reverse`: the reflector writes, `--bidir`: both), read and checked at the far end,
+    /// reported every `--interval`.
+    case bulk
 
     /// Whether the test sends messages of the plan's sizes (data, raw-tcp), as opposed to transfers.
     public var isMessageTest: Bool {

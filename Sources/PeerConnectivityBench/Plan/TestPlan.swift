@@ -38,6 +38,18 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The stream test: the reflector reads and checks each stream and answers with a ``StreamReceipt``
     /// instead of echoing it, so the link carries the stream one way only (nil: echoed).
     public var oneWay: Bool?
+    /// The bulk test: how long the streams are written, in seconds.
+    public var timeSeconds: Double?
+    /// The bulk test: the reflector writes and the runner reads (nil: the runner writes).
+    public var reverse: Bool?
+    /// The bulk test: both write at once, each on its own streams.
+    public var bidirectional: Bool?
+    /// How often a report of the last interval is printed and kept in the document's `intervals`, in
+    /// seconds (nil: none).
+    public var intervalSeconds: Double?
+    /// The data test, open loop: messages sent at this rate per second whatever comes back, each round
+    /// trip counted from the time it was due to be sent (nil: closed loop, `window` messages in flight).
+    public var rate: Double?
 
     /// Makes a plan.
     ///
@@ -55,6 +67,11 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - streams: the stream test's streams.
     ///   - bytes: the stream test's bytes per stream, or the resource test's file size.
     ///   - oneWay: the stream test's streams are read by the reflector, not echoed.
+    ///   - timeSeconds: the bulk test's duration.
+    ///   - reverse: the bulk test's reflector writes.
+    ///   - bidirectional: the bulk test writes both ways.
+    ///   - intervalSeconds: the interval of the reports.
+    ///   - rate: the data test's open-loop rate.
     public init(
         test: TestKind = .data,
         mode: DeliveryMode = .reliable,
@@ -68,7 +85,12 @@ public struct TestPlan: Codable, Hashable, Sendable {
         recordsSamples: Bool = false,
         streams: Int? = nil,
         bytes: Int? = nil,
-        oneWay: Bool? = nil
+        oneWay: Bool? = nil,
+        timeSeconds: Double? = nil,
+        reverse: Bool? = nil,
+        bidirectional: Bool? = nil,
+        intervalSeconds: Double? = nil,
+        rate: Double? = nil
     ) {
         self.test = test
         self.mode = mode
@@ -83,6 +105,11 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.streams = streams
         self.bytes = bytes
         self.oneWay = oneWay
+        self.timeSeconds = timeSeconds
+        self.reverse = reverse
+        self.bidirectional = bidirectional
+        self.intervalSeconds = intervalSeconds
+        self.rate = rate
     }
 
     /// Checks the plan.
@@ -95,6 +122,23 @@ public struct TestPlan: Codable, Hashable, Sendable {
             )
         }
         if oneWay == true, test != .stream { throw .invalidPlan("--one-way applies to --test stream only") }
+        if let intervalSeconds, !(0.1...3_600).contains(intervalSeconds) {
+            throw .invalidPlan("--interval must be 0.1...3600 s")
+        }
+        if test != .bulk, reverse == true || bidirectional == true {
+            throw .invalidPlan("--reverse and --bidir apply to --test bulk only")
+        }
+        if test == .bulk {
+            try validateBulk()
+            return
+        }
+        if timeSeconds != nil, !test.isMessageTest {
+            throw .invalidPlan("--time applies to --test bulk, data and raw-tcp")
+        }
+        if let rate {
+            guard test.isMessageTest else { throw .invalidPlan("--rate applies to --test data and raw-tcp") }
+            guard (1...1_000_000).contains(rate) else { throw .invalidPlan("--rate must be 1...1000000 messages/s") }
+        }
         if test == .stream || test == .resource {
             try validateTransfer()
             return
@@ -138,6 +182,19 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The most streams at once (the library allows 256 channels each way; the reflector opens one
     /// echo per stream).
     public static let maximumStreams = 128
+
+    private func validateBulk() throws(BenchError) {
+        guard let timeSeconds, (0.1...86_400).contains(timeSeconds) else {
+            throw .invalidPlan("--time must be 0.1...86400 s")
+        }
+        guard let streams, (1...Self.maximumStreams).contains(streams) else {
+            throw .invalidPlan("--parallel must be 1...\(Self.maximumStreams)")
+        }
+        if reverse == true, bidirectional == true {
+            throw .invalidPlan("--reverse and --bidir exclude each other: --bidir writes both ways")
+        }
+        if bytes != nil { throw .invalidPlan("--test bulk runs for --time: --bytes does not apply") }
+    }
 
     private func validateTransfer() throws(BenchError) {
         guard let bytes, (1...Self.maximumTransferBytes).contains(bytes) else {

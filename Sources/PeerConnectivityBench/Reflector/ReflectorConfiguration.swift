@@ -3,6 +3,13 @@ import PeerConnectivity
 
 /// How a reflector presents itself and what it serves.
 public struct ReflectorConfiguration: Sendable {
+    /// The session listener's port unless told otherwise: fixed, so that a firewall can let it in.
+    public static let defaultPort = 7447
+    /// The raw echo server's port unless told otherwise.
+    public static let defaultRawEchoPort = 7448
+    /// The UDP ports of the runners' sessions (unreliable messages), one per runner served at once.
+    public static let defaultDatagramPorts = 7449...7480
+
     /// Its display name, 1-63 bytes of UTF-8.
     public var name: String
     /// The DNS-SD service type ("p2p-bench" for `_p2p-bench._tcp`).
@@ -28,6 +35,9 @@ public struct ReflectorConfiguration: Sendable {
     /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?
+    /// The UDP ports the runners' sessions take for unreliable messages, the first free one each; nil for
+    /// ephemeral ones.
+    public var datagramPorts: ClosedRange<Int>? = ReflectorConfiguration.defaultDatagramPorts
     /// The largest resource taken from a runner, in bytes; nil for no maximum but the free space.
     public var maximumResourceSize: UInt64?
     /// The encryption preference of its advertiser and of the session it makes for each runner.

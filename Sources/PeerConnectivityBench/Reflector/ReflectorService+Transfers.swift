@@ -105,4 +105,32 @@ extension ReflectorService {
             log("confirmation to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
         }
     }
+
+    /// The bulk test's reverse direction: writes stream `bench-reverse-<index>` to the runner, the
+    /// pattern's bytes of that index, for the time the request asks (at most a day), then finishes it.
+    static func writeReverse(
+        _ request: BulkRequest,
+        to peer: PeerID,
+        in session: Session,
+        log: @Sendable (String) -> Void
+    ) async {
+        let name = "\(BulkRequest.streamPrefix)\(request.index)"
+        let deadline = ContinuousClock.now + .milliseconds(min(max(request.milliseconds, 0), 86_400_000))
+        var offset = 0
+        do {
+            let stream = try session.startStream(withName: name, toPeer: peer)
+            var buffer = Data(count: StreamTest.writeSize)
+            while ContinuousClock.now < deadline {
+                buffer.withUnsafeMutableBytes { pattern.write(index: request.index, offset: offset, into: $0) }
+                try await stream.write(buffer)
+                offset += buffer.count
+            }
+            try stream.finish()
+            log("stream \"\(name)\" to runner=\(LogSafe.escaped(peer.displayName)) wrote bytes=\(offset)")
+        } catch {
+            log(
+                "stream \"\(name)\" to runner=\(LogSafe.escaped(peer.displayName)) failed after \(offset) bytes: \(error)"
+            )
+        }
+    }
 }

@@ -152,6 +152,7 @@ public final class ReflectorService: Sendable {
         // A reflector serves runners and joins no mesh: no member listener, no introductions to dial.
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
+        sessionConfiguration.datagramPorts = configuration.datagramPorts
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -233,6 +234,7 @@ public final class ReflectorService: Sendable {
     /// are cancelled when it leaves.
     private func echo(_ session: Session, runner: PeerID, activity: RunnerActivity) async {
         let started = ContinuousClock.now
+        var cpuAtConnect = CPUTime.ofThisProcess()
         var messages = 0
         var bytes = 0
         var streams = 0
@@ -243,6 +245,7 @@ public final class ReflectorService: Sendable {
             switch event {
             case .peerStateChanged(let peer, .connected, _) where peer == runner:
                 activity.touch()
+                cpuAtConnect = CPUTime.ofThisProcess()
                 let security = session.securityInfo(for: peer)?.summary ?? "unknown"
                 log(
                     "connected runner=\(LogSafe.escaped(peer.displayName)) id=\(peer.id.uuidString.lowercased()) "
@@ -284,6 +287,24 @@ public final class ReflectorService: Sendable {
                     Task { [log] in
                         defer { activity.ended() }
                         await Self.confirm(name, result, to: peer, in: session, log: log)
+                    }
+                )
+            case .dataReceived(let data, let peer, _) where data == ReflectorReport.request:
+                let elapsed = started.duration(to: .now)
+                let report = ReflectorReport(
+                    cpu: CPUTime.ofThisProcess().since(cpuAtConnect),
+                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                )
+                try? await session.send(report.encoded(), toPeers: [peer])
+            case .dataReceived(let data, let peer, _) where data.starts(with: BulkRequest.prefix):
+                activity.touch()
+                guard let request = BulkRequest.decoded(from: data) else { break }
+                streams += 1
+                activity.began()
+                transfers.append(
+                    Task { [log] in
+                        defer { activity.ended() }
+                        await Self.writeReverse(request, to: peer, in: session, log: log)
                     }
                 )
             case .dataReceived(let data, let peer, let mode):

@@ -45,6 +45,20 @@ public enum ComparisonTable {
                     ]
                 )
             }
+            if let bulk = document.bulk {
+                for (direction, figures) in [("out", bulk.forward), ("back", bulk.reverse)] {
+                    guard let figures else { continue }
+                    rows.append(
+                        [
+                            "\(label) \(direction)", "\(bulk.streamCount)", "\(Int(bulk.timeSeconds)) s",
+                            "\(bulk.streamCount - figures.failedStreams)", "\(figures.corruptedStreams)",
+                            "\(figures.failedStreams)", "0",
+                            direction == "out" ? number(figures.bytesPerSecond / 1e6) : "-",
+                            direction == "back" ? number(figures.bytesPerSecond / 1e6) : "-", "-",
+                        ]
+                    )
+                }
+            }
             if let resources = document.resources {
                 rows.append(
                     [
@@ -62,7 +76,7 @@ public enum ComparisonTable {
 
     /// Every size of every message run, then each data run against the raw-tcp baseline.
     private static func messageLines(_ documents: [BenchmarkDocument]) -> [String] {
-        let (series, pairs) = ReportSeries.ordered(documents)
+        let (series, pairs, refusals) = ReportSeries.ordered(documents)
         var lines = ["Round trips in microseconds; throughput in MB/s (10^6 bytes/s echoed back)."]
         let header = [
             "run", "size", "sent", "lost", "corrupt", "dup", "reorder", "p50", "p90", "p99", "p99.9", "max", "MB/s",
@@ -102,6 +116,8 @@ public enum ComparisonTable {
             }
             lines += table(ratios)
         }
+        if !refusals.isEmpty { lines.append("") }
+        lines += refusals
         return lines
     }
 

@@ -66,13 +66,17 @@ extension BenchmarkDocument {
         }
     }
 
-    /// Where a run is written by default: `results/<UTC start>-<test>-<name>.json`, e.g.
-    /// `results/2026-11-22T10-15-00Z-data-loopback.json` (colons would trouble some file systems);
+    /// The folder runs are written to unless told otherwise: `results/runs`, which git ignores, so that a
+    /// user's own runs stay apart from the results the repository commits.
+    public static let defaultDirectory = "results/runs"
+
+    /// Where a run is written by default: `results/runs/<UTC start>-<test>-<name>.json`, e.g.
+    /// `results/runs/2026-11-22T10-15-00Z-data-loopback.json` (colons would trouble some file systems);
     /// an unreliable data run is `data-unreliable`.
     ///
-    /// - Parameter directory: the folder, "results" by default.
+    /// - Parameter directory: the folder, ``defaultDirectory`` by default.
     /// - Returns: the relative path.
-    public func defaultPath(directory: String = "results") -> String {
+    public func defaultPath(directory: String = BenchmarkDocument.defaultDirectory) -> String {
         let stamp = Self.dateFormatter(fractionalSeconds: false).string(from: startedAt).replacingOccurrences(
             of: ":",
             with: "-"

@@ -6,8 +6,9 @@ import Foundation
 /// clock, sizes bytes, throughput bytes per second. ``schemaVersion`` changes when a field changes
 /// meaning or goes away; new fields may appear without it.
 public struct BenchmarkDocument: Codable, Hashable, Sendable {
-    /// The schema this build writes.
-    public static let currentSchemaVersion = 1
+    /// The schema this build writes. 2 added `error`, the tool's library version and commit, and the
+    /// connection's encryption, addresses and interface; documents of schema 1 still decode.
+    public static let currentSchemaVersion = 2
 
     /// The schema of this document.
     public var schemaVersion: Int
@@ -35,6 +36,15 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     public var streams: StreamTestResult?
     /// The resource test's transfers and totals; nil for the other tests.
     public var resources: ResourceTestResult?
+    /// The bulk test's figures; nil for the other tests.
+    public var bulk: BulkTestResult?
+    /// The interval reports (`--interval`), in order; nil without intervals.
+    public var intervals: [IntervalResult]?
+    /// The CPU time both ends spent during the test.
+    public var cpu: CPUUsage?
+    /// Why the run stopped before its plan was done (the reflector went away, it was interrupted, it
+    /// could not be reached): what completed is still in the document. Nil when the plan ran to its end.
+    public var error: String?
 
     /// Makes a document.
     ///
@@ -49,6 +59,7 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     ///   - results: one result per size.
     ///   - streams: the stream test's section.
     ///   - resources: the resource test's section.
+    ///   - error: why the run stopped early, if it did.
     public init(
         name: String,
         startedAt: Date,
@@ -59,7 +70,8 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
         plan: TestPlan,
         results: [SizeResult],
         streams: StreamTestResult? = nil,
-        resources: ResourceTestResult? = nil
+        resources: ResourceTestResult? = nil,
+        error: String? = nil
     ) {
         schemaVersion = Self.currentSchemaVersion
         tool = ToolInfo()
@@ -74,5 +86,6 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
         self.results = results
         self.streams = streams
         self.resources = resources
+        self.error = error
     }
 }

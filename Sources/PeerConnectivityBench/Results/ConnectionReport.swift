@@ -1,3 +1,5 @@
+import PeerConnectivity
+
 /// How the runner reached the reflector, and how long each step took (monotonic nanoseconds).
 public struct ConnectionReport: Codable, Hashable, Sendable {
     /// DNS-SD or direct.
@@ -22,11 +24,33 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     public var encryption: String?
     /// How the session's link was secured: "TLS 1.3, TLS_AES_128_GCM_SHA256", or "plain (not encrypted)".
     public var linkSecurity: String?
+    /// The runner's end of the session's connection, "address:port".
+    public var localAddress: String?
+    /// The reflector's end of it, "address:port" (for DNS-SD, the address the name resolved to).
+    public var remoteAddress: String?
+    /// The runner's network interface the connection went through ("eth0", "lo").
+    public var interface: String?
 
     /// Makes a report; the timings start unset.
     ///
     /// - Parameter method: DNS-SD or direct.
     public init(method: ConnectionMethod) {
         self.method = method
+    }
+
+    /// A report of how a run set out to reach its target, before anything was reached.
+    ///
+    /// - Parameter configuration: the run's configuration.
+    public init(setOutFor configuration: RunnerConfiguration) {
+        switch configuration.target {
+        case .discover(let name):
+            self.init(method: .dnsSD)
+            serviceType = configuration.serviceType
+            reflectorName = name
+        case .direct(let host, let port):
+            self.init(method: .direct)
+            sessionAddress = ConnectionEndpoints.hostPort(host, port)
+        }
+        encryption = configuration.encryption.description
     }
 }

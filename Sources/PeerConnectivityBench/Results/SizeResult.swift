@@ -38,6 +38,9 @@ public struct SizeResult: Codable, Hashable, Sendable {
     public var arrivedOnConnection: Int?
     /// Every measured message, in order of sequence number; only with `--samples`.
     public var samples: [MessageSample]?
+    /// RFC 3550's interarrival jitter of the echoes' transit times, in nanoseconds: the smoothed mean of
+    /// how much each echo's round trip differs from the one before (nil below two echoes).
+    public var jitterNanoseconds: Double?
 
     /// Makes a result; the counters default to zero.
     ///

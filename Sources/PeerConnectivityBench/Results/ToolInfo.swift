@@ -1,7 +1,9 @@
-/// The tool that wrote a result document.
+import PeerConnectivity
+
+/// The tool that wrote a result document, and what it was built from.
 public struct ToolInfo: Codable, Hashable, Sendable {
     /// The version of the benchmark tools (reflector and test-runner), changed with what they measure.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// The tool's name: "test-runner".
     public var name: String
@@ -9,17 +11,35 @@ public struct ToolInfo: Codable, Hashable, Sendable {
     public var version: String
     /// "release" or "debug": how the tool was compiled (debug builds are several times slower).
     public var build: String
+    /// The PeerConnectivity library's version (``PeerConnectivity/LibraryVersion/current``); nil in
+    /// documents written before it was recorded.
+    public var libraryVersion: String?
+    /// The wire protocol version.
+    public var wireProtocol: Int?
+    /// The git commit it was built from ("+changes" when the checkout differed from it); nil when it did
+    /// not run from a checkout.
+    public var commit: String?
 
-    /// Makes a tool description.
+    /// Makes a tool description; the library version and commit are this build's.
     ///
     /// - Parameters:
     ///   - name: the tool's name.
     ///   - version: its version.
     ///   - build: "release" or "debug".
-    public init(name: String = "test-runner", version: String = ToolInfo.version, build: String = ToolInfo.build) {
+    ///   - commit: the commit; by default this build's, with "+changes" when the checkout differs (which
+    ///     asks `git status` once).
+    public init(
+        name: String = "test-runner",
+        version: String = ToolInfo.version,
+        build: String = ToolInfo.build,
+        commit: String? = SourceRevision.current
+    ) {
         self.name = name
         self.version = version
         self.build = build
+        self.libraryVersion = LibraryVersion.current
+        self.wireProtocol = LibraryVersion.wireProtocol
+        self.commit = commit
     }
 
     /// How this build was compiled: "release" or "debug".
@@ -29,5 +49,13 @@ public struct ToolInfo: Codable, Hashable, Sendable {
         #else
             return "release"
         #endif
+    }
+
+    /// One line for `--version`: "test-runner 0.2.0 (PeerConnectivity 0.9.0, wire protocol 2, release,
+    /// commit 4102378c9f1a)".
+    public var versionLine: String {
+        let library = libraryVersion.map { "PeerConnectivity \($0), " } ?? ""
+        let wire = wireProtocol.map { "wire protocol \($0), " } ?? ""
+        return "\(name) \(version) (\(library)\(wire)\(build), commit \(commit ?? "unknown"))"
     }
 }

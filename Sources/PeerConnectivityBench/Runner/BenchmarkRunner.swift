@@ -9,34 +9,70 @@ public enum BenchmarkRunner {
     /// How often progress is reported.
     static let progressInterval: UInt64 = 250_000_000
 
-    /// Runs the configuration's plan.
+    /// Runs the configuration's plan, and returns its document whatever happens once the plan is valid.
+    ///
+    /// When the reflector cannot be reached, goes away, or the calling task is cancelled (a signal), the
+    /// document holds what completed (sizes, the size under way with what it counted, streams and
+    /// resources as far as they got) and ``BenchmarkDocument/error`` says why it stopped.
     ///
     /// - Parameters:
     ///   - configuration: the plan, the reflector and the run's name.
     ///   - progress: called about four times a second during each phase (from another task).
     /// - Returns: the result document.
-    /// - Throws: ``BenchError`` when the plan is invalid, the reflector is not found or goes away;
-    ///   the library's errors when an invitation or a send fails.
+    /// - Throws: ``BenchError/invalidPlan(_:)`` only, before anything is sent.
     public static func run(
         _ configuration: RunnerConfiguration,
-        progress: (@Sendable (PhaseProgress) -> Void)? = nil
-    ) async throws -> BenchmarkDocument {
+        events: RunEvents = RunEvents()
+    ) async throws(BenchError) -> BenchmarkDocument {
+        let progress = events.progress
         let plan = configuration.plan
         try plan.validate()
         let startedAt = Date()
         let origin = MonotonicClock.now()
         let pattern = PayloadPattern(maximumSize: plan.sizes.max() ?? 1)
-        let connection = try await ReflectorConnection.open(configuration, pattern: pattern)
-        var results: [SizeResult] = []
-        var streams: StreamTestResult?
-        var resources: ResourceTestResult?
+        var document = BenchmarkDocument(
+            name: configuration.runName,
+            startedAt: startedAt,
+            finishedAt: startedAt,
+            runner: HostInfo.current(),
+            reflector: nil,
+            connection: ConnectionReport(setOutFor: configuration),
+            plan: plan,
+            results: []
+        )
+        let connection: ReflectorConnection
+        do {
+            connection = try await ReflectorConnection.open(configuration, pattern: pattern)
+        } catch {
+            document.error = RunFailure.explain(error, configuration: configuration)
+            document.finishedAt = Date()
+            return document
+        }
+        document.reflector = connection.reflectorHost
+        document.connection = connection.report
+        events.connected?(connection.report, connection.reflectorHost)
+        let intervals = IntervalLog(every: plan.intervalSeconds, report: events.interval)
+        let cpuAtStart = CPUTime.ofThisProcess()
+        let testStarted = ContinuousClock.now
         do {
             switch plan.test {
+            case .bulk:
+                let driver = try sessionDriver(connection)
+                let counters = BulkTest.Counters()
+                let reporter = Task {
+                    await intervals.follow(
+                        counters,
+                        forward: plan.reverse != true,
+                        reverse: plan.reverse == true || plan.bidirectional == true
+                    )
+                }
+                defer { reporter.cancel() }
+                document.bulk = try await BulkTest.run(plan, driver: driver, counters: counters)
             case .stream:
                 let driver = try sessionDriver(connection)
                 let result = try await StreamTest.run(plan, driver: driver)
-                streams = result
-                // A stream test that lost its reflector fails as the message tests do, not with a document.
+                document.streams = result
+                // A stream test that lost its reflector says so, as the message tests do.
                 let failed = result.streams.contains { $0.error != nil }
                 if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
                     throw departure
@@ -44,31 +80,36 @@ public enum BenchmarkRunner {
             case .resource:
                 let driver = try sessionDriver(connection)
                 let result = try await ResourceTest.run(plan, driver: driver)
-                resources = result
+                document.resources = result
                 let failed = result.completed < result.planned
                 if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
                     throw departure
                 }
             case .data, .rawTCP:
-                results = try await runSizes(plan, driver: connection.driver, origin: origin, progress: progress)
+                try await runSizes(
+                    plan,
+                    driver: connection.driver,
+                    origin: origin,
+                    intervals: intervals,
+                    into: &document.results,
+                    progress: progress
+                )
             }
+            if Task.isCancelled { throw BenchError.interrupted("interrupted") }
         } catch {
-            await connection.driver.close()
-            throw error
+            document.error = RunFailure.explain(error, configuration: configuration)
         }
-        await connection.driver.close()
-        return BenchmarkDocument(
-            name: configuration.runName,
-            startedAt: startedAt,
-            finishedAt: Date(),
-            runner: HostInfo.current(),
-            reflector: connection.reflectorHost,
-            connection: connection.report,
-            plan: plan,
-            results: results,
-            streams: streams,
-            resources: resources
+        document.intervals = intervals.recorded
+        let elapsed = testStarted.duration(to: .now)
+        document.cpu = CPUUsage(
+            runner: CPUTime.ofThisProcess().since(cpuAtStart),
+            reflector: document.error == nil
+                ? await (connection.driver as? SessionEchoDriver)?.reflectorReport()?.cpu : nil,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
+        await connection.driver.close()
+        document.finishedAt = Date()
+        return document
     }
 
     private static func sessionDriver(_ connection: ReflectorConnection) throws -> SessionEchoDriver {
@@ -78,14 +119,16 @@ public enum BenchmarkRunner {
         return driver
     }
 
-    /// The message tests: for each size, a warm-up phase and a measured phase.
+    /// The message tests: for each size, a warm-up phase and a measured phase; each size's result is
+    /// added to `results` as it ends, the one under way too when it fails (with what it counted).
     private static func runSizes(
         _ plan: TestPlan,
         driver: any EchoDriver,
         origin: UInt64,
+        intervals: IntervalLog,
+        into results: inout [SizeResult],
         progress: (@Sendable (PhaseProgress) -> Void)?
-    ) async throws -> [SizeResult] {
-        var results: [SizeResult] = []
+    ) async throws {
         var sequence: UInt64 = 1
         for size in plan.sizes {
             let warmup = try await runPhase(
@@ -96,6 +139,7 @@ public enum BenchmarkRunner {
                 isWarmup: true,
                 firstSequence: sequence,
                 origin: origin,
+                intervals: nil,
                 progress: progress
             )
             let measured = try await runPhase(
@@ -106,6 +150,7 @@ public enum BenchmarkRunner {
                 isWarmup: false,
                 firstSequence: warmup.nextSequence,
                 origin: origin,
+                intervals: intervals,
                 progress: progress
             )
             sequence = measured.nextSequence
@@ -113,8 +158,10 @@ public enum BenchmarkRunner {
             result.warmupSent = warmup.result.sent
             result.warmupEchoed = warmup.result.echoed
             results.append(result)
+            if let failure = measured.failure {
+                throw failure
+            }
         }
-        return results
     }
 
     private static func runPhase(
@@ -125,9 +172,10 @@ public enum BenchmarkRunner {
         isWarmup: Bool,
         firstSequence: UInt64,
         origin: UInt64,
+        intervals: IntervalLog?,
         progress: (@Sendable (PhaseProgress) -> Void)?
-    ) async throws -> (result: SizeResult, nextSequence: UInt64) {
-        guard count > 0 else { return (SizeResult(size: size, planned: 0), firstSequence) }
+    ) async throws -> (result: SizeResult, nextSequence: UInt64, failure: (any Error)?) {
+        guard count > 0 else { return (SizeResult(size: size, planned: 0), firstSequence, nil) }
         let now = MonotonicClock.now()
         let machine = LoadStateMachine(
             size: size,
@@ -137,7 +185,14 @@ public enum BenchmarkRunner {
             clockOrigin: origin,
             now: now
         )
-        let controller = LoadController(machine: machine, size: size, planned: count, isWarmup: isWarmup, now: now)
+        let controller = LoadController(
+            machine: machine,
+            size: size,
+            planned: count,
+            isWarmup: isWarmup,
+            unreliable: plan.mode == .unreliable,
+            now: now
+        )
         let ticker = Task {
             var lastReport = MonotonicClock.now()
             while !Task.isCancelled {
@@ -147,12 +202,27 @@ public enum BenchmarkRunner {
                     progress(state)
                     lastReport = MonotonicClock.now()
                 }
+                intervals?.poll(controller)
             }
         }
-        defer { ticker.cancel() }
-        try await driver.run(controller, size: size)
+        defer {
+            ticker.cancel()
+            intervals?.flush(controller)
+        }
+        var failure: (any Error)?
+        do {
+            try await withTaskCancellationHandler {
+                try await driver.run(controller, size: size)
+            } onCancel: {
+                controller.fail(BenchError.interrupted("interrupted"))
+            }
+        } catch {
+            // A warm-up that fails ends the run; a measured phase keeps what it counted.
+            if isWarmup { throw error }
+            failure = error
+        }
         var outcome = controller.outcome
         if plan.mode == .unreliable { outcome.result.arrivedOnConnection = controller.arrivalsOnConnection }
-        return outcome
+        return (outcome.result, outcome.nextSequence, failure)
     }
 }

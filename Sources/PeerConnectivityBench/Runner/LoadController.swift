@@ -17,12 +17,18 @@ final class LoadController: @unchecked Sendable {
     private let isWarmup: Bool
     private let size: Int
     private let planned: Int
+    /// Unreliable mode: after this long without one echo by datagram, the phase fails as blocked.
+    private let datagramsDueWithin: UInt64?
 
-    init(machine: LoadStateMachine, size: Int, planned: Int, isWarmup: Bool, now: UInt64) {
+    /// How long an unreliable phase waits for its first echo by datagram before it fails as blocked.
+    static let firstDatagramWithin: UInt64 = 1_000_000_000
+
+    init(machine: LoadStateMachine, size: Int, planned: Int, isWarmup: Bool, unreliable: Bool = false, now: UInt64) {
         self.machine = machine
         self.size = size
         self.planned = planned
         self.isWarmup = isWarmup
+        datagramsDueWithin = unreliable ? Self.firstDatagramWithin : nil
         startedAt = now
     }
 
@@ -106,6 +112,18 @@ final class LoadController: @unchecked Sendable {
         } else if let waiter, now >= waiter.deadline {
             resumed = takeWaiter()
         }
+        if let datagramsDueWithin, failure == nil, now - startedAt >= datagramsDueWithin,
+            machine.echoed - connectionArrivals == 0, machine.echoed < machine.sent, machine.sent >= 3
+        {
+            failure = BenchError.blocked(
+                "no UDP datagram came back within a second (\(machine.sent) sent, \(connectionArrivals) answered over "
+                    + "the connection): UDP between the hosts seems blocked; open the reflector's UDP ports (7449-7480 "
+                    + "by default) in its firewall, or run the reliable tests"
+            )
+            generation += 1
+            resumed = resumed ?? takeWaiter()
+            condition.broadcast()
+        }
         let progress = PhaseProgress(
             size: size,
             isWarmup: isWarmup,
@@ -125,6 +143,13 @@ final class LoadController: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return (machine.result, machine.nextSequence)
+    }
+
+    /// The counts of the interval since the last call, and its round trips; starts the next interval.
+    func takeInterval() -> LoadStateMachine.IntervalCounts {
+        condition.lock()
+        defer { condition.unlock() }
+        return machine.takeInterval()
     }
 
     /// Arrivals of unreliable messages that came on the connection.

@@ -72,12 +72,12 @@ struct ReflectorConnection {
             configuration: sessionConfiguration
         )
         let plan = configuration.plan
-        let usesInbox = plan.test == .stream || plan.test == .resource
         let driver = SessionEchoDriver(
             session: session,
             pattern: pattern,
             mode: plan.mode,
-            inbox: usesInbox ? TransferInbox() : nil
+            // Every test reads the reflector's later messages there: receipts, confirmations, its report.
+            inbox: TransferInbox()
         )
         let context = Data("test-runner \(configuration.runName) \(configuration.plan.test.rawValue)".utf8)
         var report: ConnectionReport
@@ -115,6 +115,11 @@ struct ReflectorConnection {
             driver.connected(to: peer)
             report.encryption = configuration.encryption.description
             report.linkSecurity = session.securityInfo(for: peer)?.summary
+            if let endpoints = session.endpoints(of: peer) {
+                report.localAddress = ConnectionEndpoints.hostPort(endpoints.localAddress, endpoints.localPort)
+                report.remoteAddress = ConnectionEndpoints.hostPort(endpoints.remoteAddress, endpoints.remotePort)
+                report.interface = NetworkInterface.name(holding: endpoints.localAddress)
+            }
             let connected = MonotonicClock.now()
             let hello = try await driver.hello(timeout: configuration.connectTimeout)
             report.connectedToHelloNanoseconds = MonotonicClock.now() - connected

@@ -97,6 +97,23 @@ final class SessionEchoDriver: EchoDriver {
         return try ReflectorHello(decoding: first)
     }
 
+    /// Asks the reflector what its process spent since this runner connected, and waits up to two seconds
+    /// for the answer on the inbox; nil when none comes (a reflector of an older version does not answer).
+    func reflectorReport() async -> ReflectorReport? {
+        guard let peer = reflectorPeer, let inbox else { return nil }
+        do {
+            try await session.send(ReflectorReport.request, toPeers: [peer])
+        } catch {
+            return nil
+        }
+        return try? await withTimeout(.seconds(2), orThrow: .disconnected("no report")) {
+            for try await message in inbox.messages {
+                if let report = ReflectorReport.decoded(from: message) { return report }
+            }
+            throw BenchError.disconnected("the session ended")
+        }
+    }
+
     func run(_ controller: LoadController, size: Int) async throws {
         guard let peer = reflector.withLock({ $0 }) else { throw BenchError.disconnected("not connected") }
         try await phase.during(controller, size: size) {

@@ -56,11 +56,20 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     /// - Returns: The running processor; cancel it when done.
     /// - Throws: ``DNSServiceFailure`` when `create` fails (e.g. `kDNSServiceErr_Unknown` when avahi-daemon is not
     ///   running) or the ref has no socket.
+    /// Avahi's compatibility layer prints a three-line banner to standard error at the first call of each
+    /// process ("*** WARNING *** The program ... uses the Apple Bonjour compatibility layer of Avahi"),
+    /// unless AVAHI_COMPAT_NOWARN is set. It says nothing a user of this library can act on; set it
+    /// once, before the first call, unless the environment sets it already.
+    private static let quietCompatibilityLayer: Void = {
+        setenv("AVAHI_COMPAT_NOWARN", "1", 0)
+    }()
+
     static func start(
         operation: String,
         context: some DNSServiceCallbackContext,
         create: (_ context: UnsafeMutableRawPointer, _ ref: inout DNSServiceRef?) -> DNSServiceErrorType
     ) throws(DNSServiceFailure) -> DNSServiceRefProcessor {
+        _ = quietCompatibilityLayer
         let retainedContext = Unmanaged<AnyObject>.passRetained(context)
         var newRef: DNSServiceRef?
         let code = create(retainedContext.toOpaque(), &newRef)

@@ -17,20 +17,41 @@ package final class DatagramEndpoint: Sendable {
         self.port = port
     }
 
-    /// Binds a UDP socket on an ephemeral port.
+    /// Binds a UDP socket on the first free port of `ports`, or on an ephemeral port.
+    ///
+    /// No SO_REUSEADDR: two UDP sockets with it may share a port, and then only one of them receives.
     ///
     /// - Parameters:
     ///   - host: the address to bind ("0.0.0.0": every IPv4 interface).
+    ///   - ports: the ports to try in order (for a firewall rule); nil for an ephemeral one.
     ///   - group: the event loops to run on.
     ///   - receive: called on the event loop with each datagram and its sender.
-    /// - Returns: a future for the endpoint.
+    /// - Returns: a future for the endpoint; it fails when no port of `ports` is free.
     package static func bind(
         host: String,
+        ports: ClosedRange<Int>? = nil,
+        group: any EventLoopGroup,
+        receive: @escaping @Sendable (ByteBuffer, SocketAddress) -> Void
+    ) -> EventLoopFuture<DatagramEndpoint> {
+        guard let ports else { return bind(host: host, port: 0, group: group, receive: receive) }
+        @Sendable func attempt(_ port: Int) -> EventLoopFuture<DatagramEndpoint> {
+            bind(host: host, port: port, group: group, receive: receive).flatMapError { error in
+                guard port < ports.upperBound else {
+                    return group.next().makeFailedFuture(PortsInUse(ports: ports, lastError: "\(error)"))
+                }
+                return attempt(port + 1)
+            }
+        }
+        return attempt(ports.lowerBound)
+    }
+
+    private static func bind(
+        host: String,
+        port: Int,
         group: any EventLoopGroup,
         receive: @escaping @Sendable (ByteBuffer, SocketAddress) -> Void
     ) -> EventLoopFuture<DatagramEndpoint> {
         DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
             // Datagrams up to the largest unreliable message must not be cut: NIO's default is 2 KiB.
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 1 << 16))
@@ -39,10 +60,22 @@ package final class DatagramEndpoint: Sendable {
                     try channel.pipeline.syncOperations.addHandler(DatagramReceiveHandler(receive: receive))
                 }
             }
-            .bind(host: host, port: 0)
+            .bind(host: host, port: port)
             .flatMapThrowing { channel in
                 DatagramEndpoint(channel: channel, port: channel.localAddress?.port ?? 0)
             }
+    }
+
+    /// No port of a range could be bound.
+    package struct PortsInUse: Error, CustomStringConvertible {
+        /// The range tried.
+        package let ports: ClosedRange<Int>
+        /// Why the last one failed.
+        package let lastError: String
+
+        package var description: String {
+            "no UDP port of \(ports.lowerBound)-\(ports.upperBound) could be bound (the last: \(lastError))"
+        }
     }
 
     /// Sends one datagram, or drops it when the socket cannot take more now.

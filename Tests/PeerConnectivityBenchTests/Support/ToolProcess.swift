@@ -16,7 +16,7 @@ final class ToolProcess: Sendable {
 
     /// Starts `tool` with `arguments`; with `openFileLimit`, under that limit on open descriptors (soft
     /// and hard, so that the tool cannot raise it).
-    init(_ tool: String, _ arguments: [String], openFileLimit: Int? = nil) throws {
+    init(_ tool: String, _ arguments: [String], openFileLimit: Int? = nil, environment: [String: String] = [:]) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         outputFile = folder.appendingPathComponent("stdout")
@@ -33,11 +33,14 @@ final class ToolProcess: Sendable {
             process.arguments = arguments
         }
         process.environment = ProcessInfo.processInfo.environment.merging(["AVAHI_COMPAT_NOWARN": "1"]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
     }
 
+    /// Kills the tool if it still runs: a test keeps its ToolProcess for as long as the tool must run (a
+    /// reflector bound to `_` is gone at once).
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }

@@ -3,11 +3,11 @@ import Foundation
 
 /// SIGINT and SIGTERM, as something to await: their default action (dying at once) is replaced by a
 /// dispatch signal source each.
-enum ShutdownSignal {
+public enum ShutdownSignal {
     /// Waits for the first SIGINT or SIGTERM.
     ///
     /// - Returns: "SIGINT" or "SIGTERM".
-    static func next() async -> String {
+    public static func next() async -> String {
         let names = [SIGINT: "SIGINT", SIGTERM: "SIGTERM"]
         let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
         var sources: [any DispatchSourceSignal] = []

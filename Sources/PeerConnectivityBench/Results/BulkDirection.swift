@@ -1,0 +1,43 @@
+/// One direction of a bulk test: what its writers wrote and its readers read and checked.
+public struct BulkDirection: Codable, Hashable, Sendable {
+    /// Bytes the writers handed to their streams.
+    public var sentBytes: Int
+    /// Bytes the readers received, each checked against the pattern.
+    public var receivedBytes: Int
+    /// From the first write to the end of the last stream at the reader, in seconds.
+    public var seconds: Double
+    /// `receivedBytes` over `seconds`: the link's throughput in this direction.
+    public var bytesPerSecond: Double
+    /// Streams whose bytes differed from the pattern.
+    public var corruptedStreams: Int
+    /// Streams that did not end normally.
+    public var failedStreams: Int
+    /// Why streams failed, one entry per failed stream.
+    public var errors: [String]
+
+    /// Makes a direction's figures; the rate is derived.
+    ///
+    /// - Parameters:
+    ///   - sentBytes: bytes written.
+    ///   - receivedBytes: bytes read and checked.
+    ///   - seconds: the time they took.
+    ///   - corruptedStreams: streams with wrong bytes.
+    ///   - failedStreams: streams that failed.
+    ///   - errors: why.
+    public init(
+        sentBytes: Int,
+        receivedBytes: Int,
+        seconds: Double,
+        corruptedStreams: Int = 0,
+        failedStreams: Int = 0,
+        errors: [String] = []
+    ) {
+        self.sentBytes = sentBytes
+        self.receivedBytes = receivedBytes
+        self.seconds = seconds
+        self.bytesPerSecond = seconds > 0 ? Double(receivedBytes) / seconds : 0
+        self.corruptedStreams = corruptedStreams
+        self.failedStreams = failedStreams
+        self.errors = errors
+    }
+}

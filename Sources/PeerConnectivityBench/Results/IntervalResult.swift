@@ -1,0 +1,59 @@
+/// What one interval of a run carried (`--interval`): printed live and kept in the document's
+/// `intervals`, as iperf3 does. Times are seconds from the start of the test; the fields a test does
+/// not have are nil.
+public struct IntervalResult: Codable, Hashable, Sendable {
+    /// Where the interval starts, in seconds from the start of the test.
+    public var startSeconds: Double
+    /// Where it ends.
+    public var endSeconds: Double
+    /// Bytes the runner wrote in it (bulk, forward).
+    public var sentBytes: Int?
+    /// Bytes the runner read in it (bulk, reverse).
+    public var receivedBytes: Int?
+    /// Messages sent in it (message tests).
+    public var messagesSent: Int?
+    /// Intact echoes that arrived in it.
+    public var messagesEchoed: Int?
+    /// Messages counted lost in it.
+    public var messagesLost: Int?
+    /// The median round trip of its echoes, in nanoseconds.
+    public var roundTripP50Nanoseconds: UInt64?
+    /// The 99th percentile.
+    public var roundTripP99Nanoseconds: UInt64?
+
+    /// Makes an interval with no figures yet.
+    ///
+    /// - Parameters:
+    ///   - startSeconds: its start.
+    ///   - endSeconds: its end.
+    public init(startSeconds: Double, endSeconds: Double) {
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+    }
+
+    /// The interval's length in seconds.
+    public var seconds: Double { max(endSeconds - startSeconds, 0) }
+
+    /// One line: "[  3.0-  4.0 s]  1.62 GB/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
+    public var line: String {
+        var parts: [String] = []
+        func rate(_ bytes: Int) -> String {
+            seconds > 0
+                ? String(
+                    format: "%.2f GB/s (%.2f Gbit/s)",
+                    Double(bytes) / seconds / 1e9,
+                    Double(bytes) * 8 / seconds / 1e9
+                ) : "-"
+        }
+        if let sentBytes { parts.append("\(rate(sentBytes)) sent") }
+        if let receivedBytes { parts.append("\(rate(receivedBytes)) received") }
+        if let messagesEchoed {
+            var text = "\(messagesEchoed) echoed"
+            if let messagesLost { text += ", \(messagesLost) lost" }
+            if let p50 = roundTripP50Nanoseconds { text += String(format: ", p50 %.1f us", Double(p50) / 1e3) }
+            if let p99 = roundTripP99Nanoseconds { text += String(format: ", p99 %.1f us", Double(p99) / 1e3) }
+            parts.append(text)
+        }
+        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// What the reflector says about itself when a runner asks at the end of a test: the CPU time its
+/// process spent since the runner connected. Asked for with ``request``.
+public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
+    /// The bytes before the JSON.
+    public static let prefix = Data("pc-bench-report\n".utf8)
+    /// The message a runner sends to ask for a report (instead of one to be echoed).
+    public static let request = Data("pc-bench-report?\n".utf8)
+
+    /// The message's format version.
+    public var schemaVersion: Int
+    /// The reflector process's CPU time since the runner connected.
+    public var cpu: CPUTime
+    /// Seconds since the runner connected.
+    public var seconds: Double
+
+    /// Makes a report.
+    ///
+    /// - Parameters:
+    ///   - cpu: CPU time since the runner connected.
+    ///   - seconds: wall-clock time since then.
+    public init(cpu: CPUTime, seconds: Double) {
+        schemaVersion = 1
+        self.cpu = cpu
+        self.seconds = seconds
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import PeerConnectivity
+import Synchronization
+
+/// The bulk test, as iperf3 measures a link: `--parallel` streams written for `--time` seconds one way
+/// (runner to reflector; `--reverse`: reflector to runner; `--bidir`: both at once), every byte the
+/// ``StreamPattern``'s and checked by the reader. Forward streams are the one-way streams of the stream
+/// test (the reflector reads them and answers with a ``StreamReceipt``); reverse streams are asked for
+/// with a ``BulkRequest``. Every `--interval` the bytes written forward and read back are reported.
+enum BulkTest {
+    /// How long after its writing time a direction may take to finish before its streams count as failed.
+    static let grace = Duration.seconds(10)
+
+    /// Bytes written forward and read back so far, for the interval reports.
+    final class Counters: Sendable {
+        let sent = Atomic<Int>(0)
+        let received = Atomic<Int>(0)
+    }
+
+    /// Runs the test on a connected session.
+    ///
+    /// - Parameters:
+    ///   - plan: streams, time, direction.
+    ///   - driver: the session to the reflector, with its inbox.
+    ///   - counters: where the bytes are counted as they go, for the interval reports.
+    /// - Returns: the test's section of the document.
+    /// - Throws: ``BenchError/disconnected(_:)`` when the session has no reflector or no inbox.
+    static func run(_ plan: TestPlan, driver: SessionEchoDriver, counters: Counters) async throws -> BulkTestResult {
+        guard let peer = driver.reflectorPeer, let inbox = driver.inbox else {
+            throw BenchError.disconnected("not connected")
+        }
+        let streams = plan.streams ?? 1
+        let time = Duration.milliseconds(Int((plan.timeSeconds ?? 10) * 1_000))
+        let forward = plan.reverse != true
+        let reverse = plan.reverse == true || plan.bidirectional == true
+        let pattern = StreamPattern()
+        let session = driver.session
+        async let forwardResult: BulkDirection? =
+            forward
+            ? sendForward(
+                streams,
+                for: time,
+                session: session,
+                peer: peer,
+                inbox: inbox,
+                pattern: pattern,
+                counters: counters
+            ) : nil
+        async let reverseResult: BulkDirection? =
+            reverse
+            ? receiveReverse(
+                streams,
+                for: time,
+                session: session,
+                peer: peer,
+                inbox: inbox,
+                pattern: pattern,
+                counters: counters
+            ) : nil
+        return BulkTestResult(
+            streamCount: streams,
+            timeSeconds: plan.timeSeconds ?? 10,
+            forward: await forwardResult,
+            reverse: await reverseResult
+        )
+    }
+
+    // MARK: - Runner to reflector
+
+    private static func sendForward(
+        _ count: Int,
+        for time: Duration,
+        session: Session,
+        peer: PeerID,
+        inbox: TransferInbox,
+        pattern: StreamPattern,
+        counters: Counters
+    ) async -> BulkDirection {
+        let started = ContinuousClock.now
+        let deadline = started + time
+        let written = await withTaskGroup(of: (Int, String?).self) { group -> [(Int, String?)] in
+            for index in 0..<count {
+                group.addTask {
+                    await write(
+                        index,
+                        until: deadline,
+                        session: session,
+                        peer: peer,
+                        pattern: pattern,
+                        counters: counters
+                    )
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Each receipt says how many bytes the reflector read, and whether they were the pattern's.
+        let (receipts, receiptError) = await self.receipts(count, from: inbox, until: deadline + grace)
+        let seconds = started.duration(to: .now)
+        var errors = written.compactMap(\.1)
+        for index in 0..<count where receipts[index] == nil {
+            errors.append("stream \(index): no receipt from the reflector" + (receiptError.map { ": \($0)" } ?? ""))
+        }
+        errors += receipts.values.compactMap { receipt in receipt.error.map { "\(receipt.name): the reflector: \($0)" }
+        }
+        return BulkDirection(
+            sentBytes: written.map(\.0).reduce(0, +),
+            receivedBytes: receipts.values.map(\.bytes).reduce(0, +),
+            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            corruptedStreams: receipts.values.filter { $0.firstMismatchOffset != nil }.count,
+            failedStreams: errors.count,
+            errors: errors
+        )
+    }
+
+    /// The reflector's receipts for the forward streams, until each has one or `deadline` passes; and why
+    /// they stopped coming, when the reflector left.
+    private static func receipts(
+        _ count: Int,
+        from inbox: TransferInbox,
+        until deadline: ContinuousClock.Instant
+    ) async -> ([Int: StreamReceipt], String?) {
+        await withTaskGroup(of: ([Int: StreamReceipt], String?)?.self) { group in
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            group.addTask {
+                var receipts: [Int: StreamReceipt] = [:]
+                do {
+                    for try await message in inbox.messages {
+                        guard let receipt = StreamReceipt(decoding: message),
+                            receipt.name.hasPrefix(StreamTest.oneWayPrefix),
+                            let index = Int(receipt.name.dropFirst(StreamTest.oneWayPrefix.count)),
+                            (0..<count).contains(index)
+                        else { continue }
+                        receipts[index] = receipt
+                        if receipts.count == count { break }
+                    }
+                    return (receipts, nil)
+                } catch {
+                    return (receipts, "\(error)")
+                }
+            }
+            // The receipts, or the timer's nil: then none complete came in time.
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? ([:], "the reflector's receipts did not come in time")
+        }
+    }
+
+    /// Writes stream `index` until `deadline`; returns the bytes written and the error that stopped it.
+    private static func write(
+        _ index: Int,
+        until deadline: ContinuousClock.Instant,
+        session: Session,
+        peer: PeerID,
+        pattern: StreamPattern,
+        counters: Counters
+    ) async -> (Int, String?) {
+        var offset = 0
+        do {
+            let stream = try session.startStream(withName: "\(StreamTest.oneWayPrefix)\(index)", toPeer: peer)
+            var buffer = Data(count: StreamTest.writeSize)
+            while ContinuousClock.now < deadline {
+                buffer.withUnsafeMutableBytes { pattern.write(index: index, offset: offset, into: $0) }
+                try await stream.write(buffer)
+                offset += buffer.count
+                counters.sent.add(buffer.count, ordering: .relaxed)
+            }
+            try stream.finish()
+            return (offset, nil)
+        } catch {
+            return (offset, "stream \(index): writing: \(error)")
+        }
+    }
+
+    // MARK: - Reflector to runner
+
+    private static func receiveReverse(
+        _ count: Int,
+        for time: Duration,
+        session: Session,
+        peer: PeerID,
+        inbox: TransferInbox,
+        pattern: StreamPattern,
+        counters: Counters
+    ) async -> BulkDirection {
+        let started = ContinuousClock.now
+        let milliseconds = Int(time.components.seconds * 1_000 + time.components.attoseconds / 1_000_000_000_000_000)
+        var errors: [String] = []
+        for index in 0..<count {
+            do {
+                try await session.send(BulkRequest(index: index, milliseconds: milliseconds).encoded(), toPeers: [peer])
+            } catch {
+                errors.append("stream \(index): asking the reflector: \(error)")
+            }
+        }
+        let results = await withTaskGroup(of: (Int, Bool, String?)?.self) { group -> [(Int, Bool, String?)] in
+            group.addTask {
+                try? await Task.sleep(until: started + time + grace, clock: .continuous)
+                return nil
+            }
+            group.addTask {
+                await withTaskGroup(of: (Int, Bool, String?).self) { readers -> (Int, Bool, String?)? in
+                    var opened = 0
+                    do {
+                        for try await stream in inbox.streams {
+                            guard stream.name.hasPrefix(BulkRequest.streamPrefix),
+                                let index = Int(stream.name.dropFirst(BulkRequest.streamPrefix.count)),
+                                (0..<count).contains(index)
+                            else {
+                                stream.cancel()
+                                continue
+                            }
+                            readers.addTask { await read(stream, index: index, pattern: pattern, counters: counters) }
+                            opened += 1
+                            if opened == count { break }
+                        }
+                    } catch {}
+                    return nil
+                }
+            }
+            var results: [(Int, Bool, String?)] = []
+            for await result in group {
+                if let result { results.append(result) } else { break }
+            }
+            group.cancelAll()
+            return results
+        }
+        let seconds = started.duration(to: .now)
+        errors += results.compactMap(\.2)
+        return BulkDirection(
+            sentBytes: 0,
+            receivedBytes: counters.received.load(ordering: .relaxed),
+            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            corruptedStreams: results.filter(\.1).count,
+            failedStreams: errors.count,
+            errors: errors
+        )
+    }
+
+    /// Reads one reverse stream to its end, checking its bytes; returns the bytes, whether one differed,
+    /// and the error that stopped it.
+    private static func read(
+        _ stream: IncomingStream,
+        index: Int,
+        pattern: StreamPattern,
+        counters: Counters
+    ) async -> (Int, Bool, String?) {
+        var offset = 0
+        var corrupted = false
+        do {
+            for try await chunk in stream {
+                if !corrupted {
+                    corrupted =
+                        chunk.withUnsafeBytes { pattern.firstMismatch(in: $0, index: index, offset: offset) } != nil
+                }
+                offset += chunk.count
+                counters.received.add(chunk.count, ordering: .relaxed)
+            }
+            return (offset, corrupted, nil)
+        } catch {
+            return (offset, corrupted, "reverse stream \(index): reading: \(error)")
+        }
+    }
+}

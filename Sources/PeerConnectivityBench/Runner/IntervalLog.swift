@@ -1,0 +1,101 @@
+import Synchronization
+
+/// The interval reports of a run (`--interval`): each is kept for the document's `intervals` and handed
+/// to the caller as it ends. Times are seconds from the log's start, the start of the test.
+final class IntervalLog: Sendable {
+    private struct State {
+        var recorded: [IntervalResult] = []
+        var lastEnd: Double = 0
+        var lastSent = 0
+        var lastReceived = 0
+    }
+
+    private let interval: Double?
+    private let report: (@Sendable (IntervalResult) -> Void)?
+    private let start = ContinuousClock.now
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - interval: seconds per interval; nil keeps no intervals.
+    ///   - report: called with each interval as it ends.
+    init(every interval: Double?, report: (@Sendable (IntervalResult) -> Void)?) {
+        self.interval = interval
+        self.report = report
+    }
+
+    /// The intervals so far; nil when none are kept.
+    var recorded: [IntervalResult]? {
+        interval == nil ? nil : state.withLock { $0.recorded }
+    }
+
+    private var now: Double {
+        let elapsed = start.duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Bulk test: every interval, the bytes the counters moved in it; returns when cancelled, after the last
+    /// (partial) interval.
+    ///
+    /// - Parameters:
+    ///   - counters: the bytes written forward and read back so far.
+    ///   - forward: whether the runner writes (its bytes are reported).
+    ///   - reverse: whether the reflector writes (the bytes read are reported).
+    func follow(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool) async {
+        guard let interval else { return }
+        while (try? await Task.sleep(for: .milliseconds(Int(interval * 1_000)))) != nil {
+            close(counters, forward: forward, reverse: reverse)
+        }
+        close(counters, forward: forward, reverse: reverse)
+    }
+
+    private func close(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool) {
+        let end = now
+        let sent = counters.sent.load(ordering: .relaxed)
+        let received = counters.received.load(ordering: .relaxed)
+        let result = state.withLock { state -> IntervalResult? in
+            guard end > state.lastEnd + 0.001 else { return nil }
+            var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
+            if forward { result.sentBytes = sent - state.lastSent }
+            if reverse { result.receivedBytes = received - state.lastReceived }
+            state.lastEnd = end
+            state.lastSent = sent
+            state.lastReceived = received
+            state.recorded.append(result)
+            return result
+        }
+        if let result { report?(result) }
+    }
+
+    /// Message tests: closes the interval under way when it is over (called every few milliseconds).
+    func poll(_ controller: LoadController) {
+        guard let interval else { return }
+        let end = now
+        guard end >= state.withLock({ $0.lastEnd }) + interval else { return }
+        close(controller, at: end)
+    }
+
+    /// Message tests: closes the partial interval at the end of a measured phase.
+    func flush(_ controller: LoadController) {
+        guard interval != nil else { return }
+        close(controller, at: now)
+    }
+
+    private func close(_ controller: LoadController, at end: Double) {
+        let counts = controller.takeInterval()
+        let result = state.withLock { state -> IntervalResult? in
+            guard end > state.lastEnd + 0.001 else { return nil }
+            var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
+            result.messagesSent = counts.sent
+            result.messagesEchoed = counts.echoed
+            result.messagesLost = counts.lost
+            if counts.roundTrip.count > 0 {
+                result.roundTripP50Nanoseconds = counts.roundTrip.p50Nanoseconds
+                result.roundTripP99Nanoseconds = counts.roundTrip.p99Nanoseconds
+            }
+            state.lastEnd = end
+            state.recorded.append(result)
+            return result
+        }
+        if let result { report?(result) }
+    }
+}

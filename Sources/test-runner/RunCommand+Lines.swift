@@ -1,0 +1,79 @@
+import Foundation
+import PeerConnectivity
+import PeerConnectivityBench
+
+/// What `run` says: where it is going, what it reached, and what the figures mean.
+extension RunCommand {
+    /// Before anything is reached: the tool, the test and where it looks.
+    static func setOutLine(_ configuration: RunnerConfiguration) -> String {
+        let tool = ToolInfo().versionLine
+        switch configuration.target {
+        case .direct(let host, let port):
+            return "\(tool): connecting to \(ConnectionEndpoints.hostPort(host, port))"
+        case .discover(let name):
+            let which = name.map { "the reflector \"\($0)\"" } ?? "a reflector"
+            return "\(tool): looking for \(which) by DNS-SD (_\(configuration.serviceType)._tcp)"
+        }
+    }
+
+    /// Once connected: which reflector, at which address, how, and how the link is secured.
+    static func firstLine(_ report: ConnectionReport, host: HostInfo?, test: TestKind) -> String {
+        let name = report.reflectorName.map { "\"\($0)\"" } ?? "a reflector"
+        let address = report.remoteAddress ?? report.sessionAddress ?? report.rawAddress ?? "?"
+        let via = report.interface.map { " via \($0)" } ?? ""
+        let how = report.method == .dnsSD ? "found by DNS-SD" : "connected directly"
+        let security = report.linkSecurity.map { ", \($0)" } ?? ""
+        let machine = host.map { " (\($0.hostname), \($0.cpuCount) CPUs)" } ?? ""
+        return "\(test.rawValue) test against \(name)\(machine) at \(address)\(via), \(how); "
+            + "encryption \(report.encryption ?? "?")\(security)"
+    }
+}
+
+/// The figures, and what they measure.
+extension RunOutput {
+    func summary(_ document: BenchmarkDocument) {
+        if let bulk = document.bulk {
+            for (label, direction) in [("sent", bulk.forward), ("received", bulk.reverse)] {
+                guard let direction else { continue }
+                let rate = String(
+                    format: "%.2f GB/s (%.2f Gbit/s)",
+                    direction.bytesPerSecond / 1e9,
+                    direction.bytesPerSecond * 8 / 1e9
+                )
+                let streams = "\(bulk.streamCount) stream\(bulk.streamCount == 1 ? "" : "s")"
+                line(
+                    "bulk \(label): \(rate), \(direction.receivedBytes) bytes in "
+                        + String(format: "%.2f s", direction.seconds)
+                        + " over \(streams); \(direction.corruptedStreams) corrupted, \(direction.failedStreams) failed"
+                )
+            }
+            line("(the link's throughput: bytes read and checked at the far end, over the time from the first write)")
+        } else if document.test != .bulk {
+            line(ComparisonTable.render([document]), newline: false)
+            if document.test.isMessageTest {
+                line(Self.measures(document.plan))
+            }
+        }
+        if let cpu = document.cpu {
+            let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
+            line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
+        }
+    }
+
+    /// What a message test's figures are.
+    static func measures(_ plan: TestPlan) -> String {
+        if let rate = plan.rate {
+            return "(round trips under an open-loop load of \(Int(rate)) messages/s, each timed from when it was "
+                + "due: latency under that load; MB/s is that load, not the link's capacity)"
+        }
+        if plan.window == 1 {
+            return "(round trips with one message in flight: latency; MB/s is what one message at a time moves, "
+                + "not the link's capacity: for that, --test bulk)"
+        }
+        return "(round trips with up to \(plan.window) messages in flight; for the link's capacity, --test bulk)"
+    }
+
+    fileprivate func line(_ text: String, newline: Bool) {
+        line(newline ? text : String(text.dropLast(text.hasSuffix("\n") ? 1 : 0)))
+    }
+}
