@@ -163,8 +163,10 @@ struct RunCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if !test.isMessageTest, size != nil {
-            throw ValidationError("--size applies to --test data and raw-tcp; --test \(test.rawValue) takes --bytes")
+        if !test.isMessageTest, test != .bulk, size != nil {
+            throw ValidationError(
+                "--size applies to --test data, raw-tcp and bulk; --test \(test.rawValue) takes --bytes"
+            )
         }
         if test != .stream, streams != 1 { throw ValidationError("--streams applies to --test stream only") }
         if test != .bulk, parallel != 1 { throw ValidationError("--parallel applies to --test bulk only") }
@@ -259,7 +261,7 @@ struct RunCommand: AsyncParsableCommand {
         return TestPlan(
             test: test,
             mode: mode,
-            sizes: test.isMessageTest ? sizes : [],
+            sizes: test.isMessageTest ? sizes : test == .bulk && size != nil ? sizes : [],
             count: count ?? (timed ? 100_000_000 : test.isMessageTest ? 1_000 : 1),
             warmup: warmup ?? (test.isMessageTest ? 100 : 0),
             window: window ?? rate.map { min(TestPlan.maximumWindow, max(16, Int($0 * timeout) + 16)) } ?? 1,

@@ -67,6 +67,27 @@ struct IperfHabitsTests {
         #expect(reflector.output.contains("wrote bytes="), "the reflector wrote the reverse streams")
     }
 
+    @Test("bulk --size: 1 MiB messages one way for 2 s, counted and checked by the reflector, not echoed")
+    func bulkMessages() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try temporaryFolder().appendingPathComponent("messages.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "--size", "1048576", "-c", "127.0.0.1:\(port)", "-t", "2", "--encryption",
+                "none",
+                "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus(within: .seconds(40)) == 0, "\(run.output) \(run.errors)")
+        let forward = try #require(try document(at: path).bulk?.forward)
+        #expect(forward.receivedBytes == forward.sentBytes && forward.sentBytes >= 1 << 20)
+        #expect(forward.receivedBytes % (1 << 20) == 0, "whole messages")
+        #expect(forward.corruptedStreams == 0 && forward.failedStreams == 0, "\(forward.errors)")
+        #expect(!reflector.output.contains("echoed=1"), "nothing was echoed")
+    }
+
     @Test("-J prints the JSON document on standard output and nothing else; --version names the build")
     func json() async throws {
         let (reflector, port) = try await reflector()

@@ -194,6 +194,18 @@ public struct TestPlan: Codable, Hashable, Sendable {
             throw .invalidPlan("--reverse and --bidir exclude each other: --bidir writes both ways")
         }
         if bytes != nil { throw .invalidPlan("--test bulk runs for --time: --bytes does not apply") }
+        if let size = sizes.first {
+            guard sizes.count == 1, (1...Self.maximumMessageSize).contains(size) else {
+                throw .invalidPlan(
+                    "--test bulk takes one --size, 1...\(Self.maximumMessageSize) (messages instead of streams)"
+                )
+            }
+            guard streams == 1, reverse != true, bidirectional != true else {
+                throw .invalidPlan(
+                    "--test bulk with --size sends messages one way on one connection: no -P, -R or --bidir"
+                )
+            }
+        }
     }
 
     private func validateTransfer() throws(BenchError) {

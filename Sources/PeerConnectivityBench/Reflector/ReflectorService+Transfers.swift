@@ -36,7 +36,7 @@ extension ReflectorService {
     }
 
     /// The bytes one-way streams are checked against (made on first use).
-    private static let pattern = StreamPattern()
+    static let pattern = StreamPattern()
 
     /// Reads a one-way stream, checks every byte against the pattern its name's index gives, and answers
     /// with a ``StreamReceipt``.

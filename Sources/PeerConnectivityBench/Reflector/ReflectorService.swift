@@ -241,6 +241,8 @@ public final class ReflectorService: Sendable {
         var resources = 0
         var transfers: [Task<Void, Never>] = []
         defer { transfers.forEach { $0.cancel() } }
+        // Bulk test with --size: one-way messages counted and checked, not echoed, until the runner's end.
+        var sink: (bytes: Int, mismatch: Int?)?
         for await event in session.events {
             switch event {
             case .peerStateChanged(let peer, .connected, _) where peer == runner:
@@ -296,6 +298,29 @@ public final class ReflectorService: Sendable {
                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 )
                 try? await session.send(report.encoded(), toPeers: [peer])
+            case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
+                activity.touch()
+                guard let flow = MessageFlow.decoded(from: data) else { break }
+                if flow.action == "start" {
+                    sink = (0, nil)
+                } else if let counted = sink {
+                    sink = nil
+                    let receipt = StreamReceipt(
+                        name: MessageFlow.receiptName,
+                        bytes: counted.bytes,
+                        firstMismatchOffset: counted.mismatch
+                    )
+                    try? await session.send(receipt.encoded(), toPeers: [peer])
+                }
+            case .dataReceived(let data, _, _) where sink != nil:
+                activity.touch()
+                guard var counted = sink else { break }
+                if counted.mismatch == nil {
+                    let wrong = data.withUnsafeBytes { Self.pattern.firstMismatch(in: $0, index: 0, offset: 0) }
+                    counted.mismatch = wrong.map { counted.bytes + $0 }
+                }
+                counted.bytes += data.count
+                sink = counted
             case .dataReceived(let data, let peer, _) where data.starts(with: BulkRequest.prefix):
                 activity.touch()
                 guard let request = BulkRequest.decoded(from: data) else { break }

@@ -105,8 +105,6 @@ public struct ReportSeries: Hashable, Sendable {
                     < abs($1.startedAt.timeIntervalSince(ours.startedAt))
             }), let why = ours.mismatch(withBaseline: nearest) {
                 refusals.append("\(ours.label): not compared with \(nearest.label): \(why)")
-            } else {
-                refusals.append("\(ours.label): no raw-tcp run to compare with")
             }
         }
         return (series, pairs, refusals)

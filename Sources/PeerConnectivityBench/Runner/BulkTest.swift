@@ -35,6 +35,18 @@ enum BulkTest {
         let reverse = plan.reverse == true || plan.bidirectional == true
         let pattern = StreamPattern()
         let session = driver.session
+        if let size = plan.sizes.first, !plan.sizes.isEmpty {
+            let forward = await sendMessages(
+                size: size,
+                for: time,
+                session: session,
+                peer: peer,
+                inbox: inbox,
+                pattern: pattern,
+                counters: counters
+            )
+            return BulkTestResult(streamCount: 1, timeSeconds: plan.timeSeconds ?? 10, forward: forward, reverse: nil)
+        }
         async let forwardResult: BulkDirection? =
             forward
             ? sendForward(
@@ -172,6 +184,56 @@ enum BulkTest {
         } catch {
             return (offset, "stream \(index): writing: \(error)")
         }
+    }
+
+    // MARK: - Runner to reflector, in messages
+
+    /// `--size`: messages of `size` bytes one way for `time`, all the pattern's first bytes, counted and
+    /// checked by the reflector, which answers the end with a receipt.
+    private static func sendMessages(
+        size: Int,
+        for time: Duration,
+        session: Session,
+        peer: PeerID,
+        inbox: TransferInbox,
+        pattern: StreamPattern,
+        counters: Counters
+    ) async -> BulkDirection {
+        var message = Data(count: size)
+        message.withUnsafeMutableBytes { pattern.write(index: 0, offset: 0, into: $0) }
+        let started = ContinuousClock.now
+        let deadline = started + time
+        var sent = 0
+        var errors: [String] = []
+        do {
+            try await session.send(MessageFlow.start(size: size).encoded(), toPeers: [peer])
+            while ContinuousClock.now < deadline {
+                try await session.send(message, toPeers: [peer])
+                sent += size
+                counters.sent.add(size, ordering: .relaxed)
+            }
+            try await session.send(MessageFlow.end(size: size).encoded(), toPeers: [peer])
+        } catch {
+            errors.append("sending: \(error)")
+        }
+        let receipt = try? await withTimeout(grace, orThrow: .disconnected("no receipt")) {
+            for try await message in inbox.messages {
+                if let receipt = StreamReceipt(decoding: message), receipt.name == MessageFlow.receiptName {
+                    return receipt
+                }
+            }
+            throw BenchError.disconnected("the session ended")
+        }
+        if receipt == nil { errors.append("no receipt from the reflector") }
+        let seconds = started.duration(to: .now)
+        return BulkDirection(
+            sentBytes: sent,
+            receivedBytes: receipt?.bytes ?? 0,
+            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            corruptedStreams: receipt?.firstMismatchOffset == nil ? 0 : 1,
+            failedStreams: errors.count,
+            errors: errors
+        )
     }
 
     // MARK: - Reflector to runner

@@ -45,15 +45,16 @@ final class IntervalLog: Sendable {
         while (try? await Task.sleep(for: .milliseconds(Int(interval * 1_000)))) != nil {
             close(counters, forward: forward, reverse: reverse)
         }
-        close(counters, forward: forward, reverse: reverse)
+        close(counters, forward: forward, reverse: reverse, last: true)
     }
 
-    private func close(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool) {
+    private func close(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool, last: Bool = false) {
         let end = now
         let sent = counters.sent.load(ordering: .relaxed)
         let received = counters.received.load(ordering: .relaxed)
         let result = state.withLock { state -> IntervalResult? in
-            guard end > state.lastEnd + 0.001 else { return nil }
+            // The tail after the last whole interval is kept only when it is a tenth of one or more.
+            guard end > state.lastEnd + (last ? (interval ?? 0) / 10 : 0.001) else { return nil }
             var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
             if forward { result.sentBytes = sent - state.lastSent }
             if reverse { result.receivedBytes = received - state.lastReceived }
