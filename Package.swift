@@ -225,6 +225,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The README's Swift samples, compiled; a test checks that they are the README's.
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["PeerConnectivity"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PeerConnectivityBenchTests",
             dependencies: [

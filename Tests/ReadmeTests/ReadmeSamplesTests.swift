@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// The README's code samples are the code this target compiles.
+@Suite("README samples")
+struct ReadmeSamplesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The README's ```swift blocks, in order.
+    static func swiftBlocks() throws -> [String] {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The lines with their indentation taken off and runs of spaces made one (the README aligns its
+    /// comments, swift-format does not), empty ones left out.
+    static func trimmed(_ text: String) -> [String] {
+        text.split(separator: "\n").map { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }.filter { !$0.isEmpty }
+    }
+
+    @Test("every Swift sample of the README but the manifest is compiled here, line for line")
+    func samplesAreCompiled() throws {
+        let compiled = Self.trimmed(
+            try String(
+                contentsOf: Self.root.appendingPathComponent("Tests/ReadmeTests/ReadmeSamples.swift"),
+                encoding: .utf8
+            )
+        )
+        let blocks = try Self.swiftBlocks().filter { !$0.hasPrefix("// swift-tools-version") }
+        #expect(blocks.count >= 2)
+        for block in blocks {
+            let lines = Self.trimmed(block).filter { $0 != "import Foundation" && $0 != "import PeerConnectivity" }
+            let found = (0...max(0, compiled.count - lines.count)).contains { start in
+                Array(compiled[start..<min(start + lines.count, compiled.count)]) == lines
+            }
+            #expect(found, "this README sample is not in ReadmeSamples.swift as written:\n\(block)")
+        }
+    }
+
+    @Test("the README's Package.swift sample is a manifest SwiftPM reads")
+    func manifestParses() throws {
+        let manifest = try #require(Self.swiftBlocks().first { $0.hasPrefix("// swift-tools-version") })
+        // The sample as written, in MyApp/ beside a PeerConnectivity/ that links to this checkout: SwiftPM
+        // names a path dependency after its folder, whatever the checkout's own folder is called.
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        let folder = parent.appendingPathComponent("MyApp")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        try FileManager.default.createSymbolicLink(
+            at: parent.appendingPathComponent("PeerConnectivity"),
+            withDestinationURL: Self.root
+        )
+        try manifest.write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "dump-package", "--package-path", folder.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("\"PeerConnectivity\""))
+    }
+}
