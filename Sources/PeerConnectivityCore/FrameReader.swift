@@ -27,7 +27,7 @@ package struct FrameReader {
     /// - Parameter bytes: the bytes, as read.
     package mutating func append(_ bytes: ByteBuffer) {
         guard var current = self.current.take() else {
-            self.current = bytes
+            self.current = Self.compacted(bytes)
             return
         }
         // Only when bytes are added without taking the frames before them.
@@ -35,6 +35,21 @@ package struct FrameReader {
         current.writeBuffer(&bytes)
         self.current = current
     }
+
+    /// A read that fills less than half of its storage, moved into a buffer of its own size.
+    ///
+    /// A stream's chunks are slices of the read they came in, and a reader that falls behind keeps
+    /// them: each would keep the read's whole storage (up to 1 MiB however little was read) alive too.
+    /// Copying only poorly filled reads keeps what waits under twice its bytes, at the cost of a copy
+    /// of reads that were small anyway.
+    static func compacted(_ bytes: ByteBuffer) -> ByteBuffer {
+        guard bytes.storageCapacity > 2 * bytes.readableBytes else { return bytes }
+        var copy = allocator.buffer(capacity: bytes.readableBytes)
+        copy.writeImmutableBuffer(bytes)
+        return copy
+    }
+
+    private static let allocator = ByteBufferAllocator()
 
     /// The next whole frame, or `nil` when more bytes are needed.
     ///

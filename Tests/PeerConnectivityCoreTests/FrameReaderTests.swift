@@ -84,7 +84,8 @@ extension FrameReaderTests {
         let bytes = Self.encoded([chunk, chunk, chunk])
         var reads = bytes
         let first = reads.readSlice(length: 90_000)!  // ends inside the second frame
-        let second = reads.readSlice(length: reads.readableBytes)!
+        // Each read in storage of its own that it fills, as the socket's reads at full speed.
+        let second = ByteBuffer(buffer: reads.readSlice(length: reads.readableBytes)!)
         reader.append(first)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == chunk)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
@@ -106,5 +107,20 @@ extension FrameReaderTests {
         #expect(inRead)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
         try reader.finish()
+    }
+
+    @Test("a read that fills little of its storage is copied, so that a chunk kept does not keep the rest")
+    func poorlyFilledReadIsCompacted() throws {
+        var reader = Self.reader()
+        let chunk = Frame.chunk(channel: 3, Fixtures.pattern(count: 60_000))
+        // One frame read into a 1 MiB buffer, as NIO's adaptive allocator hands them out.
+        var read = ByteBufferAllocator().buffer(capacity: 1 << 20)
+        var frame = Self.encoded([chunk])
+        read.writeBuffer(&frame)
+        reader.append(read)
+        let decoded = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        #expect(decoded == chunk)
+        guard case .chunk(_, let payload) = decoded else { return }
+        #expect(payload.storageCapacity < 2 * 60_100)
     }
 }

@@ -35,7 +35,7 @@ package struct ConnectionConfiguration: Sendable {
     package static let receiveAllocator = AdaptiveRecvByteBufferAllocator(
         minimum: 1 << 10,
         initial: 1 << 16,
-        maximum: 1 << 20
+        maximum: 1 << 18
     )
 
     package init(
