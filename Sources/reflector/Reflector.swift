@@ -54,6 +54,16 @@ struct Reflector: AsyncParsableCommand {
     )
     var encryption: EncryptionPreference?
 
+    @Option(
+        name: [.customShort("w"), .customLong("stream-window")],
+        help: """
+            The flow-control window of the streams read from each runner, in bytes (default: \
+            \(ReflectorConfiguration.aloneStreamWindow) for a runner served alone, \
+            \(ReflectorConfiguration.sharedStreamWindow) for each that comes while others are served).
+            """
+    )
+    var streamWindow: Int?
+
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
 
@@ -84,6 +94,9 @@ struct Reflector: AsyncParsableCommand {
         guard udpPorts == "ephemeral" || Self.portRange(udpPorts) != nil else {
             throw ValidationError("--udp-ports takes FIRST-LAST (1-65535, FIRST <= LAST), e.g. 7449-7480, or ephemeral")
         }
+        if let streamWindow, !ReflectorConfiguration.streamWindowRange.contains(streamWindow) {
+            throw ValidationError("--stream-window must be \(ReflectorConfiguration.streamWindowRange) bytes")
+        }
         guard (1...1024).contains(maxRunners) else { throw ValidationError("--max-runners must be 1...1024") }
         guard (1...1024).contains(maxRunnersPerAddress) else {
             throw ValidationError("--max-runners-per-address must be 1...1024")
@@ -113,6 +126,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.maximumRunnersPerAddress = maxRunnersPerAddress
         configuration.invitationsPerSecondPerAddress = invitationRate
         configuration.maximumResourceSize = maxResourceBytes
+        configuration.streamWindow = streamWindow
         configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
         configuration.encryption = encryption ?? .default
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -103,7 +103,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(
         name: [.customShort("i"), .long],
         help:
-            "Seconds between interval reports, printed and kept in the document (default: 1 for --test bulk, none else)."
+            "Seconds between interval reports, printed and kept in the document (0: none; default: 1 for --test bulk, none else)."
     )
     var interval: Double?
 
@@ -138,6 +138,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Encryption of the session: required, optional or none (default: \(EncryptionPreference.default)).")
     var encryption: EncryptionPreference?
 
+    @Option(
+        name: [.customShort("w"), .customLong("stream-window")],
+        help: """
+            The flow-control window of the streams this runner reads (--reverse, --bidir, echoes), in \
+            bytes (default: \(RunnerConfiguration.defaultStreamWindow)); the reflector sets its own \
+            (reflector --stream-window).
+            """
+    )
+    var streamWindow: Int?
+
     @Option(help: "Seconds each of finding, inviting and hearing from the reflector may take.")
     var connectTimeout = 10.0
 
@@ -170,6 +180,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         if test != .stream, streams != 1 { throw ValidationError("--streams applies to --test stream only") }
         if test != .bulk, parallel != 1 { throw ValidationError("--parallel applies to --test bulk only") }
+        if let streamWindow, !ReflectorConfiguration.streamWindowRange.contains(streamWindow) {
+            throw ValidationError("--stream-window must be \(ReflectorConfiguration.streamWindowRange) bytes")
+        }
         guard let sizes = parseSizes(size ?? "64") else {
             throw ValidationError("--size takes sizes in bytes separated by commas, e.g. --size 1,64,1024")
         }
@@ -253,6 +266,7 @@ struct RunCommand: AsyncParsableCommand {
             connectTimeout: .milliseconds(Int(connectTimeout * 1_000))
         )
         configuration.encryption = encryption ?? .default
+        configuration.streamWindow = streamWindow ?? RunnerConfiguration.defaultStreamWindow
         return configuration
     }
 
@@ -275,7 +289,7 @@ struct RunCommand: AsyncParsableCommand {
             timeSeconds: test == .bulk ? time ?? 10 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
-            intervalSeconds: interval ?? (test == .bulk ? 1 : nil),
+            intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
             rate: rate
         )
     }

@@ -148,6 +148,11 @@ public final class ReflectorService: Sendable {
         let name = LogSafe.escaped(runner.displayName)
         let address = invitation.address ?? "?"
         var sessionConfiguration = Session.Configuration.default
+        // Invitations are admitted one at a time: whether others are served cannot change meanwhile.
+        let alone = state.withLock { $0.runners.isEmpty }
+        sessionConfiguration.streamWindow =
+            configuration.streamWindow
+            ?? (alone ? ReflectorConfiguration.aloneStreamWindow : ReflectorConfiguration.sharedStreamWindow)
         sessionConfiguration.resourceDirectory = resourceDirectory
         // A reflector serves runners and joins no mesh: no member listener, no introductions to dial.
         sessionConfiguration.joinsMesh = false
@@ -192,9 +197,14 @@ public final class ReflectorService: Sendable {
                 log("accepting runner=\(name) address=\(address) failed: \(error)")
                 return
             }
-            log("invited by runner=\(name) address=\(address) context=\"\(context)\"")
+            log(
+                "invited by runner=\(name) address=\(address) context=\"\(context)\" "
+                    + "stream-window=\(sessionConfiguration.streamWindow)"
+            )
             guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
-            await echo(session, runner: runner, activity: activity)
+            var hello = hello
+            hello.streamWindow = sessionConfiguration.streamWindow
+            await echo(session, runner: runner, hello: hello, activity: activity)
         }
         // A runner that is gone already has no entry to keep its task in.
         state.withLock { $0.runners[id]?.task = task }
@@ -232,7 +242,7 @@ public final class ReflectorService: Sendable {
 
     /// Echoes until the runner leaves; its streams and resources are handled by tasks of their own, which
     /// are cancelled when it leaves.
-    private func echo(_ session: Session, runner: PeerID, activity: RunnerActivity) async {
+    private func echo(_ session: Session, runner: PeerID, hello: ReflectorHello, activity: RunnerActivity) async {
         let started = ContinuousClock.now
         var cpuAtConnect = CPUTime.ofThisProcess()
         var messages = 0

@@ -30,6 +30,10 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     public var remoteAddress: String?
     /// The runner's network interface the connection went through ("eth0", "lo").
     public var interface: String?
+    /// The flow-control window of the streams the runner reads (`--reverse`, `--bidir`, echoes), bytes.
+    public var streamWindow: Int?
+    /// The flow-control window of the streams the reflector reads from the runner, bytes, as it said.
+    public var reflectorStreamWindow: Int?
 
     /// Makes a report; the timings start unset.
     ///

@@ -14,6 +14,9 @@ public struct ReflectorHello: PrefixedMessage, Hashable, Sendable {
     public var host: HostInfo
     /// The raw echo server's TCP port, nil when it runs none.
     public var rawEchoPort: Int?
+    /// The flow-control window, in bytes, of the streams the reflector reads from this runner (nil from
+    /// a reflector that does not say).
+    public var streamWindow: Int?
 
     /// Makes a hello.
     ///

@@ -66,6 +66,7 @@ struct ReflectorConnection {
         // A runner joins no mesh: no listener of its own, nothing for a firewall to let in.
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
+        sessionConfiguration.streamWindow = configuration.streamWindow
         let session = Session(
             peer: me,
             encryptionPreference: configuration.encryption,
@@ -114,6 +115,7 @@ struct ReflectorConnection {
             }
             driver.connected(to: peer)
             report.encryption = configuration.encryption.description
+            report.streamWindow = sessionConfiguration.streamWindow
             report.linkSecurity = session.securityInfo(for: peer)?.summary
             if let endpoints = session.endpoints(of: peer) {
                 report.localAddress = ConnectionEndpoints.hostPort(endpoints.localAddress, endpoints.localPort)
@@ -124,6 +126,7 @@ struct ReflectorConnection {
             let hello = try await driver.hello(timeout: configuration.connectTimeout)
             report.connectedToHelloNanoseconds = MonotonicClock.now() - connected
             report.reflectorName = hello.name
+            report.reflectorStreamWindow = hello.streamWindow
             let connection = ReflectorConnection(driver: driver, reflectorHost: hello.host, report: report)
             return (connection, hello)
         } catch {

@@ -17,6 +17,11 @@ public struct RunnerConfiguration: Sendable {
     public var connectTimeout: Duration
     /// The encryption preference of the runner's session.
     public var encryption: EncryptionPreference = .default
+    /// The flow-control window of the streams the runner reads, in bytes.
+    public var streamWindow = RunnerConfiguration.defaultStreamWindow
+    /// The runner's stream window unless told otherwise: 4 MiB, so that a `--reverse` bulk test is not
+    /// held back by its window (the library's default, 512 KiB, bounds what a peer's unread streams hold).
+    public static let defaultStreamWindow = 4 << 20
 
     /// Makes a configuration.
     ///
