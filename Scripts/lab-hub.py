@@ -16,7 +16,8 @@ jitter (TCP would read reordering as loss).
 
 Commands (PORT is the host's number, 1 for the first host):
   delay PORT MS [JITTER_MS]   one-way delay of PORT's link, each direction
-  loss PORT PCT               drop PCT % of the frames in each direction of PORT's link
+  loss PORT PCT [in|out]      drop PCT % of the frames in each direction of PORT's link, or only of
+                              those to the host (in) or from it (out)
   link PORT down|up           cut PORT's link (carrier off, frames to and from it dropped) or restore it
   clear PORT                  no delay, no jitter, no loss, link up
   stats                       one line per port: settings and frame counters
@@ -48,7 +49,7 @@ class Port:
         self.fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
         fcntl.ioctl(self.fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TAP | IFF_NO_PI))
         self.delay = self.jitter = 0.0  # seconds
-        self.loss = 0.0  # probability, each direction
+        self.loss_in = self.loss_out = 0.0  # probability, frames to the host and from it
         self.up = True
         self.rx = self.tx = 0
         self.dropped = 0  # by the hub: loss, cut link, full queue
@@ -62,7 +63,8 @@ class Port:
 
     def describe(self):
         return (f"{self.number} {self.name} link={'up' if self.up else 'down'} "
-                f"delay_ms={self.delay * 1000:g} jitter_ms={self.jitter * 1000:g} loss_pct={self.loss * 100:g} "
+                f"delay_ms={self.delay * 1000:g} jitter_ms={self.jitter * 1000:g} "
+                f"loss_in_pct={self.loss_in * 100:g} loss_out_pct={self.loss_out * 100:g} "
                 f"rx={self.rx} tx={self.tx} dropped={self.dropped} undeliverable={self.undeliverable}")
 
 
@@ -123,7 +125,7 @@ class Hub:
         if not dst.up or len(self.heap) >= MAX_QUEUED:
             dst.dropped += 1
             return
-        if (src.loss and random.random() < src.loss) or (dst.loss and random.random() < dst.loss):
+        if (src.loss_out and random.random() < src.loss_out) or (dst.loss_in and random.random() < dst.loss_in):
             dst.dropped += 1
             return
         now = time.monotonic()
@@ -168,7 +170,7 @@ class Hub:
             except (OSError, UnicodeDecodeError) as e:
                 answer = f"error: {e}"
             except (ValueError, IndexError):
-                answer = ("error: usage: delay PORT MS [JITTER_MS] | loss PORT PCT | link PORT down|up"
+                answer = ("error: usage: delay PORT MS [JITTER_MS] | loss PORT PCT [in|out] | link PORT down|up"
                           " | clear PORT | stats")
             try:
                 conn.sendall((answer + "\n").encode())
@@ -194,14 +196,18 @@ class Hub:
             port.delay, port.jitter = delay_ms / 1000, jitter_ms / 1000
         elif verb == "loss":
             pct = float(words[2])
-            if not 0 <= pct <= 100:
-                return "error: need 0 <= PCT <= 100"
-            port.loss = pct / 100
+            direction = words[3] if len(words) > 3 else "both"
+            if not 0 <= pct <= 100 or direction not in ("in", "out", "both"):
+                return "error: need 0 <= PCT <= 100, and in, out or nothing after it"
+            if direction != "out":
+                port.loss_in = pct / 100
+            if direction != "in":
+                port.loss_out = pct / 100
         elif verb == "link" and words[2] in ("up", "down"):
             port.up = words[2] == "up"
             port.set_carrier(port.up)
         elif verb == "clear":
-            port.delay = port.jitter = port.loss = 0.0
+            port.delay = port.jitter = port.loss_in = port.loss_out = 0.0
             port.up = True
             port.set_carrier(True)
         else:

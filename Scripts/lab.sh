@@ -6,7 +6,8 @@
 #   lab.sh down                  stop everything in the lab, unmount, delete (safe when nothing is up)
 #   lab.sh exec HOST CMD...      run CMD inside HOST (its network, its dbus/avahi, its host name), same cwd
 #   lab.sh shape HOST rate R     limit HOST's link to R (tc units: 20mbit, 500kbit) in each direction
-#   lab.sh shape HOST loss PCT   drop PCT % of the frames in each direction of HOST's link
+#   lab.sh shape HOST loss PCT [in|out]   drop PCT % of the frames in each direction of HOST's link, or
+#                                only of those to HOST (in) or from it (out)
 #   lab.sh shape HOST delay MS [JITTER_MS]   one-way delay of HOST's link, each direction (LAB_LINK=hub)
 #   lab.sh shape HOST clear      remove all shaping from HOST's link
 #   lab.sh link HOST down|up     cut HOST's link (the host sees no carrier, nothing gets through) or restore it
@@ -257,12 +258,12 @@ shape_rate() {  # tbf on eth0 for what HOST sends; what it receives goes through
 # Loss in the switch, on the frames to and from HOST's port: a drop inside the host (nftables egress,
 # tc) is reported to the sender (sendto fails with ENOBUFS), which a lossy radio link never does.
 shape_loss() {
-    local h=$1 i=$2 pct=$3 per10k
+    local h=$1 i=$2 pct=$3 direction=$4 per10k
     [[ "$pct" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "loss '$pct': give a percentage, 0 to 100"
     per10k=$(awk -v p="$pct" 'BEGIN { printf "%d\n", p * 100 + 0.5 }')
     [ "$per10k" -le 10000 ] || die "loss '$pct': at most 100"
     if [ "$(link_kind)" = hub ]; then
-        hub loss "$i" "$pct" > /dev/null
+        hub loss "$i" "$pct" "$direction" > /dev/null
         return
     fi
     command -v nft > /dev/null || die "nft is missing: run Scripts/setup.sh --lab"
@@ -275,15 +276,15 @@ delete table bridge loss_$h
 table bridge loss_$h {
     chain forward {
         type filter hook forward priority 0;
-        iifname "port$i" numgen random mod 10000 < $per10k drop
-        oifname "port$i" numgen random mod 10000 < $per10k drop
+        $([ "$direction" = in ] || echo "iifname \"port$i\" numgen random mod 10000 < $per10k drop")
+        $([ "$direction" = out ] || echo "oifname \"port$i\" numgen random mod 10000 < $per10k drop")
     }
 }
 EOF
 }
 
 cmd_shape() {
-    [ $# -ge 2 ] || die "usage: lab.sh shape HOST rate R | loss PCT | delay MS [JITTER_MS] | clear"
+    [ $# -ge 2 ] || die "usage: lab.sh shape HOST rate R | loss PCT [in|out] | delay MS [JITTER_MS] | clear"
     local h=$1 what=$2 i
     i=$(host_number "$h")
     shift 2
@@ -293,9 +294,10 @@ cmd_shape() {
         shape_rate "$h" "$1"
         echo "$1" > "$dir/$h/rate" ;;
     loss)
-        [ $# -eq 1 ] || die "usage: lab.sh shape HOST loss PCT"
-        shape_loss "$h" "$i" "$1"
-        echo "$1%" > "$dir/$h/loss" ;;
+        [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape HOST loss PCT [in|out]"
+        case "${2:-both}" in in | out | both) ;; *) die "loss: in or out, not '$2'" ;; esac
+        shape_loss "$h" "$i" "$1" "${2:-both}"
+        echo "$1%${2:+ $2}" > "$dir/$h/loss" ;;
     delay)
         [ $# -ge 1 ] && [ $# -le 2 ] || die "usage: lab.sh shape HOST delay MS [JITTER_MS]"
         [ "$(link_kind)" = hub ] ||
