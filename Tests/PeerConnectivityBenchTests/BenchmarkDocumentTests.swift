@@ -53,6 +53,21 @@ struct BenchmarkDocumentTests {
         #expect(document.plan.bytes == nil && document.results.allSatisfy { $0.arrivedOnConnection == nil })
     }
 
+    @Test("the example document of docs/BENCHMARK.md decodes, is of the current schema, and encodes back as shown")
+    func documentedExample() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/BENCHMARK.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let example = try #require(text.components(separatedBy: "### Example").dropFirst().first)
+        let block = try #require(example.components(separatedBy: "```json\n").dropFirst().first)
+        let json = try #require(block.components(separatedBy: "\n```").first)
+        let document = try BenchmarkDocument(decoding: Data(json.utf8))
+        #expect(document.schemaVersion == BenchmarkDocument.currentSchemaVersion)
+        #expect(document.test == .data && document.results.map(\.size) == [64, 1024])
+        // Every key shown is one the tool writes: encoding the decoded document gives the same text back.
+        #expect(String(decoding: try document.encoded(), as: UTF8.self) == json)
+    }
+
     @Test("files that are not results are refused with the reason")
     func invalid() {
         #expect(throws: BenchError.self) { try BenchmarkDocument(decoding: Data("[]".utf8)) }
