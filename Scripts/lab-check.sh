@@ -117,16 +117,21 @@ EOF
     fi
 }
 
+# iperf3 -u from B to A for 10 s, 64-byte datagrams at BITRATE: prints FIELD of the end's sum.
+iperf_udp() {
+    "$lab" exec "$a" timeout 60 iperf3 --server --one-off --port 5201 > "$work/iperf-server.log" 2>&1 &
+    wait_listening "$a" 5201
+    timeout 60 "$lab" exec "$b" iperf3 --client "$a_addr" --port 5201 --udp --bitrate "$1" --length 64 \
+        --time 10 --json > "$work/iperf-udp.json"
+    "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum"][sys.argv[2]])' \
+        "$work/iperf-udp.json" "$2"
+}
+
 # Datagrams lost, in %, with the frames to A dropped: ours counts round trips (the echo's way back loses
 # nothing), iperf3 -u the datagrams B sent to A.
 measure_loss() {
     if [ "$tool" = iperf ]; then
-        "$lab" exec "$a" timeout 60 iperf3 --server --one-off --port 5201 > "$work/iperf-server.log" 2>&1 &
-        wait_listening "$a" 5201
-        timeout 60 "$lab" exec "$b" iperf3 --client "$a_addr" --port 5201 --udp --bitrate 256K --length 64 \
-            --time 10 --json > "$work/iperf-loss.json"
-        "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum"]["lost_percent"])' \
-            "$work/iperf-loss.json"
+        iperf_udp 256K lost_percent
     else
         # Open loop, as iperf3 -u -b: 500 datagrams a second for 10 s, whatever is lost. Lost messages
         # make the run exit 1; the loss is the figure here.
@@ -142,12 +147,7 @@ measure_loss() {
 # directions varies); iperf3 -u: of B's datagrams arriving at A (one direction's).
 measure_jitter() {
     if [ "$tool" = iperf ]; then
-        "$lab" exec "$a" timeout 60 iperf3 --server --one-off --port 5201 > "$work/iperf-server.log" 2>&1 &
-        wait_listening "$a" 5201
-        timeout 60 "$lab" exec "$b" iperf3 --client "$a_addr" --port 5201 --udp --bitrate 25.6K --length 64 \
-            --time 10 --json > "$work/iperf-jitter.json"
-        "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum"]["jitter_ms"])' \
-            "$work/iperf-jitter.json"
+        iperf_udp 25.6K jitter_ms
     else
         timeout 120 "$lab" exec "$b" "$bin/test-runner" run --test data --mode unreliable --reflector lab-check \
             --size 64 --rate 50 --time 10 --warmup 0 --timeout 1 --name "lab-hub-jitter-${jitter_ms}ms" \
