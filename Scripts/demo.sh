@@ -39,8 +39,10 @@ rm -f "$out"/*.json
 log=$(mktemp)
 
 # Ephemeral ports: the fixed defaults (7447...) may be taken by a reflector already running here.
+# Encryption optional: each runner's own --encryption decides (required by default, none for the pair
+# compared with plain TCP).
 "$bin/reflector" --service "$service" --name demo-reflector --port 0 --raw-echo-port 0 --udp-ports ephemeral \
-    >"$log" 2>&1 &
+    --encryption optional >"$log" 2>&1 &
 reflector=$!
 trap 'kill "$reflector" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
