@@ -46,7 +46,7 @@ struct ChurnBench: AsyncParsableCommand {
                 encryption: preference.description,
                 warmupSessions: warmup,
                 sessions: sessions,
-                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                seconds: elapsed.seconds,
                 residentBytesAfterWarmup: before.residentBytes,
                 residentBytesAfter: after.residentBytes,
                 reflectorCPUSeconds: after.cpuSeconds - before.cpuSeconds

@@ -305,7 +305,7 @@ public final class ReflectorService: Sendable {
                 let elapsed = started.duration(to: .now)
                 let report = ReflectorReport(
                     cpu: CPUTime.ofThisProcess().since(cpuAtConnect),
-                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    seconds: elapsed.seconds
                 )
                 try? await session.send(report.encoded(), toPeers: [peer])
             case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):

@@ -105,7 +105,7 @@ public enum BenchmarkRunner {
             runner: CPUTime.ofThisProcess().since(cpuAtStart),
             reflector: document.error == nil
                 ? await (connection.driver as? SessionEchoDriver)?.reflectorReport()?.cpu : nil,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            seconds: elapsed.seconds
         )
         await connection.driver.close()
         document.finishedAt = Date()

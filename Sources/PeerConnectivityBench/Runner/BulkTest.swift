@@ -117,7 +117,7 @@ enum BulkTest {
         return BulkDirection(
             sentBytes: written.map(\.0).reduce(0, +),
             receivedBytes: receipts.values.map(\.bytes).reduce(0, +),
-            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            seconds: seconds.seconds,
             corruptedStreams: receipts.values.filter { $0.firstMismatchOffset != nil }.count,
             failedStreams: errors.count,
             errors: errors
@@ -229,7 +229,7 @@ enum BulkTest {
         return BulkDirection(
             sentBytes: sent,
             receivedBytes: receipt?.bytes ?? 0,
-            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            seconds: seconds.seconds,
             corruptedStreams: receipt?.firstMismatchOffset == nil ? 0 : 1,
             failedStreams: errors.count,
             errors: errors
@@ -294,7 +294,7 @@ enum BulkTest {
         return BulkDirection(
             sentBytes: 0,
             receivedBytes: counters.received.load(ordering: .relaxed),
-            seconds: Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18,
+            seconds: seconds.seconds,
             corruptedStreams: results.filter(\.1).count,
             failedStreams: errors.count,
             errors: errors

@@ -30,7 +30,7 @@ final class IntervalLog: Sendable {
 
     private var now: Double {
         let elapsed = start.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return elapsed.seconds
     }
 
     /// Bulk test: every interval, the bytes the counters moved in it; returns when cancelled, after the last
