@@ -10,6 +10,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
+        // The tools' engine (the reflector's echo service, the runner, the result schema), for the
+        // benchmarks in Benchmarks/ and for apps that embed a reflector.
+        .library(name: "PeerConnectivityBench", targets: ["PeerConnectivityBench"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
         .executable(name: "peer-chat", targets: ["peer-chat"]),
         .executable(name: "core-bench", targets: ["core-bench"]),
