@@ -39,7 +39,7 @@ struct ReportTests {
     }
 
     @Test(
-        "a run is compared only with a fair baseline: same hosts, same load, plain, within 12 hours; else it says why"
+        "a run is compared only with a fair baseline: same hosts, same load, within 12 hours; else it says why"
     )
     func fairBaselines() {
         var otherHost = Fixtures.document(test: .rawTCP, name: "elsewhere", p50Microseconds: 20)
@@ -64,6 +64,29 @@ struct ReportTests {
         #expect(refusals.contains { $0.contains("wider") && $0.contains("another load") })
         let text = ComparisonTable.render([otherHost, encrypted])
         #expect(text.contains("not compared with") && text.contains("other hosts"), "\(text)")
+    }
+
+    @Test("an encrypted run is compared with a TLS baseline, a plain one with a plain baseline, never across")
+    func tlsBaselines() {
+        var tlsBaseline = Fixtures.document(test: .rawTCP, name: "tls-base", p50Microseconds: 30)
+        tlsBaseline.connection.encryption = "required"
+        tlsBaseline.connection.linkSecurity = "TLS 1.3, TLS_AES_128_GCM_SHA256"
+        var encrypted = Fixtures.document(test: .data, name: "tls", p50Microseconds: 80)
+        encrypted.connection.encryption = "required"
+        encrypted.connection.linkSecurity = "TLS 1.3, TLS_AES_128_GCM_SHA256"
+        var fellBack = Fixtures.document(test: .data, name: "fell-back", p50Microseconds: 60)
+        fellBack.connection.encryption = "optional"
+        fellBack.connection.linkSecurity = "plain (not encrypted)"
+
+        let (_, pairs, refusals) = ReportSeries.ordered([tlsBaseline, encrypted, fellBack])
+        #expect(pairs.count == 1)
+        #expect(pairs.first?.ours.label.contains("tls") == true && pairs.first?.raw.label.contains("tls-base") == true)
+        #expect(refusals.count == 1)
+        #expect(refusals.first?.contains("fell-back") == true && refusals.first?.contains("baseline is TLS") == true)
+
+        let (_, plainPairs, _) = ReportSeries.ordered([documents[0], fellBack, encrypted])
+        #expect(plainPairs.map(\.ours.label).contains { $0.contains("fell-back") }, "plain with plain")
+        #expect(!plainPairs.map(\.ours.label).contains { $0.contains(" tls ") }, "never encrypted with plain")
     }
 
     @Test("no raw-tcp run: no ratios")

@@ -82,17 +82,39 @@ struct ToolsIntegrationTests {
         #expect(rawDocument.test == .rawTCP && rawDocument.connection.method == .direct)
         #expect(rawDocument.connection.rawAddress == "127.0.0.1:\(rawPort ?? 0)")
         #expect(rawDocument.results.allSatisfy { $0.echoed == 50 && $0.lost == 0 })
+        // Encryption required (the default): the baseline is TLS too, and says so.
+        #expect(rawDocument.connection.encryption == "required")
+        #expect(rawDocument.connection.linkSecurity?.hasPrefix("TLS 1.3, TLS_") == true)
+
+        let plainPath = folder.appendingPathComponent("plain.json").path
+        let plain = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "raw-tcp", "--connect", "127.0.0.1:\(port)", "--size", Self.sizes, "--count", "50",
+                "--window", "4", "--name", "plain", "--output", plainPath, "--quiet", "--encryption", "none",
+            ]
+        )
+        #expect(try await plain.exitStatus(within: .seconds(60)) == 0, "\(plain.output) \(plain.errors)")
+        let plainDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: plainPath)))
+        #expect(plainDocument.connection.linkSecurity == "plain (not encrypted)")
+        #expect(plainDocument.results.allSatisfy { $0.echoed == 50 && $0.lost == 0 })
 
         let svgPath = folder.appendingPathComponent("chart.svg").path
         let report = try ToolProcess("test-runner", ["report", dataPath, rawPath, "--svg", svgPath])
         #expect(try await report.exitStatus(within: .seconds(20)) == 0)
-        // The data run was encrypted (the default), the raw baseline is plain TCP: not like for like.
-        #expect(report.output.contains("not compared with raw-tcp it"), "\(report.output)")
-        #expect(report.output.contains("encrypted"))
+        // Both encrypted: compared like for like.
+        #expect(report.output.contains("against raw-tcp it"), "\(report.output)")
+        #expect(!report.output.contains("not compared"), "\(report.output)")
         #expect(FileManager.default.fileExists(atPath: svgPath))
+        // The encrypted data run against the plain baseline only: refused, with the reason.
+        let refused = try ToolProcess("test-runner", ["report", dataPath, plainPath, "--svg", svgPath])
+        #expect(try await refused.exitStatus(within: .seconds(20)) == 0)
+        #expect(refused.output.contains("not compared with raw-tcp plain"), "\(refused.output)")
+        #expect(refused.output.contains("this run is encrypted and the baseline is plain TCP"))
 
         try await stop(reflector, with: SIGTERM)
         #expect(reflector.output.contains("ended runner=test-runner-it"))
+        #expect(reflector.output.contains("raw TLS connection closed after"))
         #expect(reflector.output.contains("raw connection closed"))
     }
 

@@ -22,8 +22,10 @@ public struct ReportSeries: Hashable, Sendable {
     public var hosts: (runner: String, reflector: String)
     /// The plan, for telling whether two runs may be compared.
     public var plan: TestPlan
-    /// The session's encryption preference ("none", "required", ...), nil for raw TCP or unknown.
-    public var encryption: String?
+    /// Whether the run's link was encrypted: its recorded link security says TLS; for a document that
+    /// records none, a data run whose preference was not `none`, and never a raw-tcp run (the baseline
+    /// was plain TCP before it could be TLS).
+    public var isEncrypted: Bool
 
     public static func == (lhs: ReportSeries, rhs: ReportSeries) -> Bool {
         lhs.label == rhs.label && lhs.startedAt == rhs.startedAt
@@ -47,15 +49,18 @@ public struct ReportSeries: Hashable, Sendable {
         points = document.results.map { Point(size: $0.size, result: $0) }.sorted { $0.size < $1.size }
         hosts = (document.runner.hostname, document.reflector?.hostname ?? "?")
         plan = document.plan
-        encryption = document.test == .rawTCP ? nil : document.connection.encryption
+        if let linkSecurity = document.connection.linkSecurity {
+            isEncrypted = linkSecurity.hasPrefix("TLS")
+        } else {
+            isEncrypted = document.test != .rawTCP && (document.connection.encryption ?? "none") != "none"
+        }
     }
 
     /// The longest time between a run and the baseline it is compared with.
     public static let baselineWithin: TimeInterval = 12 * 3600
 
     /// Why `raw` is no fair baseline for this run, or nil when it is: the same hosts, the same sizes
-    /// window and pacing, within ``baselineWithin``, and no encryption on this run's side (the raw baseline
-    /// is plain TCP).
+    /// window and pacing, within ``baselineWithin``, and both encrypted (TLS) or both plain.
     public func mismatch(withBaseline raw: ReportSeries) -> String? {
         if hosts.runner != raw.hosts.runner || hosts.reflector != raw.hosts.reflector {
             return
@@ -70,9 +75,10 @@ public struct ReportSeries: Hashable, Sendable {
         {
             return "another load (window, delay or rate)"
         }
-        if let encryption, encryption != "none" {
-            return
-                "this run is encrypted (\(encryption)) and the raw baseline is plain TCP: run it with --encryption none"
+        if isEncrypted != raw.isEncrypted {
+            return isEncrypted
+                ? "this run is encrypted and the baseline is plain TCP: run raw-tcp with the same --encryption"
+                : "this run is plain and the baseline is TLS: run raw-tcp with the same --encryption"
         }
         return nil
     }

@@ -18,11 +18,12 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     public var inviteToConnectedNanoseconds: UInt64?
     /// Session connected to the reflector's hello received.
     public var connectedToHelloNanoseconds: UInt64?
-    /// TCP connect of the raw-tcp test.
+    /// TCP connect of the raw-tcp test, with its TLS handshake when it is encrypted.
     public var rawConnectNanoseconds: UInt64?
     /// The runner session's encryption preference ("required", "optional" or "none").
     public var encryption: String?
-    /// How the session's link was secured: "TLS 1.3, TLS_AES_128_GCM_SHA256", or "plain (not encrypted)".
+    /// How the session's link (for raw-tcp, the baseline's connection) was secured: "TLS 1.3,
+    /// TLS_AES_128_GCM_SHA256", or "plain (not encrypted)".
     public var linkSecurity: String?
     /// The runner's end of the session's connection, "address:port".
     public var localAddress: String?

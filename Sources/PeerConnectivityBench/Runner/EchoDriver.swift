@@ -1,5 +1,6 @@
 /// Carries one phase's messages to the reflector and its echoes back into the phase's controller:
-/// a PeerConnectivity session (``SessionEchoDriver``) or a raw TCP connection (``RawEchoDriver``).
+/// a PeerConnectivity session (``SessionEchoDriver``), or the raw baseline over TCP (``RawEchoDriver``) or
+/// TLS (``TLSEchoDriver``).
 protocol EchoDriver: Sendable {
     /// Sends the phase's messages as its controller says until the phase is finished; echoes that
     /// arrive meanwhile are accounted for in `controller`.

@@ -15,7 +15,8 @@ struct ReflectorConnection {
     ///
     /// The data test invites the reflector into a session (found by DNS-SD, or at `--connect`) and
     /// waits for its hello. The raw-tcp test takes the raw echo port from the reflector's discoveryInfo
-    /// (DNS-SD) or hello (direct), unless given, and connects a plain TCP socket to it.
+    /// (DNS-SD) or hello (direct), unless given, and connects to it: plain TCP when the run's encryption
+    /// is `none`, TLS otherwise.
     static func open(_ configuration: RunnerConfiguration, pattern: PayloadPattern) async throws -> ReflectorConnection
     {
         let me = try PeerID(
@@ -38,17 +39,27 @@ struct ReflectorConnection {
                 serviceType: configuration.serviceType,
                 timeout: configuration.connectTimeout
             )
-            let driver = try connectRaw(host: host, port: port, pattern: pattern, report: &report)
-            return ReflectorConnection(driver: driver, reflectorHost: HostInfo(discoveryInfo: info), report: report)
-        case (.rawTCP, .direct(let host, _)):
-            // The session only asks the reflector for its host and raw echo port, then closes.
-            var session = try await openSession(me: me, configuration: configuration, pattern: pattern)
-            await session.connection.driver.close()
-            guard let port = configuration.rawPort ?? session.hello.rawEchoPort else { throw BenchError.noRawEchoPort }
-            session.connection.driver = try connectRaw(
+            let driver = try await connectRaw(
                 host: host,
                 port: port,
                 pattern: pattern,
+                configuration: configuration,
+                report: &report
+            )
+            return ReflectorConnection(driver: driver, reflectorHost: HostInfo(discoveryInfo: info), report: report)
+        case (.rawTCP, .direct(let host, _)):
+            // The session only asks the reflector for its host and raw echo port, then closes. A plain
+            // baseline may still ask an encrypting reflector.
+            var asking = configuration
+            if asking.encryption == .none { asking.encryption = .optional }
+            var session = try await openSession(me: me, configuration: asking, pattern: pattern)
+            await session.connection.driver.close()
+            guard let port = configuration.rawPort ?? session.hello.rawEchoPort else { throw BenchError.noRawEchoPort }
+            session.connection.driver = try await connectRaw(
+                host: host,
+                port: port,
+                pattern: pattern,
+                configuration: configuration,
                 report: &session.connection.report
             )
             return session.connection
@@ -165,16 +176,32 @@ struct ReflectorConnection {
         }
     }
 
+    /// Connects the raw baseline: plain TCP when the run's encryption is `none`, TLS 1.3 otherwise, so
+    /// that an encrypted run is compared with an encrypted baseline.
     private static func connectRaw(
         host: String,
         port: Int,
         pattern: PayloadPattern,
+        configuration: RunnerConfiguration,
         report: inout ConnectionReport
-    ) throws -> RawEchoDriver {
+    ) async throws -> any EchoDriver {
         let started = MonotonicClock.now()
-        let fd = try TCPSocket.connect(host: host, port: port)
+        report.rawAddress = ConnectionEndpoints.hostPort(host, port)
+        report.encryption = configuration.encryption.description
+        guard configuration.encryption != .none else {
+            let fd = try TCPSocket.connect(host: host, port: port)
+            report.rawConnectNanoseconds = MonotonicClock.now() - started
+            report.linkSecurity = PeerSecurityInfo.unencrypted.summary
+            return RawEchoDriver(fd: fd, pattern: pattern)
+        }
+        let driver = try await TLSEchoDriver.connect(
+            host: host,
+            port: port,
+            pattern: pattern,
+            timeout: configuration.connectTimeout
+        )
         report.rawConnectNanoseconds = MonotonicClock.now() - started
-        report.rawAddress = "\(host):\(port)"
-        return RawEchoDriver(fd: fd, pattern: pattern)
+        report.linkSecurity = driver.linkSecurity
+        return driver
     }
 }

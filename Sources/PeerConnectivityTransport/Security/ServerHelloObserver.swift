@@ -8,11 +8,11 @@ import PeerConnectivityCore
 /// It looks at no more than the first 512 bytes of that direction, and passes every byte on unchanged.
 /// It leaves on the next turn of the event loop, not inside the read or write that told it: the TLS
 /// handler's flush of that write would otherwise not reach the socket.
-final class ServerHelloObserver: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class ServerHelloObserver: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     /// The most bytes looked at before giving up.
     static let limit = 512
@@ -24,22 +24,22 @@ final class ServerHelloObserver: ChannelDuplexHandler, RemovableChannelHandler {
     /// - Parameters:
     ///   - isClient: this side is the TLS client, so the ServerHello comes in; else it goes out.
     ///   - report: called once, on the event loop, with the cipher suite or `nil`.
-    init(isClient: Bool, report: @escaping (UInt16?) -> Void) {
+    package init(isClient: Bool, report: @escaping (UInt16?) -> Void) {
         self.watchesInbound = isClient
         self.report = report
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if watchesInbound { look(at: unwrapInboundIn(data), context: context) }
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if !watchesInbound { look(at: unwrapOutboundIn(data), context: context) }
         context.write(data, promise: promise)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         finish(nil, context: nil)
     }
 

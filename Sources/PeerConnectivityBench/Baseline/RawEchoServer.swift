@@ -1,4 +1,7 @@
 import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,15 +10,19 @@ import Synchronization
     import Darwin
 #endif
 
-/// The baseline's server: a plain TCP echo of length-prefixed frames, a thread per connection, blocking
-/// sockets. It reads each frame whole and writes it back with one call, as the reflector echoes each
-/// message whole.
+/// The baseline's server: an echo of length-prefixed frames over plain TCP or TLS. It reads each frame
+/// whole and writes it back with one call, as the reflector echoes each message whole.
+///
+/// A plain connection is served by a thread of its own with blocking sockets: no event loop, no task
+/// switch. A connection whose first byte starts a TLS handshake is handed to a SwiftNIO channel with
+/// swift-nio-ssl (``BaselineTLS``), as a session's TLS is.
 public final class RawEchoServer: Sendable {
     /// The longest frame accepted; a longer length closes the connection.
     public static let maximumFrameLength = 64 << 20
 
     private struct State {
         var connections: Set<Int32> = []
+        var tlsChannels: [ObjectIdentifier: any Channel] = [:]
         var stopped = false
     }
 
@@ -65,18 +72,26 @@ public final class RawEchoServer: Sendable {
 
     /// Stops accepting and ends every connection.
     public func stop() {
-        let connections = state.withLock { state in
+        let (connections, channels) = state.withLock { state in
             state.stopped = true
-            return state.connections
+            return (state.connections, state.tlsChannels.values)
         }
         shutdown(listener, Int32(SHUT_RDWR))
         for fd in connections {
             shutdown(fd, Int32(SHUT_RDWR))
         }
+        for channel in channels {
+            channel.close(promise: nil)
+        }
     }
 
     private func serve(_ fd: Int32) {
         let thread = Thread { [self] in
+            var first: UInt8 = 0
+            if recv(fd, &first, 1, Int32(MSG_PEEK)) == 1, first == BaselineTLS.handshakeRecordType {
+                serveTLS(fd)
+                return
+            }
             log("raw connection opened (fd \(fd))")
             var frames = 0
             var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
@@ -105,5 +120,46 @@ public final class RawEchoServer: Sendable {
             }
         }
         thread.start()
+    }
+
+    /// Hands a connection that starts with a TLS handshake to a channel that echoes its frames.
+    private func serveTLS(_ fd: Int32) {
+        state.withLock { _ = $0.connections.remove(fd) }
+        let context: NIOSSLContext
+        do {
+            context = try BaselineTLS.serverContext.get()
+        } catch {
+            log("raw TLS connection refused: no TLS context: \(error)")
+            close(fd)
+            return
+        }
+        let log = self.log
+        let adopted = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        NIOSSLServerHandler(context: context),
+                        ByteToMessageHandler(FrameLengthDecoder(maximumLength: Self.maximumFrameLength)),
+                        FrameEchoHandler(log: log)
+                    )
+                }
+            }
+            .withConnectedSocket(fd)
+        adopted.whenSuccess { [self] channel in
+            log("raw TLS connection opened (fd \(fd))")
+            let key = ObjectIdentifier(channel)
+            let stopped = state.withLock { state in
+                if !state.stopped { state.tlsChannels[key] = channel }
+                return state.stopped
+            }
+            if stopped { channel.close(promise: nil) }
+            channel.closeFuture.whenComplete { [self] _ in
+                state.withLock { _ = $0.tlsChannels.removeValue(forKey: key) }
+            }
+        }
+        // The bootstrap owns the descriptor from here, and closes it when adopting it fails.
+        adopted.whenFailure { error in
+            log("raw TLS connection refused: \(error)")
+        }
     }
 }
