@@ -19,10 +19,8 @@ let package = Package(
         .executable(name: "reflector", targets: ["reflector"]),
         .executable(name: "test-runner", targets: ["test-runner"]),
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
-        .executable(name: "flood-bench", targets: ["flood-bench"]),
         .executable(name: "peer-fuzz", targets: ["peer-fuzz"]),
         .executable(name: "security-bench", targets: ["security-bench"]),
-        .executable(name: "churn-bench", targets: ["churn-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -172,16 +170,6 @@ let package = Package(
             dependencies: ["PeerConnectivityFuzz"],
             swiftSettings: strictSettings
         ),
-        // A connection flood against an advertiser, and a real peer's echo round trip meanwhile.
-        .executableTarget(
-            name: "flood-bench",
-            dependencies: [
-                "BenchSupport",
-                "PeerConnectivity",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
         // Handshake time with encryption required, encrypted against plain throughput (Scripts/bench-security.sh).
         .executableTarget(
             name: "security-bench",
@@ -192,20 +180,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Sessions that come and go against a reflector process, and the memory it keeps of each.
-        .executableTarget(
-            name: "churn-bench",
-            dependencies: [
-                "BenchSupport",
-                "PeerConnectivity",
-                "PeerConnectivityBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
         .testTarget(
             name: "BenchSupportTests",
-            dependencies: ["BenchSupport"],
+            dependencies: ["BenchSupport", "PeerConnectivityBench"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -222,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "PeerConnectivityTests",
             dependencies: [
-                "BenchSupport",
+                "PeerConnectivityBench",
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",
@@ -242,7 +219,6 @@ let package = Package(
         .testTarget(
             name: "PeerConnectivityBenchTests",
             dependencies: [
-                "BenchSupport",
                 "PeerConnectivityBench",
                 "PeerConnectivity",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -1,3 +1,5 @@
+import PeerConnectivityBench
+
 /// What one process spent during one phase of a benchmark: CPU time, and how far its resident set
 /// rose above where it stood when the phase began.
 public struct PhaseUsage: Codable, Sendable {

@@ -2,6 +2,7 @@ import BenchSupport
 import Dispatch
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 /// The sending side's measurements, over a session connected to the `serve` child.
 struct BenchClient: Sendable {

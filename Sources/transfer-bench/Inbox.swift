@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 /// The parent's side of the session's events, taken by one task and sorted by kind, so that echo
 /// answers, samples and transfer reports can each be awaited on their own.

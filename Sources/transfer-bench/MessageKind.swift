@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityBench
 
 /// The first byte of every message between `transfer-bench run` and its `serve` child; what follows
 /// it is JSON for the kinds that carry a value.

@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
 /// The child's session work: one task takes the events and hands the slow work (reading a stream,
 /// deleting a received file) to tasks of its own, so that echoes are answered at once.

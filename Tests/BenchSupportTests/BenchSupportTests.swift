@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import PeerConnectivityBench
 import Testing
 
 /// What the benchmarks share: statistics, process samples, result files.

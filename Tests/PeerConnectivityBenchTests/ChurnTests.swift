@@ -1,6 +1,6 @@
-import BenchSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 import Testing
 
 /// What a long-running reflector keeps of the sessions that ended.

@@ -57,3 +57,14 @@ public struct LatencySummary: Codable, Hashable, Sendable {
         self.stddevNanoseconds = stddevNanoseconds
     }
 }
+
+extension LatencySummary {
+    /// The summary of a set of samples, through the same histogram as ``LatencyRecorder``.
+    ///
+    /// - Parameter samples: durations in nanoseconds; all zero when empty.
+    public init(nanoseconds samples: some Sequence<UInt64>) {
+        var recorder = LatencyRecorder()
+        for sample in samples { recorder.record(sample) }
+        self = recorder.summary
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityBench
 
 #if canImport(Glibc)
     import Glibc
@@ -11,9 +12,9 @@ import Foundation
 /// 127.1.x.y, never 127.0.0.1), as a flood from many hosts would. It runs on the calling thread
 /// with plain blocking-then-polled sockets, so it does not compete with the event loops it attacks
 /// for their threads. The process's open-file limit is raised to its hard limit when needed.
-public enum ConnectionFlood {
+enum ConnectionFlood {
     /// What a flood connection does once connected.
-    public enum Behaviour: String, Codable, Sendable, CaseIterable {
+    enum Behaviour: String, Codable, Sendable, CaseIterable {
         /// Sends nothing.
         case idle
         /// Sends bytes that are no frame at all (an HTTP request).
@@ -23,19 +24,19 @@ public enum ConnectionFlood {
     }
 
     /// What to open and for how long to watch.
-    public struct Plan: Sendable {
+    struct Plan: Sendable {
         /// The port on 127.0.0.1 to connect to.
-        public var port: Int
+        var port: Int
         /// How many connections.
-        public var count: Int
+        var count: Int
         /// Behaviours, given to connections in turn.
-        public var behaviours: [Behaviour]
+        var behaviours: [Behaviour]
         /// Time between two connects.
-        public var pacing: Duration
+        var pacing: Duration
         /// Time between two bytes of a dribbling connection.
-        public var dribbleInterval: Duration
+        var dribbleInterval: Duration
         /// How long to watch after the last connect before giving up on connections still open.
-        public var watchLimit: Duration
+        var watchLimit: Duration
 
         /// Makes a plan.
         ///
@@ -46,7 +47,7 @@ public enum ConnectionFlood {
         ///   - pacing: time between two connects.
         ///   - dribbleInterval: time between two bytes of a dribbling connection.
         ///   - watchLimit: how long to watch after the last connect.
-        public init(
+        init(
             port: Int,
             count: Int,
             behaviours: [Behaviour] = Behaviour.allCases,
@@ -64,28 +65,28 @@ public enum ConnectionFlood {
     }
 
     /// What happened to the flood.
-    public struct Report: Codable, Sendable {
+    struct Report: Codable, Sendable {
         /// Connections made.
-        public var opened: Int
+        var opened: Int
         /// Connects that failed (refused, or no source address).
-        public var failed: Int
+        var failed: Int
         /// Connections the server closed.
-        public var closedByServer: Int
+        var closedByServer: Int
         /// Connections still open when watching stopped.
-        public var stillOpen: Int
+        var stillOpen: Int
         /// From connect to the server's close, over every connection it closed.
-        public var lifetime: Latency
+        var lifetime: LatencySummary
         /// The same, per behaviour.
-        public var lifetimeByBehaviour: [String: Latency]
+        var lifetimeByBehaviour: [String: LatencySummary]
         /// The opening: from the first connect to the last, in milliseconds.
-        public var openingMilliseconds: Double
+        var openingMilliseconds: Double
     }
 
     /// Runs the flood on a thread of its own; returns when every connection is closed or the watch limit passed.
     ///
     /// - Parameter plan: the plan.
     /// - Returns: the report.
-    public static func run(_ plan: Plan) async -> Report {
+    static func run(_ plan: Plan) async -> Report {
         await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: runBlocking(plan)) }
             thread.start()
@@ -232,9 +233,9 @@ public enum ConnectionFlood {
             failed: failed,
             closedByServer: lifetimes.count,
             stillOpen: flooders.count - lifetimes.count,
-            lifetime: Latency(nanoseconds: lifetimes),
+            lifetime: LatencySummary(nanoseconds: lifetimes),
             lifetimeByBehaviour: Dictionary(
-                uniqueKeysWithValues: byBehaviour.map { ($0.key.rawValue, Latency(nanoseconds: $0.value)) }
+                uniqueKeysWithValues: byBehaviour.map { ($0.key.rawValue, LatencySummary(nanoseconds: $0.value)) }
             ),
             openingMilliseconds: Double(lastConnect - start) / 1e6
         )

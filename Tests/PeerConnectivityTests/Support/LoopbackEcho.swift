@@ -3,9 +3,9 @@ import PeerConnectivity
 
 /// An advertiser on 127.0.0.1 (no DNS-SD) whose session echoes every message, and a visitor session
 /// that connects to it directly and times round trips: a real peer's view of a server under load.
-public final class LoopbackEcho: Sendable {
+final class LoopbackEcho: Sendable {
     /// The advertiser being measured (or attacked).
-    public let advertiser: Advertiser
+    let advertiser: Advertiser
     private let host: Session
     private let visitor: Session
     private let hostTask: Task<Void, Never>
@@ -14,7 +14,7 @@ public final class LoopbackEcho: Sendable {
     ///
     /// - Parameter configure: changes to the advertiser's configuration (127.0.0.1, no DNS-SD, set first).
     /// - Throws: when the advertiser cannot start.
-    public init(configure: (inout Advertiser.Configuration) -> Void = { _ in }) async throws {
+    init(configure: (inout Advertiser.Configuration) -> Void = { _ in }) async throws {
         var configuration = Advertiser.Configuration.default
         configuration.host = "127.0.0.1"
         configuration.publishesService = false
@@ -51,14 +51,14 @@ public final class LoopbackEcho: Sendable {
     }
 
     /// The advertiser's port.
-    public var port: Int { advertiser.port ?? 0 }
+    var port: Int { advertiser.port ?? 0 }
 
     /// The visitor connects to the advertiser (an ordinary invitation from 127.0.0.1).
     ///
     /// - Parameter timeout: how long the invitation may take.
     /// - Returns: the time it took, from dialing to connected.
     /// - Throws: when the invitation fails.
-    public func connect(timeout: Duration = .seconds(5)) async throws -> Duration {
+    func connect(timeout: Duration = .seconds(5)) async throws -> Duration {
         let start = ContinuousClock.now
         _ = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: timeout)
         return start.duration(to: .now)
@@ -69,7 +69,7 @@ public final class LoopbackEcho: Sendable {
     /// - Parameter timeout: how long the invitation may take.
     /// - Returns: the time from dialing to connected.
     /// - Throws: when the invitation fails.
-    public func connectNewcomer(timeout: Duration = .seconds(5)) async throws -> Duration {
+    func connectNewcomer(timeout: Duration = .seconds(5)) async throws -> Duration {
         let newcomer = Session(peer: try PeerID(displayName: "echo-newcomer"), configuration: Self.sessionConfiguration)
         let start = ContinuousClock.now
         _ = try await newcomer.connectPeer(host: "127.0.0.1", port: port, timeout: timeout)
@@ -86,8 +86,8 @@ public final class LoopbackEcho: Sendable {
     ///   - size: bytes per message.
     ///   - gap: the pause after each echo.
     /// - Returns: each round trip, in nanoseconds.
-    /// - Throws: ``BenchError`` when an echo differs or the peer leaves.
-    public func roundTrips(count: Int, size: Int = 64, gap: Duration = .zero) async throws -> [UInt64] {
+    /// - Throws: ``FixtureError`` when an echo differs or the peer leaves.
+    func roundTrips(count: Int, size: Int = 64, gap: Duration = .zero) async throws -> [UInt64] {
         var events = visitor.events.makeAsyncIterator()
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
@@ -97,7 +97,7 @@ public final class LoopbackEcho: Sendable {
             let start = DispatchTime.now().uptimeNanoseconds
             try await visitor.send(message, toPeers: [advertiser.peer])
             guard try await Self.nextData(&events, from: advertiser.peer) == message else {
-                throw BenchError("echo \(index) differs")
+                throw FixtureError("echo \(index) differs")
             }
             samples.append(DispatchTime.now().uptimeNanoseconds - start)
             if gap > .zero { try await Task.sleep(for: gap) }
@@ -110,15 +110,15 @@ public final class LoopbackEcho: Sendable {
             switch event {
             case .dataReceived(let data, _, _): return data
             case .peerStateChanged(host, .notConnected, let reason):
-                throw BenchError("disconnected: \(String(describing: reason))")
+                throw FixtureError("disconnected: \(String(describing: reason))")
             case .peerStateChanged, .streamReceived, .startedReceivingResource, .finishedReceivingResource: continue
             }
         }
-        throw BenchError("session ended")
+        throw FixtureError("session ended")
     }
 
     /// Disconnects both sessions and stops the advertiser.
-    public func stop() async {
+    func stop() async {
         await visitor.disconnect()
         await host.disconnect()
         await advertiser.stop()
