@@ -216,10 +216,12 @@ struct CoreBench: AsyncParsableCommand {
             messages64BytesPerSecond: Double(smallCount) / ourSmall,
             cpuSecondsPerGiB1MiB: cpuPerGiB(ourStart, ourEnd)
         )
-        let oursDefault = Latency(nanoseconds: defaultRoundTrips)
+        let oursDefault = LatencySummary(nanoseconds: defaultRoundTrips)
         let ratios = CoreBenchResult.Ratios(
-            roundTripP50: ours.roundTrip64Bytes.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
-            roundTripP50DefaultExecutor: oursDefault.p50Microseconds / raw.roundTrip64Bytes.p50Microseconds,
+            roundTripP50: (Double(ours.roundTrip64Bytes.p50Nanoseconds) / 1e3)
+                / (Double(raw.roundTrip64Bytes.p50Nanoseconds) / 1e3),
+            roundTripP50DefaultExecutor: (Double(oursDefault.p50Nanoseconds) / 1e3)
+                / (Double(raw.roundTrip64Bytes.p50Nanoseconds) / 1e3),
             throughput1MiB: ours.throughput1MiBBytesPerSecond / raw.throughput1MiBBytesPerSecond,
             throughput1MiBDefaultExecutor: Double(bulkCount * mebibyte) / defaultBulk
                 / raw.throughput1MiBBytesPerSecond,
@@ -260,20 +262,20 @@ struct CoreBench: AsyncParsableCommand {
         table.row("", "raw TCP", "PeerConnectivity", "ratio")
         table.row(
             "64 B round trip p50 (us), on loop",
-            String(format: "%.1f", raw.roundTrip64Bytes.p50Microseconds),
-            String(format: "%.1f", ours.roundTrip64Bytes.p50Microseconds),
+            String(format: "%.1f", (Double(raw.roundTrip64Bytes.p50Nanoseconds) / 1e3)),
+            String(format: "%.1f", (Double(ours.roundTrip64Bytes.p50Nanoseconds) / 1e3)),
             String(format: "%.2fx", result.ratios.roundTripP50)
         )
         table.row(
             "  ... on the default executor",
             "",
-            String(format: "%.1f", result.roundTrip64BytesDefaultExecutor.p50Microseconds),
+            String(format: "%.1f", (Double(result.roundTrip64BytesDefaultExecutor.p50Nanoseconds) / 1e3)),
             String(format: "%.2fx", result.ratios.roundTripP50DefaultExecutor)
         )
         table.row(
             "64 B round trip p99 (us)",
-            String(format: "%.1f", raw.roundTrip64Bytes.p99Microseconds),
-            String(format: "%.1f", ours.roundTrip64Bytes.p99Microseconds),
+            String(format: "%.1f", (Double(raw.roundTrip64Bytes.p99Nanoseconds) / 1e3)),
+            String(format: "%.1f", (Double(ours.roundTrip64Bytes.p99Nanoseconds) / 1e3)),
             ""
         )
         table.row(

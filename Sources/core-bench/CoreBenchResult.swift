@@ -1,10 +1,11 @@
 import BenchSupport
 import Foundation
+import PeerConnectivityBench
 
 /// What one run of core-bench measured, written as JSON.
 struct CoreBenchResult: Codable {
     struct Measurements: Codable {
-        var roundTrip64Bytes: Latency
+        var roundTrip64Bytes: LatencySummary
         var throughput1MiBBytesPerSecond: Double
         var messages64BytesPerSecond: Double
         /// CPU time (user and system, both ends: the whole process) per GiB of 1 MiB messages; steadier
@@ -32,7 +33,7 @@ struct CoreBenchResult: Codable {
     struct Round: Codable {
         var rawTCP: Measurements
         var peerConnectivity: Measurements
-        var roundTrip64BytesDefaultExecutor: Latency
+        var roundTrip64BytesDefaultExecutor: LatencySummary
         /// 1 MiB messages sent by a task on the default executor (absent before version 3).
         var defaultExecutor1MiB: Throughput?
         var ratios: Ratios
@@ -71,7 +72,7 @@ struct CoreBenchResult: Codable {
     /// (`Session.taskExecutor`), the 64-byte message rate on the default one.
     var peerConnectivity: Measurements
     /// Round trips with the measuring task on the default executor, as an app that does nothing special.
-    var roundTrip64BytesDefaultExecutor: Latency
+    var roundTrip64BytesDefaultExecutor: LatencySummary
     /// 1 MiB messages sent by a task on the default executor (absent before version 3).
     var defaultExecutor1MiB: Throughput?
     var connectMilliseconds: [Double]

@@ -147,8 +147,8 @@ struct RunCommand: AsyncParsableCommand {
             resourceWithEchoes: resourceWithEchoes,
             streams: streamRun,
             streamsDefaultExecutor: defaultRun,
-            echoIdle: Latency(nanoseconds: idle),
-            echoDuringResource: Latency(nanoseconds: busy)
+            echoIdle: LatencySummary(nanoseconds: idle),
+            echoDuringResource: LatencySummary(nanoseconds: busy)
         )
     }
 
@@ -199,7 +199,7 @@ struct RunCommand: AsyncParsableCommand {
             targetsMet: [
                 "resourceAtLeast50PercentOfRaw": ratios.resource >= 0.5,
                 "streamsAtLeast70PercentOfRaw": ratios.streams >= 0.7,
-                "echoP99Under10msDuringResource": busy.count > 0 && busy.p99Microseconds < 10_000,
+                "echoP99Under10msDuringResource": busy.count > 0 && (Double(busy.p99Nanoseconds) / 1e3) < 10_000,
                 "resourcePeakRSSDeltaUnder64MiBOnBothSides": peakDeltas.allSatisfy { $0 < 64 << 20 },
             ]
         )

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import PeerConnectivityBench
 
 extension TransferBenchResult {
     /// Prints the result as a table, then each target met or missed.
@@ -9,12 +10,12 @@ extension TransferBenchResult {
         func rate(_ bytesPerSecond: Double) -> String { String(format: "%.0f", bytesPerSecond / 1e6) }
         func percent(_ ratio: Double) -> String { String(format: "%.0f%%", ratio * 100) }
         func mebibytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / Double(1 << 20)) }
-        func milliseconds(_ latency: Latency) -> String {
+        func milliseconds(_ latency: LatencySummary) -> String {
             String(
                 format: "%.3f / %.3f / %.3f (n=%d)",
-                latency.p50Microseconds / 1e3,
-                latency.p99Microseconds / 1e3,
-                latency.maxMicroseconds / 1e3,
+                (Double(latency.p50Nanoseconds) / 1e3) / 1e3,
+                (Double(latency.p99Nanoseconds) / 1e3) / 1e3,
+                (Double(latency.maxNanoseconds) / 1e3) / 1e3,
                 latency.count
             )
         }

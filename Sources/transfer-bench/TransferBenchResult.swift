@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import PeerConnectivityBench
 
 /// What one run of transfer-bench measured, written as JSON.
 struct TransferBenchResult: Codable {
@@ -55,9 +56,9 @@ struct TransferBenchResult: Codable {
         /// The same with writers and readers on the default executor (absent before version 2).
         var streamsDefaultExecutor: Transfer?
         /// 64-byte echoes with nothing else on the connection.
-        var echoIdle: Latency
+        var echoIdle: LatencySummary
         /// 64-byte echoes while the resource transfers.
-        var echoDuringResource: Latency
+        var echoDuringResource: LatencySummary
     }
 
     struct Ratios: Codable {
