@@ -1,0 +1,35 @@
+import Benchmark
+import BenchmarkSupport
+import PeerConnectivity
+
+/// 64-byte messages sent and echoed back one at a time (core-bench's round trip), 1,000 per iteration:
+/// wall clock and mallocs are shown per round trip, throughput in round trips per second.
+///
+/// The client's loop runs on its session's executor, as core-bench's headline figure does.
+func registerRoundTripBenchmarks() {
+    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .cpuTotal, .mallocCountTotal]
+    for security in Security.allCases {
+        let configuration = Benchmark.Configuration(
+            metrics: metrics,
+            warmupIterations: 2,
+            scalingFactor: .kilo,
+            maxDuration: .seconds(3),
+            maxIterations: 40,
+            thresholds: Tolerances.only([.mallocCountTotal: Tolerances.relative(10)], of: metrics)
+        )
+        fixtureBenchmark(
+            "RoundTrip64B.\(security)",
+            configuration: configuration,
+            make: { try await LoopbackPair(encryption: security.preference) },
+            stop: { await $0.stop() }
+        ) { benchmark, pair in
+            let message = LoopbackPair.message(size: 64, kind: EchoHost.echo)
+            let count = benchmark.scaledIterations.count
+            benchmark.startMeasurement()
+            try await withTaskExecutorPreference(pair.client.taskExecutor) {
+                try await pair.roundTrips(message, count: count)
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+}
