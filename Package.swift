@@ -15,12 +15,9 @@ let package = Package(
         .library(name: "PeerConnectivityBench", targets: ["PeerConnectivityBench"]),
         .executable(name: "peer-demo", targets: ["peer-demo"]),
         .executable(name: "peer-chat", targets: ["peer-chat"]),
-        .executable(name: "core-bench", targets: ["core-bench"]),
         .executable(name: "reflector", targets: ["reflector"]),
         .executable(name: "test-runner", targets: ["test-runner"]),
-        .executable(name: "transfer-bench", targets: ["transfer-bench"]),
         .executable(name: "peer-fuzz", targets: ["peer-fuzz"]),
-        .executable(name: "security-bench", targets: ["security-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -110,23 +107,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // What core-bench and transfer-bench share: the raw-TCP baseline, statistics, process samples,
-        // result files.
-        .target(
-            name: "BenchSupport",
-            dependencies: ["PeerConnectivityBench"],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "core-bench",
-            dependencies: [
-                "BenchSupport",
-                "PeerConnectivity",
-                "PeerConnectivityBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
         .executableTarget(
             name: "reflector",
             dependencies: [
@@ -139,16 +119,6 @@ let package = Package(
         .executableTarget(
             name: "test-runner",
             dependencies: [
-                "PeerConnectivity",
-                "PeerConnectivityBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "transfer-bench",
-            dependencies: [
-                "BenchSupport",
                 "PeerConnectivity",
                 "PeerConnectivityBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -168,21 +138,6 @@ let package = Package(
         .executableTarget(
             name: "peer-fuzz",
             dependencies: ["PeerConnectivityFuzz"],
-            swiftSettings: strictSettings
-        ),
-        // Handshake time with encryption required, encrypted against plain throughput (Scripts/bench-security.sh).
-        .executableTarget(
-            name: "security-bench",
-            dependencies: [
-                "BenchSupport",
-                "PeerConnectivity",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "BenchSupportTests",
-            dependencies: ["BenchSupport", "PeerConnectivityBench"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,7 +3,8 @@
 # the figures behind the README's table of targets. Each round runs, one after the other:
 #   baselines    Scripts/bench-baselines.sh --repeats 1: iperf3 one stream, sockperf ping-pong 64 B,
 #                ZeroMQ PUSH/PULL 1 MiB, ZeroMQ REQ/REP 64 B (DURATION s each)
-#   core-bench   the library alone, in one process: 1 MiB messages one way, 64 B round trips (plain)
+#   library      the library alone, in one process (Benchmarks/, SessionBenchmarks): OneWay1MiB.plain and
+#                RoundTrip64B.plain, p50 wall clock per message
 #   test-runner  against a reflector (--connect, no DNS-SD), plain as the baselines are:
 #                  bulk        --test bulk -t DURATION (one stream, one way: iperf3's figure)
 #                  bulk-1mib   --test bulk --size 1048576 -t DURATION (1 MiB messages one way)
@@ -18,7 +19,7 @@
 #   --duration S   seconds of each timed run (default 10)
 #   --output PATH  the summary document (default results/bench-tools-<UTC date>.json); every run's own
 #                  document lands beside it in a folder of the same name without .json
-# Env: BIN, a folder holding release builds of reflector, test-runner and core-bench (default: build them).
+# Env: BIN, a folder holding release builds of reflector and test-runner (default: build them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,18 +40,19 @@ export AVAHI_COMPAT_NOWARN=1
 Scripts/setup.sh > /dev/null
 bin=${BIN:-}
 if [ -z "$bin" ]; then
-    for product in reflector test-runner core-bench; do
+    for product in reflector test-runner; do
         swift build -c release --product "$product" 2>&1 | grep -E "error:|Build of product" >&2 || true
     done
     bin=$(swift build -c release --show-bin-path)
 fi
-for tool in reflector test-runner core-bench; do
+swift build --package-path Benchmarks -c release 2>&1 | grep -E "error:|Compiling|Build complete" | tail -1 >&2
+for tool in reflector test-runner; do
     [ -x "$bin/$tool" ] || { log "no $tool in $bin"; exit 2; }
 done
 
 runs=${output%.json}
 mkdir -p "$runs"
-rm -f "$runs"/*.json
+rm -rf "$runs"/*.json "$runs"/library-*
 work=$(mktemp -d)
 reflector_pid=""
 cleanup() {
@@ -74,6 +76,16 @@ stop_reflector() {
     reflector_pid=""
 }
 
+# library ROUND: the library's own figures, its percentiles (TSV, microseconds per message) in $runs/library-ROUND/.
+library() {
+    local dir="$runs/library-$1" filter='(OneWay1MiB|RoundTrip64B)\.plain'
+    mkdir -p "$dir"
+    swift package --package-path Benchmarks --allow-writing-to-package-directory benchmark baseline update \
+        bench-tools --filter "$filter" --no-progress >"$dir/benchmarks.txt" 2>&1
+    swift package --package-path Benchmarks --allow-writing-to-directory "$dir" benchmark baseline read \
+        bench-tools --filter "$filter" --format histogramPercentiles --path "$dir" --no-progress >/dev/null 2>&1
+}
+
 # runner NAME OPTIONS...: one test-runner run, its document in $runs/NAME.json.
 runner() {
     local name=$1; shift
@@ -86,9 +98,8 @@ log "reflector on 127.0.0.1:$reflector_port (encryption optional: plain or TLS, 
 for round in $(seq "$rounds"); do
     log "round $round of $rounds: baselines"
     Scripts/bench-baselines.sh --repeats 1 --duration "$duration" --output "$runs/baselines-$round.json"
-    log "round $round: core-bench"
-    "$bin/core-bench" --rounds 1 --bulk 2048 --round-trips 20000 --warmup 2000 --small 100000 --connects 1 \
-        --encryption none --output "$runs/core-bench-$round.json" >&2
+    log "round $round: the library alone (Benchmarks/)"
+    library "$round"
     log "round $round: test-runner"
     runner "bulk-$round" --test bulk -t "$duration" -i 0 --encryption none
     runner "bulk-1mib-$round" --test bulk --size 1048576 -t "$duration" -i 0 --encryption none
@@ -121,6 +132,11 @@ runs, rounds, duration, peak_kib, output = sys.argv[1], int(sys.argv[2]), int(sy
 def load(name):
     with open(os.path.join(runs, name + ".json")) as f:
         return json.load(f)
+def library_p50_microseconds(r, benchmark):
+    path = os.path.join(runs, f"library-{r}", f"bench-tools.SessionBenchmarks.{benchmark}.wallClock.histogram.percentiles.tsv")
+    with open(path) as f:
+        rows = dict(line.split("\t") for line in f.read().splitlines()[1:])
+    return float(rows["50"])
 def bulk_rate(doc):
     forward = doc["bulk"]["forward"]
     if forward["corruptedStreams"] or forward["failedStreams"]:
@@ -128,7 +144,7 @@ def bulk_rate(doc):
     return forward["bytesPerSecond"]
 figures = []
 for r in range(1, rounds + 1):
-    base, core = load(f"baselines-{r}")["baselines"], load(f"core-bench-{r}")
+    base = load(f"baselines-{r}")["baselines"]
     rtt = load(f"rtt-64-{r}")["results"][0]
     if rtt["echoed"] != rtt["sent"]:
         sys.exit(f"round {r}: {rtt['sent'] - rtt['echoed']} round trips lost")
@@ -138,8 +154,8 @@ for r in range(1, rounds + 1):
         "sockperfP50Microseconds": base["sockperf"]["median"]["p50Microseconds"],
         "zmqPushPullBytesPerSecond": base["zmq-push-pull"]["median"]["bytesPerSecond"],
         "zmqReqRepP50Microseconds": base["zmq-req-rep"]["median"]["p50Microseconds"],
-        "coreBench1MiBBytesPerSecond": core["peerConnectivity"]["throughput1MiBBytesPerSecond"],
-        "coreBenchRoundTripP50Microseconds": core["peerConnectivity"]["roundTrip64Bytes"]["p50Microseconds"],
+        "library1MiBBytesPerSecond": (1 << 20) / library_p50_microseconds(r, "OneWay1MiB.plain") * 1e6,
+        "libraryRoundTripP50Microseconds": library_p50_microseconds(r, "RoundTrip64B.plain"),
         "runnerBulkBytesPerSecond": bulk_rate(load(f"bulk-{r}")),
         "runnerBulk1MiBBytesPerSecond": bulk_rate(load(f"bulk-1mib-{r}")),
         "runnerRoundTripP50Microseconds": rtt["roundTrip"]["p50Nanoseconds"] / 1e3,
@@ -147,7 +163,7 @@ for r in range(1, rounds + 1):
     })
 # name: (numerator, denominator, "at least"/"at most", bound)
 targets = {
-    "runner 1 MiB one way / core-bench 1 MiB one way": ("runnerBulk1MiBBytesPerSecond", "coreBench1MiBBytesPerSecond", "at least", 0.9),
+    "runner 1 MiB one way / library alone 1 MiB one way": ("runnerBulk1MiBBytesPerSecond", "library1MiBBytesPerSecond", "at least", 0.9),
     "runner 1 MiB one way / ZeroMQ PUSH/PULL 1 MiB": ("runnerBulk1MiBBytesPerSecond", "zmqPushPullBytesPerSecond", "at least", 1.0),
     "runner 64 B round trip p50 / sockperf ping-pong p50": ("runnerRoundTripP50Microseconds", "sockperfP50Microseconds", "at most", 1.3),
     "runner 64 B round trip p50 / ZeroMQ REQ/REP p50": ("runnerRoundTripP50Microseconds", "zmqReqRepP50Microseconds", "at most", 1.0),
@@ -165,7 +181,7 @@ cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo"
                   if line.startswith("model name")), platform.machine())
 tool = load("bulk-1")["tool"]
 document = {
-    "schemaVersion": 1,
+    "schemaVersion": 2,
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "host": {"hostname": socket.gethostname(), "kernel": platform.release(), "cpuModel": cpu_model,
              "cpuCount": os.cpu_count()},

@@ -6,5 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
-swift build -c release --product transfer-bench
-"$(swift build -c release --show-bin-path)/transfer-bench" "$@"
+# transfer-bench lives in the Benchmarks package, out of the library's way.
+swift build -c release --package-path Benchmarks --product transfer-bench
+"$(swift build -c release --package-path Benchmarks --show-bin-path)/transfer-bench" "$@"

@@ -20,9 +20,11 @@ final class EchoHost: Sendable {
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     ///
-    /// - Parameter encryption: the advertiser's and the session's preference.
+    /// - Parameters:
+    ///   - encryption: the advertiser's and the session's preference.
+    ///   - reconnection: the session keeps reliable messages until acknowledged (reconnection on).
     /// - Throws: `DiscoveryError` when the listener cannot start.
-    init(encryption: EncryptionPreference) async throws {
+    init(encryption: EncryptionPreference, reconnection: Bool = false) async throws {
         var configuration = Advertiser.Configuration.default
         configuration.host = "127.0.0.1"
         configuration.publishesService = false
@@ -38,6 +40,7 @@ final class EchoHost: Sendable {
         )
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
+        if reconnection { sessionConfiguration.reconnection = .default }
         session = Session(peer: peer, encryptionPreference: encryption, configuration: sessionConfiguration)
         try await advertiser.start()
         let (advertiser, session) = (self.advertiser, self.session)

@@ -15,13 +15,17 @@ final class LoopbackPair {
 
     /// Starts a host and connects a client to it.
     ///
-    /// - Parameter encryption: both sides' preference (`.none` for plain TCP, `.required` for TLS 1.3).
+    /// - Parameters:
+    ///   - encryption: both sides' preference (`.none` for plain TCP, `.required` for TLS 1.3).
+    ///   - reconnection: both sides number, acknowledge and keep reliable messages
+    ///     (`Session.Configuration.reconnection = .default`), to measure what that costs.
     /// - Throws: when the host cannot listen or the client cannot connect, or the connection's
     ///   encryption is not what was asked.
-    init(encryption: EncryptionPreference) async throws {
-        host = try await EchoHost(encryption: encryption)
+    init(encryption: EncryptionPreference, reconnection: Bool = false) async throws {
+        host = try await EchoHost(encryption: encryption, reconnection: reconnection)
         var configuration = Session.Configuration.default
         configuration.joinsMesh = false
+        if reconnection { configuration.reconnection = .default }
         client = Session(
             peer: try PeerID(displayName: "bench-client"),
             encryptionPreference: encryption,

@@ -34,21 +34,25 @@ func registerOneWayBenchmarks() {
             )
         )
     }
-    // 64-byte messages: the per-message cost, sent from the default executor as core-bench does.
-    oneWayBenchmark(
-        "MessageRate64B.\(Security.plain)",
-        security: .plain,
-        size: 64,
-        onSessionExecutor: false,
-        configuration: Benchmark.Configuration(
-            metrics: metrics,
-            warmupIterations: 10,
-            scalingFactor: .kilo,
-            maxDuration: .seconds(3),
-            maxIterations: 1_000,
-            thresholds: smallThresholds
+    // 64-byte messages: the per-message cost, sent from the default executor as core-bench did; plain,
+    // and plain with reconnection on at both ends.
+    for (name, reconnection) in [("plain", false), ("reconnection", true)] {
+        oneWayBenchmark(
+            "MessageRate64B.\(name)",
+            security: .plain,
+            reconnection: reconnection,
+            size: 64,
+            onSessionExecutor: false,
+            configuration: Benchmark.Configuration(
+                metrics: metrics,
+                warmupIterations: 10,
+                scalingFactor: .kilo,
+                maxDuration: .seconds(3),
+                maxIterations: 1_000,
+                thresholds: smallThresholds
+            )
         )
-    )
+    }
 }
 
 /// Registers one benchmark of `size`-byte messages sent one way.
@@ -56,12 +60,14 @@ func registerOneWayBenchmarks() {
 /// - Parameters:
 ///   - name: the benchmark's name.
 ///   - security: plain or encrypted.
+///   - reconnection: reconnection on at both ends.
 ///   - size: bytes per message.
 ///   - onSessionExecutor: whether the sending loop prefers the client session's executor.
 ///   - configuration: metrics, scaling and limits.
 private func oneWayBenchmark(
     _ name: String,
     security: Security,
+    reconnection: Bool = false,
     size: Int,
     onSessionExecutor: Bool,
     configuration: Benchmark.Configuration
@@ -69,7 +75,7 @@ private func oneWayBenchmark(
     fixtureBenchmark(
         name,
         configuration: configuration,
-        make: { try await LoopbackPair(encryption: security.preference) },
+        make: { try await LoopbackPair(encryption: security.preference, reconnection: reconnection) },
         stop: { await $0.stop() }
     ) { benchmark, pair in
         let message = LoopbackPair.message(size: size, kind: EchoHost.count)

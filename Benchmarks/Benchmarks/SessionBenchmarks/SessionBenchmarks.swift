@@ -4,6 +4,7 @@ import Benchmark
 /// over a direct loopback connection (no DNS-SD, no avahi-daemon), plain and encrypted.
 let benchmarks: @Sendable () -> Void = {
     registerRoundTripBenchmarks()
+    registerRawTCPBenchmarks()
     registerOneWayBenchmarks()
     registerConnectBenchmarks()
 }

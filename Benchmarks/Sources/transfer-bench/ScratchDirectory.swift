@@ -1,4 +1,3 @@
-import BenchSupport
 import Foundation
 
 /// A temporary folder holding the file to send and the child's folder for received resources;
@@ -23,7 +22,7 @@ struct ScratchDirectory {
     func makeFile(mebibytes: Int) throws -> URL {
         let file = url.appendingPathComponent("resource.bin")
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-            throw BenchError("cannot create \(file.path)")
+            throw TransferBenchError("cannot create \(file.path)")
         }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }

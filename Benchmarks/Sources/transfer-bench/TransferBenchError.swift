@@ -1,5 +1,5 @@
 /// A benchmark that could not be carried out, with a message for the person running it.
-public struct BenchError: Error, CustomStringConvertible {
+public struct TransferBenchError: Error, CustomStringConvertible {
     /// What went wrong.
     public var description: String
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BenchSupport
 import Foundation
 import PeerConnectivity
 import PeerConnectivityBench

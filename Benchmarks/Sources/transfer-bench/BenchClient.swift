@@ -1,4 +1,3 @@
-import BenchSupport
 import Dispatch
 import Foundation
 import PeerConnectivity
@@ -27,7 +26,7 @@ struct BenchClient: Sendable {
         while samples.count < count, keepGoing() {
             let start = DispatchTime.now().uptimeNanoseconds
             try await session.send(message, toPeers: [peer], mode: .reliable)
-            guard try await inbox.nextEcho() == message else { throw BenchError("an echo came back changed") }
+            guard try await inbox.nextEcho() == message else { throw TransferBenchError("an echo came back changed") }
             samples.append(DispatchTime.now().uptimeNanoseconds - start)
         }
         return samples
@@ -49,7 +48,7 @@ struct BenchClient: Sendable {
             let elapsed = try await waiter.value
             let report = try await inbox.nextReport()
             guard report.error == nil, report.bytes == bytes else {
-                throw BenchError("the receiver got \(report.bytes) of \(bytes) bytes: \(report.error ?? "")")
+                throw TransferBenchError("the receiver got \(report.bytes) of \(bytes) bytes: \(report.error ?? "")")
             }
             return (elapsed.seconds, samples)
         }
@@ -89,11 +88,11 @@ struct BenchClient: Sendable {
             var received = 0
             for _ in 0..<count {
                 let report = try await inbox.nextReport()
-                if let error = report.error { throw BenchError("stream \(report.name) failed: \(error)") }
+                if let error = report.error { throw TransferBenchError("stream \(report.name) failed: \(error)") }
                 received += report.bytes
             }
             guard received == totalBytes else {
-                throw BenchError("the receiver read \(received) of \(totalBytes) bytes")
+                throw TransferBenchError("the receiver read \(received) of \(totalBytes) bytes")
             }
             return start.duration(to: .now).seconds
         }

@@ -1,24 +1,11 @@
-import BenchSupport
 import Foundation
 import PeerConnectivityBench
 import Testing
+import transfer_bench
 
-/// What the benchmarks share: statistics, process samples, result files.
-@Suite("BenchSupport")
-struct BenchSupportTests {
-    @Test("a set of samples is summarised by the runner's histogram, within its 3 significant digits")
-    func latencyPercentiles() {
-        let latency = LatencySummary(nanoseconds: (1...100).map { UInt64($0) * 1_000 }.shuffled())
-        #expect(latency.count == 100)
-        for (value, expected) in [
-            (latency.p50Nanoseconds, 50_000.0), (latency.p90Nanoseconds, 90_000), (latency.p99Nanoseconds, 99_000),
-        ] {
-            #expect(abs(Double(value) - expected) <= expected / 1_000, "\(value) for \(expected)")
-        }
-        #expect(latency.maxNanoseconds == 100_000)
-        #expect(LatencySummary(nanoseconds: []).p99Nanoseconds == 0)
-    }
-
+/// transfer-bench's own accounting: memory and CPU per phase, and its result files.
+@Suite("transfer-bench")
+struct TransferBenchTests {
     @Test("a phase's peak rise is counted from the resident set at its start, never below zero")
     func phaseUsage() {
         let before = ProcessSample(
@@ -38,13 +25,6 @@ struct BenchSupportTests {
         #expect(usage.userCPUSeconds == 0.5)
         #expect(usage.systemCPUSeconds == 0.25)
         #expect(PhaseUsage(from: after, to: before).peakResidentDeltaBytes == 0)
-    }
-
-    @Test("this process's sample reads its resident set and peak")
-    func processSample() {
-        let sample = ProcessSample.current()
-        #expect(sample.residentBytes > 0)
-        #expect(sample.peakResidentBytes >= sample.residentBytes)
     }
 
     @Test("a result file is JSON with sorted keys and ISO-8601 dates that decodes back")

@@ -1,4 +1,3 @@
-import BenchSupport
 import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
@@ -60,7 +59,7 @@ final class Inbox: Sendable {
 
     private static func next(from stream: AsyncStream<Data>) async throws -> Data {
         var iterator = stream.makeAsyncIterator()
-        guard let data = await iterator.next() else { throw BenchError("the receiving peer disconnected") }
+        guard let data = await iterator.next() else { throw TransferBenchError("the receiving peer disconnected") }
         return data
     }
 }

@@ -1,4 +1,3 @@
-import BenchSupport
 import Foundation
 
 /// Bytes to send: random, so that nothing on the way could shortcut repeated content.
@@ -8,14 +7,14 @@ enum RandomBytes {
     /// - Throws: when /dev/urandom cannot be read.
     static func data(count: Int) throws -> Data {
         guard let handle = FileHandle(forReadingAtPath: "/dev/urandom") else {
-            throw BenchError("cannot open /dev/urandom")
+            throw TransferBenchError("cannot open /dev/urandom")
         }
         defer { try? handle.close() }
         var data = Data()
         while data.count < count, let more = try handle.read(upToCount: count - data.count), !more.isEmpty {
             data.append(more)
         }
-        guard data.count == count else { throw BenchError("/dev/urandom gave \(data.count) of \(count) bytes") }
+        guard data.count == count else { throw TransferBenchError("/dev/urandom gave \(data.count) of \(count) bytes") }
         return data
     }
 }

@@ -1,4 +1,3 @@
-import BenchSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -38,7 +37,9 @@ final class ChildProcess: Sendable {
         }
         guard let port else {
             process.waitUntilExit()
-            throw BenchError("transfer-bench serve exited (\(process.terminationStatus)) without saying it was ready")
+            throw TransferBenchError(
+                "transfer-bench serve exited (\(process.terminationStatus)) without saying it was ready"
+            )
         }
         self.port = port
     }

@@ -1,4 +1,3 @@
-import BenchSupport
 import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
