@@ -13,12 +13,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
-        // What both benchmark targets share: fixtures, tolerances, plain and encrypted.
+        // What both benchmark targets share: the in-process reflector, fixtures, tolerances, plain and encrypted.
         .target(
             name: "BenchmarkSupport",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
+                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
             ],
             path: "Benchmarks/BenchmarkSupport"
         ),

@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import PeerConnectivity
 
-/// A new client session dialing the host directly, from `connectPeer` to connected (security-bench's
+/// A new client session dialing the in-process reflector directly, from `connectPeer` to connected (security-bench's
 /// handshake time; core-bench's connect time without the DNS-SD browse): wall clock and mallocs per
 /// connection. The session, and for `encrypted` its ephemeral identity, are made before measuring;
 /// the disconnect comes after.
@@ -20,7 +20,7 @@ func registerConnectBenchmarks() {
         fixtureBenchmark(
             "Connect.\(security)",
             configuration: configuration,
-            make: { try await EchoHost(encryption: security.preference) },
+            make: { try await InProcessReflector(encryption: security.preference) },
             stop: { await $0.stop() }
         ) { benchmark, host in
             var sessionConfiguration = Session.Configuration.default
@@ -35,8 +35,8 @@ func registerConnectBenchmarks() {
             benchmark.stopMeasurement()
             let encrypted = client.securityInfo(for: peer)?.isEncrypted == true
             await client.disconnect()
-            // The host must have let the client go before the next one comes: a session holds 8 peers.
-            await host.waitUntilEmpty()
+            // The reflector must have let the client go before the next one comes.
+            try await host.waitUntilIdle()
             guard encrypted == (security == .encrypted) else {
                 throw BenchmarkFailure("the connection's encryption is not \(security.preference)")
             }

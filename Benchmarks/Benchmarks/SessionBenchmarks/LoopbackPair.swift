@@ -1,28 +1,30 @@
 import BenchmarkSupport
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 
-/// An ``EchoHost`` and a client session connected to it directly over loopback (no DNS-SD), with
-/// the client's event iterator kept across iterations so that measuring makes no new subscriber.
+/// The tools' reflector, in-process (``InProcessReflector``), and a client session connected to it
+/// directly over loopback (no DNS-SD), with the client's event iterator kept across iterations so that
+/// measuring makes no new subscriber.
 final class LoopbackPair {
     /// The accepting side.
-    let host: EchoHost
+    let host: InProcessReflector
     /// The dialing side, whose sends are measured.
     let client: Session
-    /// The host's peer, as the client knows it.
+    /// The reflector's peer, as the client knows it.
     let peer: PeerID
     private var events: Session.Events.Iterator
 
-    /// Starts a host and connects a client to it.
+    /// Starts a reflector, connects a client to it and reads its hello.
     ///
     /// - Parameters:
     ///   - encryption: both sides' preference (`.none` for plain TCP, `.required` for TLS 1.3).
     ///   - reconnection: both sides number, acknowledge and keep reliable messages
     ///     (`Session.Configuration.reconnection = .default`), to measure what that costs.
-    /// - Throws: when the host cannot listen or the client cannot connect, or the connection's
-    ///   encryption is not what was asked.
+    /// - Throws: when the reflector cannot listen or the client cannot connect, the connection's
+    ///   encryption is not what was asked, or no hello comes.
     init(encryption: EncryptionPreference, reconnection: Bool = false) async throws {
-        host = try await EchoHost(encryption: encryption, reconnection: reconnection)
+        host = try await InProcessReflector(encryption: encryption, reconnection: reconnection)
         var configuration = Session.Configuration.default
         configuration.joinsMesh = false
         if reconnection { configuration.reconnection = .default }
@@ -36,26 +38,25 @@ final class LoopbackPair {
         guard client.securityInfo(for: peer)?.isEncrypted == (encryption == .required) else {
             throw BenchmarkFailure("the connection's encryption is not \(encryption)")
         }
+        guard try await nextData().starts(with: ReflectorHello.prefix) else {
+            throw BenchmarkFailure("the reflector's first message is not its hello")
+        }
     }
 
-    /// A message of `size` bytes whose first byte asks the host to echo it or count it.
+    /// A message of `size` bytes, none of the reflector's control messages.
     ///
-    /// - Parameters:
-    ///   - size: its length, at least 1.
-    ///   - kind: ``EchoHost/echo`` or ``EchoHost/count``.
+    /// - Parameter size: its length.
     /// - Returns: the message.
-    static func message(size: Int, kind: UInt8) -> Data {
-        var message = Data(repeating: 0x42, count: size)
-        message[0] = kind
-        return message
+    static func message(size: Int) -> Data {
+        Data(repeating: 0x42, count: size)
     }
 
     /// Sends `message` and waits for its echo, `count` times.
     ///
     /// - Parameters:
-    ///   - message: a message starting with ``EchoHost/echo``.
+    ///   - message: a message from ``message(size:)``.
     ///   - count: round trips.
-    /// - Throws: ``BenchmarkFailure`` when an echo differs or the host leaves.
+    /// - Throws: ``BenchmarkFailure`` when an echo differs or the reflector leaves.
     func roundTrips(_ message: Data, count: Int) async throws {
         for _ in 0..<count {
             try await client.send(message, toPeers: [peer])
@@ -63,20 +64,28 @@ final class LoopbackPair {
         }
     }
 
-    /// Sends `message` `count` times one way, then waits for the host to confirm it counted them all.
+    /// Sends `message` `count` times one way between a `MessageFlow` start and end, then waits for the
+    /// reflector's receipt of the bytes it counted.
+    ///
+    /// The payload is not the runner's pattern: the reflector finds that in the first message and checks
+    /// no other, so what is measured is the library's path, not a check of every byte.
     ///
     /// - Parameters:
-    ///   - message: a message starting with ``EchoHost/count``.
+    ///   - message: a message from ``message(size:)``.
     ///   - count: messages.
-    /// - Throws: ``BenchmarkFailure`` when the host counted another number or left.
+    /// - Throws: ``BenchmarkFailure`` when the reflector counted another number or left.
     func oneWay(_ message: Data, count: Int) async throws {
+        try await client.send(MessageFlow.start(size: message.count).encoded(), toPeers: [peer])
         for _ in 0..<count {
             try await client.send(message, toPeers: [peer])
         }
-        try await client.send(Data([EchoHost.done]), toPeers: [peer])
-        let reply = try await nextData()
-        let counted = reply.dropFirst().reduce(0) { $0 << 8 | Int($1) }
-        guard counted == count else { throw BenchmarkFailure("the host counted \(counted) of \(count) messages") }
+        try await client.send(MessageFlow.end(size: message.count).encoded(), toPeers: [peer])
+        guard let receipt = StreamReceipt.decoded(from: try await nextData()),
+            receipt.name == MessageFlow.receiptName
+        else { throw BenchmarkFailure("the reflector answered the flow's end with no receipt") }
+        guard receipt.bytes == message.count * count else {
+            throw BenchmarkFailure("the reflector counted \(receipt.bytes) of \(message.count * count) bytes")
+        }
     }
 
     /// The next message the client receives.
@@ -94,7 +103,7 @@ final class LoopbackPair {
         throw BenchmarkFailure("the client session ended")
     }
 
-    /// Disconnects the client and stops the host.
+    /// Disconnects the client and stops the reflector.
     func stop() async {
         await client.disconnect()
         await host.stop()

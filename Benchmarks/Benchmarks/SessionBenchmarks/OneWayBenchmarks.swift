@@ -78,7 +78,7 @@ private func oneWayBenchmark(
         make: { try await LoopbackPair(encryption: security.preference, reconnection: reconnection) },
         stop: { await $0.stop() }
     ) { benchmark, pair in
-        let message = LoopbackPair.message(size: size, kind: EchoHost.count)
+        let message = LoopbackPair.message(size: size)
         let count = benchmark.scaledIterations.count
         let start = ContinuousClock.now
         benchmark.startMeasurement()

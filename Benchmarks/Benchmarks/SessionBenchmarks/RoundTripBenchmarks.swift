@@ -26,7 +26,7 @@ func registerRoundTripBenchmarks() {
             make: { try await LoopbackPair(encryption: security.preference, reconnection: reconnection) },
             stop: { await $0.stop() }
         ) { benchmark, pair in
-            let message = LoopbackPair.message(size: 64, kind: EchoHost.echo)
+            let message = LoopbackPair.message(size: 64)
             let count = benchmark.scaledIterations.count
             benchmark.startMeasurement()
             try await withTaskExecutorPreference(pair.client.taskExecutor) {

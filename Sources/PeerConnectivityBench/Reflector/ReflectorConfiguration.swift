@@ -55,6 +55,9 @@ public struct ReflectorConfiguration: Sendable {
     public static let streamWindowRange = (256 << 10)...(64 << 20)
     /// The encryption preference of its advertiser and of the session it makes for each runner.
     public var encryption: EncryptionPreference = .default
+    /// Reconnection of the session it makes for each runner (numbered, acknowledged, kept messages);
+    /// nil, the default, for none. The runner's session must have it too.
+    public var reconnection: Session.Reconnection?
 
     /// Makes a configuration.
     ///

@@ -158,6 +158,7 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
         sessionConfiguration.datagramPorts = configuration.datagramPorts
+        sessionConfiguration.reconnection = configuration.reconnection
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,

@@ -1,0 +1,14 @@
+import BenchmarkSupport
+
+extension InProcessReflector {
+    /// Runs `count` sessions against the reflector, one after another, and waits until it has let the
+    /// last one go.
+    ///
+    /// - Parameter count: sessions.
+    /// - Throws: when a session fails, or the reflector still serves one 5 s after the last left.
+    func churn(_ count: Int) async throws {
+        try await ChurnClient.run(count: count, port: port, encryption: encryption, first: sessions)
+        sessions += count
+        try await waitUntilIdle()
+    }
+}
