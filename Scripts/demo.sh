@@ -56,7 +56,7 @@ run() {
 }
 run bulk --test bulk -t "$seconds"
 run data --size 64 --count 2000 --warmup 200 --encryption none
-run raw-tcp --test raw-tcp --size 64 --count 2000 --warmup 200
+run raw-tcp --test raw-tcp --size 64 --count 2000 --warmup 200 --encryption none
 run unreliable --mode unreliable --size 64,1024,16384 --count 1000 --warmup 100 --timeout 1
 run stream --test stream --streams 4 --bytes 4194304
 run resource --test resource --bytes 16777216 --count 2

@@ -25,6 +25,9 @@ public struct SecurityIdentity: Sendable, Codable {
     public let certificate: [UInt8]
     let privateKey: P256.Signing.PrivateKey
 
+    /// The private key, PEM (PKCS #8), for the package's other TLS users (the tools' TLS baseline).
+    package var privateKeyPEM: String { privateKey.pemRepresentation }
+
     private enum CodingKeys: String, CodingKey {
         case peer, certificate, privateKey
     }

@@ -1,8 +1,5 @@
-import Crypto
-import Foundation
 import NIOSSL
-import SwiftASN1
-import X509
+import PeerConnectivity
 
 /// The TLS of the raw baseline: what a PeerConnectivity session negotiates (TLS 1.3, the same library,
 /// the same defaults for the cipher), with none of its framing, so that an encrypted run is compared
@@ -11,28 +8,12 @@ import X509
 /// The server's certificate is self-signed and made once per process; the client accepts any. The
 /// baseline measures the cost of the cipher and its record layer, not authentication.
 enum BaselineTLS {
-    /// The server's context: an ephemeral P-256 key and its self-signed certificate, TLS 1.3 only.
+    /// The server's context: a new identity's self-signed P-256 certificate, TLS 1.3 only.
     static let serverContext: Result<NIOSSLContext, any Error> = Result {
-        let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("peerconnectivity raw baseline") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(30 * 86_400),
-            issuer: name,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) },
-            issuerPrivateKey: Certificate.PrivateKey(key)
-        )
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
+        let identity = try SecurityIdentity(displayName: "peerconnectivity raw baseline")
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem))
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: identity.certificate, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
         )
         configuration.minimumTLSVersion = .tlsv13
         return try NIOSSLContext(configuration: configuration)

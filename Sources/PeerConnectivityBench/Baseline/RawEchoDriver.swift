@@ -24,19 +24,7 @@ final class RawEchoDriver: EchoDriver {
     }
 
     func run(_ controller: LoadController, size: Int) async throws {
-        try await phase.during(controller, size: size) {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread { [self] in
-                    do {
-                        try send(controller, size: size)
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-                thread.start()
-            }
-        }
+        try await phase.during(controller, size: size, onThread: { [self] in try send(controller, size: size) })
     }
 
     func close() async {

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The phase a driver's receiver hands echoes to: set by the sender for the length of a phase, nil
@@ -23,5 +24,25 @@ final class CurrentPhase: Sendable {
         phase.withLock { $0 = Phase(controller: controller, size: size) }
         defer { phase.withLock { $0 = nil } }
         return try await body()
+    }
+
+    /// Runs `send` on a thread of its own with `controller` as the current phase, and waits for it: the
+    /// raw baseline's senders block in socket writes and waits, off the concurrency pool.
+    func during(_ controller: LoadController, size: Int, onThread send: @escaping @Sendable () throws -> Void)
+        async throws
+    {
+        try await during(controller, size: size) {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let thread = Thread {
+                    do {
+                        try send()
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.start()
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ import PeerConnectivity
 /// Sessions that come and go against a reflector, as runners do: each connects directly, waits for the
 /// reflector's hello, sends one 64-byte message, waits for its echo and leaves. What a long-running
 /// reflector keeps of each ended session shows as the growth of its resident memory over many of them.
-enum SessionChurn {
+public enum SessionChurn {
     /// Runs `count` sessions one after another.
     ///
     /// - Parameters:
@@ -12,10 +12,17 @@ enum SessionChurn {
     ///   - port: its session port.
     ///   - count: sessions to run.
     ///   - encryption: the sessions' encryption preference (the reflector's must allow it).
-    /// - Throws: ``FixtureError`` when the reflector leaves before the echo; the invitation's error when a
-    ///   session cannot connect.
-    static func run(host: String, port: Int, count: Int, encryption: EncryptionPreference) async throws {
-        for index in 0..<count {
+    ///   - first: the number in the first session's name ("churn-N"), the next ones counting up.
+    /// - Throws: ``BenchError/disconnected(_:)`` when the reflector leaves before the echo; the
+    ///   invitation's error when a session cannot connect.
+    public static func run(
+        host: String,
+        port: Int,
+        count: Int,
+        encryption: EncryptionPreference,
+        first: Int = 0
+    ) async throws {
+        for index in first..<(first + count) {
             try await once(host: host, port: port, index: index, encryption: encryption)
         }
     }
@@ -42,7 +49,9 @@ enum SessionChurn {
                 break
             }
         }
-        guard messages >= 2 else { throw FixtureError("session \(index): the reflector left before its echo") }
+        guard messages >= 2 else {
+            throw BenchError.disconnected("session \(index): the reflector left before its echo")
+        }
         await session.disconnect()
     }
 }
