@@ -10,6 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
+        // For apps that run SwiftNIO themselves: the event loop group the peers' I/O runs on.
+        .library(name: "PeerConnectivityNIO", targets: ["PeerConnectivityNIO"]),
         // The tools' engine (the reflector's echo service, the runner, the result schema), for the
         // benchmarks in Benchmarks/ and for apps that embed a reflector.
         .library(name: "PeerConnectivityBench", targets: ["PeerConnectivityBench"]),
@@ -69,6 +71,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The settings that take SwiftNIO types, apart so that the public API above has none.
+        .target(
+            name: "PeerConnectivityNIO",
+            dependencies: [
+                "PeerConnectivity",
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -154,6 +165,7 @@ let package = Package(
             name: "PeerConnectivityTests",
             dependencies: [
                 "PeerConnectivityBench",
+                "PeerConnectivityNIO",
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 
 extension Advertiser {
     /// Where an advertiser listens, and its limits.
@@ -43,6 +44,9 @@ extension Advertiser {
         public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the advertiser logs refused connections and DNS-SD failures.
         public var logger = Logger(label: "PeerConnectivity.Advertiser")
+        /// The event loop group of the advertiser's listener; nil for NIO's shared group. Set through
+        /// `eventLoopGroup` of the `PeerConnectivityNIO` module.
+        package var ioGroup: (any EventLoopGroup)?
 
         /// The defaults: all interfaces, an ephemeral port, DNS-SD on, 16 pending invitations.
         public static var `default`: Configuration { Configuration() }

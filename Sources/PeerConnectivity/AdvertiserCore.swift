@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
@@ -103,7 +102,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
                     maximum: configuration.maximumPendingHandshakes,
                     maximumPerAddress: configuration.maximumPendingHandshakesPerAddress
                 ),
-                group: PeerEventLoop.loop(for: record.peer),
+                group: PeerEventLoop.loop(for: record.peer, in: configuration.ioGroup),
                 delegate: self
             )
         } catch {
@@ -176,7 +175,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
         context: ByteBuffer,
         timeout: TimeAmount
     ) {
-        let address = connection.channel.remoteAddress?.ipAddress ?? "?"
+        let address = connection.remoteIPAddress ?? "?"
         let now = NIODeadline.now().uptimeNanoseconds
         let refusal = state.withLock { state -> DisconnectReason? in
             if state.isStopped {

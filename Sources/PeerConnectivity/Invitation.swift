@@ -19,7 +19,7 @@ public struct Invitation: Sendable {
     /// The inviter's IP address as this side sees it ("192.0.2.7", "fe80::1%eth0"), for logs and for
     /// limits per source; `nil` when the socket no longer says.
     public var address: String? {
-        connection.channel.remoteAddress?.ipAddress
+        connection.remoteIPAddress
     }
 
     let connection: Connection

@@ -42,7 +42,7 @@ struct ResourceSender: Sendable {
     private func send() async throws {
         var hasher = SHA256()
         var offset: UInt64 = 0
-        let allocator = connection.channel.allocator
+        let allocator = connection.allocator
         while offset < size {
             try Task.checkCancellation()
             let length = Int(min(UInt64(Self.blockLength), size - offset))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PeerConnectivityCore
 
 extension Session {
@@ -52,6 +53,9 @@ extension Session {
         public var certificatePolicy: CertificatePolicy = .acceptBound
         /// Where the session logs connections and the reasons they close.
         public var logger = Logger(label: "PeerConnectivity.Session")
+        /// The event loop group of the session's I/O; nil for NIO's shared group. Set through
+        /// `eventLoopGroup` of the `PeerConnectivityNIO` module, which keeps NIO's types out of this one.
+        package var ioGroup: (any EventLoopGroup)?
 
         /// The defaults: 8 peers, 1 MiB messages, keepalive every 1 s, liveness timeout 5 s.
         public static var `default`: Configuration { Configuration() }

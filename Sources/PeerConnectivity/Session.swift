@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
@@ -163,7 +162,7 @@ public final class Session: Sendable {
     /// }
     /// ```
     public var taskExecutor: any TaskExecutor {
-        EventLoopTaskExecutor(eventLoop: PeerEventLoop.loop(for: peer))
+        EventLoopTaskExecutor(eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup))
     }
 
     /// The peers connected now.

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
@@ -31,6 +30,7 @@ extension SessionCore {
     func startMesh() {
         let localPeer = peer
         let configuration = connectionConfiguration
+        let group = self.configuration.ioGroup
         Task { [weak self] in
             let listener = try? await ConnectionListener.bind(
                 host: "0.0.0.0",
@@ -38,7 +38,7 @@ extension SessionCore {
                 localPeer: localPeer,
                 configuration: configuration,
                 handshakeLimits: HandshakeAdmission.Limits(maximum: 16, maximumPerAddress: 16),
-                group: PeerEventLoop.loop(for: localPeer),
+                group: PeerEventLoop.loop(for: localPeer, in: group),
                 delegate: self ?? MeshRefuser()
             )
             guard let listener else { return }
@@ -112,7 +112,7 @@ extension SessionCore {
         guard configuration.joinsMesh else { return }
         switch frame {
         case .sessionListener(let port):
-            guard let address = connection.channel.remoteAddress?.ipAddress.flatMap(Self.addressBytes) else { return }
+            guard let address = connection.remoteIPAddress.flatMap(Self.addressBytes) else { return }
             learned(Frame.Member(peer: sender, address: address, port: port), over: connection)
         case .members(let members):
             // An introduction makes this side dial the address it names: only a peer that proved its key

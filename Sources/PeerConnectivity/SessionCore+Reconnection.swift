@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
@@ -199,7 +198,7 @@ extension SessionCore {
 
     /// The peer's session listener, for dialling it to resume (from SESSION-LISTENER).
     func learnResumeEndpoint(port: UInt16, on connection: Connection, from peer: PeerID) {
-        guard configuration.reconnection != nil, let host = connection.channel.remoteAddress?.ipAddress else { return }
+        guard configuration.reconnection != nil, let host = connection.remoteIPAddress else { return }
         peers.withLock { table in
             guard table[peer]?.connection === connection else { return }
             table[peer]?.link?.endpoint = (host, Int(port))
@@ -287,7 +286,7 @@ extension SessionCore {
                     localPeer: self.peer,
                     resumption: resumption,
                     configuration: connectionConfiguration,
-                    group: PeerEventLoop.loop(for: self.peer),
+                    group: PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup),
                     delegate: ResumeDialDelegate(session: self)
                 )
                 _ = try await connection.established.get()

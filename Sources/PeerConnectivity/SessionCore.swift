@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
@@ -95,7 +94,10 @@ final class SessionCore: ConnectionDelegate, Sendable {
             security: security,
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
-        datagrams.start(on: PeerEventLoop.loop(for: peer), ports: configuration.datagramPorts) {
+        datagrams.start(
+            on: PeerEventLoop.loop(for: peer, in: configuration.ioGroup),
+            ports: configuration.datagramPorts
+        ) {
             [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false
         }
@@ -302,7 +304,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 localPeer: peer,
                 invitation: invitation,
                 configuration: connectionConfiguration,
-                group: PeerEventLoop.loop(for: peer),
+                group: PeerEventLoop.loop(for: peer, in: configuration.ioGroup),
                 delegate: self
             )
         } catch {

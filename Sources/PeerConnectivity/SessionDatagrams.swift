@@ -127,7 +127,7 @@ final class SessionDatagrams: Sendable {
     }
 
     private func announce(on connection: Connection, to peer: PeerID, port: Int) {
-        guard let address = connection.channel.remoteAddress?.ipAddress else { return }
+        guard let address = connection.remoteIPAddress else { return }
         let token = UInt64.random(in: 1...UInt64.max)
         let key = connection.securityInfo.isEncrypted ? SymmetricKey(size: .bits256) : nil
         state.withLock { state in
@@ -142,7 +142,7 @@ final class SessionDatagrams: Sendable {
 
     /// The peer said where it receives datagrams.
     func peerEndpoint(port: UInt16, token: UInt64, on connection: Connection) {
-        guard let remote = connection.channel.remoteAddress?.ipAddress,
+        guard let remote = connection.remoteIPAddress,
             let address = try? SocketAddress(ipAddress: remote, port: Int(port))
         else { return }
         state.withLock { $0.targets[ObjectIdentifier(connection)] = (address, token) }
@@ -185,7 +185,7 @@ final class SessionDatagrams: Sendable {
             return (endpoint, target.address, target.token, state.peerKeys[key])
         }
         guard let (endpoint, address, token, key) = target else { return false }
-        var datagram = connection.channel.allocator.buffer(
+        var datagram = connection.allocator.buffer(
             capacity: WireProtocol.datagramHeaderLength + message.count + Self.sealOverhead
         )
         datagram.writeInteger(token)

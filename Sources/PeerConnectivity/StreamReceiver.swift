@@ -66,7 +66,7 @@ final class StreamReceiver: InboundTransfer, Sendable {
         // The waiting reader is woken once the rest of this read is decoded, not per chunk: a read
         // brings several chunks, and each wake-up of a reader elsewhere is a thread switch.
         if scheduleWake {
-            connection.channel.eventLoop.execute { self.wakeReader() }
+            connection.eventLoop.execute { self.wakeReader() }
         }
     }
 

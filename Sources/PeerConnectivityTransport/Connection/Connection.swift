@@ -41,6 +41,21 @@ package final class Connection: Sendable {
 
     /// The channel this connection runs on.
     package let channel: any Channel
+
+    /// The event loop the connection runs on.
+    package var eventLoop: any EventLoop { channel.eventLoop }
+    /// The allocator of the connection's buffers.
+    package var allocator: ByteBufferAllocator { channel.allocator }
+    /// The peer's IP address as the socket says ("192.0.2.7", "fe80::1%eth0"); nil once it no longer does.
+    package var remoteIPAddress: String? { channel.remoteAddress?.ipAddress }
+    /// This side's and the peer's address and port; nil once the socket no longer says.
+    package var endpoints: (local: (host: String, port: Int), remote: (host: String, port: Int))? {
+        guard let local = channel.localAddress, let remote = channel.remoteAddress,
+            let localHost = local.ipAddress, let localPort = local.port,
+            let remoteHost = remote.ipAddress, let remotePort = remote.port
+        else { return nil }
+        return ((localHost, localPort), (remoteHost, remotePort))
+    }
     /// Succeeds with the peer when the handshake completes; fails with ``ConnectionClosedError``.
     package let established: EventLoopFuture<PeerID>
     /// Succeeds when the channel has closed and the delegate has been told.

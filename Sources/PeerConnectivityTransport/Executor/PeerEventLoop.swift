@@ -4,8 +4,8 @@ import NIOPosix
 import PeerConnectivityCore
 import Synchronization
 
-/// Where a local peer's I/O runs: one event loop of NIO's shared group, the same one for every session,
-/// advertiser and socket of that peer. A task on that loop's ``EventLoopTaskExecutor`` then reads the
+/// Where a local peer's I/O runs: one event loop of NIO's shared group (or of the group an app passes in),
+/// the same one for every session, advertiser and socket of that peer. A task on that loop's ``EventLoopTaskExecutor`` then reads the
 /// peer's events and sends on its connections without a hop between threads.
 ///
 /// Local peers take the loops in turn, so that two peers in one process (an app's tests, a benchmark, a
@@ -15,7 +15,8 @@ import Synchronization
 package enum PeerEventLoop {
     private static let loops: [any EventLoop] = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
 
-    /// Peers given a loop in turn (entries are never removed, so the next turn is the table's count).
+    /// Peers given a turn (entries are never removed, so the next turn is the table's count); a peer's loop
+    /// is its turn modulo the group's loops.
     /// Past ``assignmentLimit`` peers, a new peer's loop comes from its id, so that the table stays
     /// bounded in a process that makes peers without end.
     private static let assignments = Mutex<[UUID: Int]>([:])
@@ -23,18 +24,22 @@ package enum PeerEventLoop {
     /// How many local peers get their loop in turn; further peers get theirs from their id.
     package static let assignmentLimit = 1024
 
-    /// The event loop of `peer`'s I/O: the same one for every caller, all the process's life.
+    /// The event loop of `peer`'s I/O: for one group, the same one for every caller, all the process's life.
     ///
-    /// - Parameter peer: a local peer.
+    /// - Parameters:
+    ///   - peer: a local peer.
+    ///   - group: the group to take it from; nil for NIO's shared group.
     /// - Returns: its event loop.
-    package static func loop(for peer: PeerID) -> any EventLoop {
-        let index = assignments.withLock { table -> Int in
-            if let index = table[peer.id] { return index }
-            guard table.count < assignmentLimit else { return Int(peer.id.uuid.15) % loops.count }
-            let index = table.count % loops.count
-            table[peer.id] = index
-            return index
+    package static func loop(for peer: PeerID, in group: (any EventLoopGroup)? = nil) -> any EventLoop {
+        let turn = assignments.withLock { table -> Int in
+            if let turn = table[peer.id] { return turn }
+            guard table.count < assignmentLimit else { return Int(peer.id.uuid.15) }
+            let turn = table.count
+            table[peer.id] = turn
+            return turn
         }
-        return loops[index]
+        let loops = group.map { Array($0.makeIterator()) } ?? Self.loops
+        guard !loops.isEmpty else { return Self.loops[turn % Self.loops.count] }
+        return loops[turn % loops.count]
     }
 }
