@@ -293,6 +293,14 @@ public final class Session: Sendable {
         core.silenceConnection(to: peer)
     }
 
+    /// How many reliable messages to `peer` are kept until the peer acknowledges them (reconnection);
+    /// nil without a link to it (tests).
+    ///
+    /// - Parameter peer: a peer.
+    package func unconfirmedMessageCount(to peer: PeerID) -> Int? {
+        core.peers.withLock { $0[peer]?.link?.ledger.unconfirmedCount }
+    }
+
     /// The port of the session's own listener (mesh members and reconnection dial it), once bound.
     package var memberListenerPort: Int? {
         core.mesh.withLock { $0.listener?.port }

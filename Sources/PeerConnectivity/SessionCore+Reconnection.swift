@@ -9,42 +9,30 @@ import Synchronization
 ///
 /// - At establishment each side sends RESUME-SECRET, a random secret, as its first frame; a peer whose
 ///   first frame is something else does not resume, and its link keeps nothing.
-/// - The receiver acknowledges (ACK) every 64 messages or 256 KiB, and every ``ackInterval`` when
-///   something arrived since; the sender keeps what is not acknowledged (`DeliveryLedger`).
+/// - The receiver acknowledges (ACK) every 64 messages or 256 KiB, and ``ackDelay`` after the first
+///   message since the last ACK (a one-shot timer on the connection's event loop, armed by the ledger);
+///   the sender keeps what is not acknowledged (`DeliveryLedger`).
 /// - On a drop without goodbye the peer goes `connecting`; the lower peer id dials the other's session
 ///   listener and sends HELLO + RESUME (the other's secret, and how many messages it received); the
 ///   listener answers RESUMED (how many it received). Each side then sends again what the other lacks.
 extension SessionCore {
-    /// How often pending acknowledgements are sent when fewer than a batch arrived.
-    static let ackInterval = Duration.milliseconds(100)
+    /// How long after the first message since the last acknowledgement one is sent, when fewer than a
+    /// batch arrive meanwhile.
+    static let ackDelay = TimeAmount.milliseconds(100)
     /// How long one resume attempt may take (connect and handshake).
     static let resumeAttemptTimeout = TimeAmount.seconds(5)
 
-    /// Sends pending acknowledgements on a timer, while the session lives.
-    func startAckTimer() {
-        Task { [weak self] in
-            while true {
-                try? await Task.sleep(for: Self.ackInterval)
-                guard let self, !self.isShutDown else { return }
-                self.flushAcks()
+    /// The ACK timer of `peer`'s link fired, on `connection`'s event loop: acknowledge what arrived since
+    /// the last ACK, if the link still runs on that connection. A link that dropped meanwhile is told what
+    /// arrived when it resumes instead.
+    private func sendDueAck(to peer: PeerID, on connection: Connection) {
+        let count = peers.withLock { table -> UInt64? in
+            guard let entry = table[peer], entry.connection === connection, entry.state == .connected else {
+                return nil
             }
+            return table[peer]?.link?.ledger.ackDue()
         }
-    }
-
-    private func flushAcks() {
-        let due = peers.withLock { table -> [(Connection, UInt64)] in
-            var due: [(Connection, UInt64)] = []
-            for (peer, entry) in table {
-                guard let connection = entry.connection, entry.state == .connected,
-                    let count = table[peer]?.link?.ledger.ackDue()
-                else { continue }
-                due.append((connection, count))
-            }
-            return due
-        }
-        for (connection, count) in due {
-            connection.sendControl(.ack(count))
-        }
+        if let count { connection.sendControl(.ack(count)) }
     }
 
     // MARK: - Sending
@@ -162,13 +150,22 @@ extension SessionCore {
         if peers.withLock({ $0[peer]?.connection === connection && $0[peer]?.link?.peerResumes == nil }) {
             notePeerFrame(from: peer, on: connection)
         }
-        let ack = peers.withLock { table -> UInt64? in
-            guard table[peer]?.connection === connection,
-                case .deliverAndAck(let count) = table[peer]?.link?.ledger.received(bytes: bytes)
-            else { return nil }
-            return count
+        let action = peers.withLock { table -> DeliveryLedger<EncodedFrame>.InboundAction? in
+            guard table[peer]?.connection === connection else { return nil }
+            return table[peer]?.link?.ledger.received(bytes: bytes)
         }
-        if let ack { connection.sendControl(.ack(ack)) }
+        switch action {
+        case .deliverAndAck(let count):
+            connection.sendControl(.ack(count))
+        case .deliverAndArmAckTimer:
+            // A timer on the connection's event loop, armed once per acknowledgement owed: an idle link
+            // wakes nothing.
+            connection.eventLoop.scheduleTask(in: Self.ackDelay) { [weak self] in
+                self?.sendDueAck(to: peer, on: connection)
+            }
+        case .deliver, nil:
+            break
+        }
     }
 
     func connection(_ connection: Connection, resumeSecret secret: [UInt8], from peer: PeerID) {

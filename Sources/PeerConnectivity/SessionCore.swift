@@ -104,9 +104,6 @@ final class SessionCore: ConnectionDelegate, Sendable {
         if configuration.joinsMesh || configuration.reconnection != nil {
             startMesh()
         }
-        if configuration.reconnection != nil {
-            startAckTimer()
-        }
     }
 
     // MARK: - Queries

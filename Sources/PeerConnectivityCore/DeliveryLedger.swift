@@ -14,6 +14,9 @@ package struct DeliveryLedger<Message> {
     package enum InboundAction: Equatable {
         /// Deliver it.
         case deliver
+        /// Deliver it, and arm the ACK timer: it is the first message since the last ACK, and fewer
+        /// than a batch may follow. When the timer fires, ``ackDue()`` says what to acknowledge.
+        case deliverAndArmAckTimer
         /// Deliver it and send ACK with this count.
         case deliverAndAck(UInt64)
     }
@@ -39,6 +42,9 @@ package struct DeliveryLedger<Message> {
     private(set) package var nextExpected: UInt64 = 0
     private var acknowledged: UInt64 = 0
     private var bytesSinceAck = 0
+    /// Whether the owner's ACK timer is armed (``InboundAction/deliverAndArmAckTimer`` was returned and
+    /// neither ``ackDue()`` nor ``resumed()`` has been called since).
+    private var ackTimerArmed = false
     private let ackEveryMessages: Int
     private let ackEveryBytes: Int
 
@@ -151,15 +157,19 @@ package struct DeliveryLedger<Message> {
         nextExpected += 1
         bytesSinceAck += bytes
         guard nextExpected - acknowledged >= UInt64(ackEveryMessages) || bytesSinceAck >= ackEveryBytes else {
-            return .deliver
+            guard !ackTimerArmed else { return .deliver }
+            ackTimerArmed = true
+            return .deliverAndArmAckTimer
         }
         acknowledged = nextExpected
         bytesSinceAck = 0
         return .deliverAndAck(nextExpected)
     }
 
-    /// The ACK timer fired: the count to acknowledge, if messages arrived since the last ACK.
+    /// The ACK timer fired: the count to acknowledge, if messages arrived since the last ACK. The timer
+    /// is disarmed; the next message that leaves an ACK owed arms it again.
     package mutating func ackDue() -> UInt64? {
+        ackTimerArmed = false
         guard nextExpected > acknowledged else { return nil }
         acknowledged = nextExpected
         bytesSinceAck = 0
@@ -171,6 +181,7 @@ package struct DeliveryLedger<Message> {
     package mutating func resumed() {
         acknowledged = nextExpected
         bytesSinceAck = 0
+        ackTimerArmed = false
     }
 }
 

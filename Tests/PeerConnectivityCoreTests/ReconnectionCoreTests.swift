@@ -75,19 +75,22 @@ struct ReconnectionCoreTests {
         #expect(ledger.retainedBytes == 0 && ledger.unconfirmedCount == 0)
     }
 
-    @Test("the receiver acknowledges in batches of messages or bytes, and on the timer")
+    @Test("the receiver acknowledges in batches of messages or bytes, and arms the timer once per ACK owed")
     func acknowledgementBatches() {
         var ledger = DeliveryLedger<Int>(ackEveryMessages: 3, ackEveryBytes: 1000)
         #expect(ledger.ackDue() == nil)
-        #expect(ledger.received(bytes: 1) == .deliver)
-        #expect(ledger.received(bytes: 1) == .deliver)
+        #expect(ledger.received(bytes: 1) == .deliverAndArmAckTimer)
+        #expect(ledger.received(bytes: 1) == .deliver, "armed already")
         #expect(ledger.received(bytes: 1) == .deliverAndAck(3))
-        #expect(ledger.ackDue() == nil)
-        #expect(ledger.received(bytes: 1) == .deliver)
+        #expect(ledger.ackDue() == nil, "the timer fires with nothing owed")
+        #expect(ledger.received(bytes: 1) == .deliverAndArmAckTimer)
         #expect(ledger.ackDue() == 4)
         #expect(ledger.ackDue() == nil)
         #expect(ledger.received(bytes: 1000) == .deliverAndAck(5))
         #expect(ledger.nextExpected == 5)
+        #expect(ledger.received(bytes: 1) == .deliverAndArmAckTimer)
+        ledger.resumed()
+        #expect(ledger.received(bytes: 1) == .deliverAndArmAckTimer, "a resume disarms the timer")
     }
 
     @Test("two ledgers across a drop: every message arrives once, in order")
