@@ -212,8 +212,7 @@ extension SessionCore {
             Task { try? await accept(connection, from: inviter) }
             return
         }
-        Task { [weak self] in
-            try? await Task.sleep(for: Self.introductionGracePeriod)
+        connection.eventLoop.scheduleTask(in: TimeAmount(Self.introductionGracePeriod)) { [weak self] in
             let stale = self?.mesh.withLock { state -> Bool in
                 guard state.pending[inviter] === connection else { return false }
                 state.pending[inviter] = nil

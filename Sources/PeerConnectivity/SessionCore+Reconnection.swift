@@ -250,8 +250,8 @@ extension SessionCore {
             (generation, dial, pending) = (planned, planDial, planPending)
         }
         configuration.logger.debug("link to \(peer) dropped (\(reason)): reconnecting")
-        Task { [weak self] in
-            try? await Task.sleep(for: settings.window)
+        PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup).scheduleTask(in: TimeAmount(settings.window)) {
+            [weak self] in
             self?.giveUp(peer, generation: generation, reason: .reconnectionFailed)
         }
         if let pending {

@@ -245,8 +245,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             return true
         }
         guard held else { return false }
-        Task { [weak self] in
-            try? await Task.sleep(for: Self.replacementGracePeriod)
+        connection.eventLoop.scheduleTask(in: TimeAmount(Self.replacementGracePeriod)) { [weak self] in
             self?.giveUpReplacement(of: peer)
         }
         return true
