@@ -7,7 +7,10 @@ Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
 
 echo "== swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks
+
+echo "== architecture rules (reported; not yet enforced, see docs/ARCHITECTURE.md)"
+Scripts/check-architecture.sh
 
 echo "== swift build (all targets, tests included)"
 log=$(mktemp)

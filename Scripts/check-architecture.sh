@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The library's architecture rules, checked from its sources (docs/ARCHITECTURE.md, the section on the
+# state machines): no file over 400 lines, no Task.sleep used as a timer, Glibc in one platform folder
+# only, and no SwiftNIO type in the public API of the PeerConnectivity module. It prints every place that
+# breaks a rule. Exit 0, or 1 with --strict when a rule is broken.
+#
+# Usage: Scripts/check-architecture.sh [--strict]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+strict=false
+[ "${1:-}" = "--strict" ] && strict=true
+library=(Sources/PeerConnectivityCore Sources/PeerConnectivityTransport Sources/PeerConnectivity)
+broken=0
+report() { # RULE, then the places on standard input
+    local places
+    places=$(cat)
+    if [ -n "$places" ]; then
+        broken=1
+        echo "$1:"
+        printf '%s\n' "$places" | sed 's/^/  /'
+    else
+        echo "$1: none"
+    fi
+}
+
+find "${library[@]}" -name '*.swift' -print0 | xargs -0 wc -l | awk '$2 != "total" && $1 > 400 { print $2 ": " $1 " lines" }' |
+    report "files over 400 lines"
+grep -rn --include='*.swift' 'Task\.sleep' "${library[@]}" | report "Task.sleep in the library (timers belong on the event loop)"
+grep -rln --include='*.swift' -E '^\s*import Glibc|canImport\(Glibc\)' "${library[@]}" | grep -v '/Platform/' |
+    report "Glibc outside a Platform folder" || true
+grep -rn --include='*.swift' -E '^\s*(public|open) .*\b(EventLoop|EventLoopGroup|ByteBuffer|Channel|NIO[A-Za-z]*)\b' \
+    Sources/PeerConnectivity | report "SwiftNIO types in public declarations of PeerConnectivity" || true
+
+if [ "$broken" -eq 1 ] && $strict; then exit 1; fi
+exit 0
