@@ -1,10 +1,5 @@
+import PeerConnectivityTransport
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Places for incoming resources, each of which holds a file open: a session takes one per resource
 /// up to its own limit, and every session of the process draws on one shared count, so that peers
@@ -16,9 +11,8 @@ final class IncomingResourceSlots: Sendable {
     /// A quarter of the process's soft limit on open descriptors when it is first asked (at least 16):
     /// the rest stay for sockets and the application.
     static var processLimit: Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
-        return max(16, Int(clamping: limit.rlim_cur / 4))
+        guard let limit = Platform.fileDescriptorLimit else { return 256 }
+        return max(16, limit / 4)
     }
 
     /// How many may be taken at once.

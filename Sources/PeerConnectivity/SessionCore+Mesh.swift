@@ -4,12 +4,6 @@ import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Full mesh, as MPC: a peer accepted into a session that holds others is connected to every member.
 ///
 /// Each session listens on a TCP port of its own for other members, and tells each connected peer
@@ -112,7 +106,7 @@ extension SessionCore {
         guard configuration.joinsMesh else { return }
         switch frame {
         case .sessionListener(let port):
-            guard let address = connection.remoteIPAddress.flatMap(Self.addressBytes) else { return }
+            guard let address = connection.remoteIPAddress.flatMap(Platform.addressBytes) else { return }
             learned(Frame.Member(peer: sender, address: address, port: port), over: connection)
         case .members(let members):
             // An introduction makes this side dial the address it names: only a peer that proved its key
@@ -164,7 +158,7 @@ extension SessionCore {
             return
         }
         guard state(of: member.peer) == .notConnected, Self.winsTieBreak(inviter: peer, over: member.peer),
-            let host = Self.addressString(member.address)
+            let host = Platform.addressString(member.address)
         else { return }
         let mayDial = mesh.withLock { state -> Bool in
             guard state.dialsInFlight[introducerKey, default: 0] < Self.maximumDialsPerIntroducer else { return false }
@@ -222,24 +216,6 @@ extension SessionCore {
                 connection.decline(.declined.with(detail: "no member of this session introduced \(inviter)"))
             }
         }
-    }
-
-    /// The bytes of an IP address in text form (4 for IPv4, 16 for IPv6).
-    static func addressBytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
-
-    /// The text form of an IP address's bytes.
-    static func addressString(_ bytes: [UInt8]) -> String? {
-        let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : -1
-        guard family >= 0 else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let ok = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) != nil }
-        return ok ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
     }
 }
 

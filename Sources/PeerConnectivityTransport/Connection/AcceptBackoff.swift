@@ -1,12 +1,6 @@
 import Logging
 import NIOCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Pauses a listener's accepting for a moment when `accept` fails for want of resources (out of file
 /// descriptors, buffers or memory); the connections wait in the backlog meanwhile.
 ///
@@ -31,12 +25,12 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let failure = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(failure.errnoCode) else {
+        guard let failure = error as? IOError, Platform.isResourceExhaustion(failure.errnoCode) else {
             context.fireErrorCaught(error)
             return
         }
         guard resume == nil else { return }
-        let why = failure.errnoCode == EMFILE || failure.errnoCode == ENFILE ? "out of file descriptors" : "\(failure)"
+        let why = Platform.isOutOfFileDescriptors(failure.errnoCode) ? "out of file descriptors" : "\(failure)"
         warnings.warn(
             "cannot accept connections (\(why)): pausing \(Self.pause.nanoseconds / 1_000_000) ms",
             to: logger
