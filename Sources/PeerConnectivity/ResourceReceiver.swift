@@ -5,12 +5,7 @@ import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemPackage
 
 /// The receiving end of one resource: writes its chunks to a hidden partial file, hashes them, and
 /// when END arrives checks the length and the SHA-256, then links the file to its final name.
@@ -21,7 +16,7 @@ import Synchronization
 /// called exactly once, and on failure the partial file is removed.
 final class ResourceReceiver: InboundTransfer, Sendable {
     private struct State {
-        var descriptor: Int32 = -1
+        var descriptor: SystemPackage.FileDescriptor?
         var partialPath: String?
         var hasher = SHA256()
         var received: UInt64 = 0
@@ -75,8 +70,17 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
-                let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                guard descriptor >= 0 else { throw POSIXFailure("open \(path)") }
+                let descriptor: SystemPackage.FileDescriptor
+                do {
+                    descriptor = try SystemPackage.FileDescriptor.open(
+                        SystemPackage.FilePath(path),
+                        .writeOnly,
+                        options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                        permissions: [.ownerReadWrite]
+                    )
+                } catch {
+                    throw POSIXFailure("open \(path)", (error as? SystemPackage.Errno) ?? .ioError)
+                }
                 let open = state.withLock { state -> Bool in
                     guard !state.finished else { return false }
                     state.descriptor = descriptor
@@ -84,8 +88,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                     return true
                 }
                 guard open else {
-                    close(descriptor)
-                    unlink(path)
+                    try? descriptor.close()
+                    Platform.unlink(path)
                     return
                 }
                 connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
@@ -101,16 +105,16 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         queue.async { [self] in
             do {
                 let grant = try state.withLock { state throws -> Int? in
-                    guard !state.finished, state.descriptor >= 0 else { return nil }
+                    guard !state.finished, let descriptor = state.descriptor else { return nil }
                     guard state.received + UInt64(bytes.readableBytes) <= size else {
                         throw TransferError.sizeMismatch(peer: peer, name: name, detail: "more than \(size) bytes")
                     }
                     try bytes.withUnsafeReadableBytes { buffer in
                         state.hasher.update(bufferPointer: buffer)
-                        try Self.writeAll(buffer, to: state.descriptor)
+                        try Self.writeAll(buffer, to: descriptor)
                     }
                     state.received += UInt64(bytes.readableBytes)
-                    Self.advise(state.writeBehind.wrote(upTo: state.received), descriptor: state.descriptor)
+                    Self.advise(state.writeBehind.wrote(upTo: state.received), descriptor: descriptor)
                     return state.credit.took(bytes.readableBytes)
                 }
                 guard let grant else { return }
@@ -118,7 +122,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 if grant > 0 { connection.grantCredit(grant, on: channel) }
             } catch let error as TransferError {
                 fail(error, resetCode: .sizeMismatch)
-            } catch let failure as POSIXFailure where failure.code == ENOSPC || failure.code == EDQUOT {
+            } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
                 // The sender learns why (RESET no space), not only that something failed.
                 fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace)
             } catch {
@@ -185,17 +189,17 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// Marks the transfer finished, closes the file and removes it if it was not placed;
     /// `false` if it had already finished.
     private func finishOnce() -> Bool {
-        let (first, descriptor, partial) = state.withLock { state -> (Bool, Int32, String?) in
-            guard !state.finished else { return (false, -1, nil) }
+        let (first, descriptor, partial) = state.withLock { state -> (Bool, SystemPackage.FileDescriptor?, String?) in
+            guard !state.finished else { return (false, nil, nil) }
             state.finished = true
             defer {
-                state.descriptor = -1
+                state.descriptor = nil
                 state.partialPath = nil
             }
             return (true, state.descriptor, state.partialPath)
         }
-        if descriptor >= 0 { close(descriptor) }
-        if let partial { unlink(partial) }
+        try? descriptor?.close()
+        if let partial { Platform.unlink(partial) }
         if first { progress.cancellationHandler = nil }
         return first
     }
@@ -204,35 +208,27 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private func place(_ partial: String) throws -> URL {
         for candidate in ResourceFileName.candidates(for: ResourceFileName.sanitized(rawName)) {
             let url = directory.appendingPathComponent(candidate, isDirectory: false)
-            if link(partial, url.path) == 0 {
-                return url
+            guard let failure = Platform.link(partial, to: url.path) else { return url }
+            guard failure == SystemPackage.Errno.fileExists.rawValue else {
+                throw POSIXFailure("link \(url.path)", SystemPackage.Errno(rawValue: failure))
             }
-            guard errno == EEXIST else { throw POSIXFailure("link \(url.path)") }
         }
-        throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", errno: EEXIST)
+        throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", .fileExists)
     }
 
     /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it
     /// changes nothing but what stays cached.
-    private static func advise(_ advice: WriteBehind.Advice, descriptor: Int32) {
-        #if os(Linux)
-            func dontNeed(_ range: WriteBehind.Range) {
-                _ = posix_fadvise(descriptor, off_t(range.offset), off_t(range.length), POSIX_FADV_DONTNEED)
-            }
-            if let range = advice.startWriteback { dontNeed(range) }
-            if let range = advice.dropFromCache { dontNeed(range) }
-        #endif
+    private static func advise(_ advice: WriteBehind.Advice, descriptor: SystemPackage.FileDescriptor) {
+        for range in [advice.startWriteback, advice.dropFromCache].compactMap({ $0 }) {
+            Platform.adviseNotNeeded(descriptor.rawValue, offset: UInt64(range.offset), length: UInt64(range.length))
+        }
     }
 
-    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws {
-        var offset = 0
-        while offset < buffer.count {
-            let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw POSIXFailure("write")
-            }
-            offset += count
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: SystemPackage.FileDescriptor) throws {
+        do {
+            _ = try descriptor.writeAll(buffer)
+        } catch {
+            throw POSIXFailure("write", (error as? SystemPackage.Errno) ?? .ioError)
         }
     }
 }
@@ -240,12 +236,12 @@ final class ResourceReceiver: InboundTransfer, Sendable {
 /// A failed system call, with its errno.
 struct POSIXFailure: Error, CustomStringConvertible {
     let call: String
-    let code: Int32
+    let code: SystemPackage.Errno
 
-    init(_ call: String, errno code: Int32 = errno) {
+    init(_ call: String, _ code: SystemPackage.Errno) {
         self.call = call
         self.code = code
     }
 
-    var description: String { "\(call): \(String(cString: strerror(code)))" }
+    var description: String { "\(call): \(code)" }
 }

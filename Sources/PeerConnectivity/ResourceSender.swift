@@ -4,12 +4,7 @@ import NIOCore
 import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemPackage
 
 /// Sends one file on a resource channel: reads it in blocks on NIO's thread pool (never whole),
 /// hashes each block, cuts it into CHUNK frames that wait for the peer's credit, then sends END with
@@ -18,7 +13,7 @@ struct ResourceSender: Sendable {
     /// Bytes read from disk at a time.
     static let blockLength = 1 << 20
 
-    let descriptor: Int32
+    let descriptor: SystemPackage.FileDescriptor
     let size: UInt64
     let connection: Connection
     let channel: UInt32
@@ -28,7 +23,7 @@ struct ResourceSender: Sendable {
 
     /// Runs the transfer to its end; closes the file whatever happens.
     func run() async throws {
-        defer { close(descriptor) }
+        defer { try? descriptor.close() }
         do {
             try await send()
         } catch {
@@ -72,7 +67,7 @@ struct ResourceSender: Sendable {
 
     /// Reads exactly `length` bytes at `offset`, or throws (the file shrank, or an I/O error).
     private static func read(
-        _ descriptor: Int32,
+        _ descriptor: SystemPackage.FileDescriptor,
         at offset: UInt64,
         length: Int,
         allocator: ByteBufferAllocator
@@ -80,14 +75,19 @@ struct ResourceSender: Sendable {
         var buffer = allocator.buffer(capacity: length)
         var filled = 0
         while filled < length {
-            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - filled) { space in
-                pread(descriptor, space.baseAddress!, length - filled, off_t(offset) + off_t(filled))
+            let wanted = length - filled
+            let count: Int
+            do {
+                count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { space in
+                    try descriptor.read(
+                        fromAbsoluteOffset: Int64(offset) + Int64(filled),
+                        into: UnsafeMutableRawBufferPointer(rebasing: space[0..<wanted])
+                    )
+                }
+            } catch {
+                throw POSIXFailure("read", (error as? SystemPackage.Errno) ?? .ioError)
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw POSIXFailure("read")
-            }
-            if count == 0 { throw POSIXFailure("read: the file is shorter than when the transfer started", errno: EIO) }
+            if count == 0 { throw POSIXFailure("read: the file is shorter than when the transfer started", .ioError) }
             filled += count
         }
         return buffer

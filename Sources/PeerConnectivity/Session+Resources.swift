@@ -1,12 +1,7 @@
 import Foundation
 import PeerConnectivityCore
 import PeerConnectivityTransport
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemPackage
 
 extension Session {
     /// Sends a file to a connected peer, as MPC's `sendResource(at:withName:toPeer:withCompletionHandler:)`.
@@ -36,7 +31,7 @@ extension Session {
         do {
             channel = try connection.openChannel(kind: .resource, size: size, name: nameBytes)
         } catch let error as ConnectionClosedError {
-            close(descriptor)
+            try? descriptor.close()
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         let progress = Progress(totalUnitCount: Int64(clamping: size))
@@ -68,16 +63,30 @@ extension Session {
     }
 
     /// Opens a regular file for reading; returns its descriptor and length.
-    private static func openFile(_ url: URL, peer: PeerID, name: String) throws -> (Int32, UInt64) {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw TransferError.failed(peer: peer, name: name, detail: "\(POSIXFailure("open \(url.path)"))")
+    private static func openFile(_ url: URL, peer: PeerID, name: String) throws -> (
+        SystemPackage.FileDescriptor, UInt64
+    ) {
+        let descriptor: SystemPackage.FileDescriptor
+        let status: SystemPackage.Stat
+        do {
+            descriptor = try SystemPackage.FileDescriptor.open(
+                SystemPackage.FilePath(url.path),
+                .readOnly,
+                options: [.closeOnExec]
+            )
+        } catch {
+            throw TransferError.failed(peer: peer, name: name, detail: "open \(url.path): \(error)")
         }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
+        do {
+            status = try descriptor.stat()
+        } catch {
+            try? descriptor.close()
+            throw TransferError.failed(peer: peer, name: name, detail: "stat \(url.path): \(error)")
+        }
+        guard status.type == .regular else {
+            try? descriptor.close()
             throw TransferError.failed(peer: peer, name: name, detail: "\(url.path) is not a regular file")
         }
-        return (descriptor, UInt64(status.st_size))
+        return (descriptor, UInt64(status.size))
     }
 }

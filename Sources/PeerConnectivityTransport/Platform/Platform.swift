@@ -34,6 +34,39 @@ package enum Platform {
         code == EMFILE || code == ENFILE
     }
 
+    /// Makes `new` a second name (a hard link) of the file at `existing`; never replaces a file.
+    ///
+    /// - Returns: nil when it did, else the errno (`EEXIST` when `new` exists).
+    package static func link(_ existing: String, to new: String) -> Int32? {
+        #if canImport(Glibc)
+            Glibc.link(existing, new) == 0 ? nil : errno
+        #else
+            Darwin.link(existing, new) == 0 ? nil : errno
+        #endif
+    }
+
+    /// Removes the name `path`; a missing file is no error.
+    package static func unlink(_ path: String) {
+        #if canImport(Glibc)
+            _ = Glibc.unlink(path)
+        #else
+            _ = Darwin.unlink(path)
+        #endif
+    }
+
+    /// Tells the page cache that a range of a file is not needed soon (written back and dropped);
+    /// advice only, and only on Linux.
+    ///
+    /// - Parameters:
+    ///   - descriptor: the open file's descriptor.
+    ///   - offset: the range's first byte.
+    ///   - length: its length.
+    package static func adviseNotNeeded(_ descriptor: Int32, offset: UInt64, length: UInt64) {
+        #if os(Linux)
+            _ = posix_fadvise(descriptor, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
+        #endif
+    }
+
     /// The bytes of an IP address in text form: 4 for IPv4, 16 for IPv6; nil for anything else.
     ///
     /// - Parameter text: "192.0.2.7", "fe80::1".
