@@ -2,12 +2,6 @@ import CDNSSD
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Drives the callbacks of one `DNSServiceRef` and owns it until it is cancelled.
 ///
 /// Avahi's compatibility layer runs one thread per `DNSServiceRef`; that thread writes to the ref's socket
@@ -105,17 +99,16 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
         // A socket pair, not a pipe: the polling thread closes its end when it finishes by itself
         // (a resolve's first result), and a later wake-up sent with MSG_NOSIGNAL then fails with EPIPE
         // instead of raising SIGPIPE, which would kill the process.
-        var wakeEnds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &wakeEnds) == 0 else {
+        guard let wakeEnds = Platform.makeWakePair() else {
             DNSServiceRefDeallocate(owned.ref)
             owned.retainedContext.release()
             throw DNSServiceFailure(operation: "socketpair", code: Int32(kDNSServiceErr_NoMemory))
         }
-        let wakeRead = wakeEnds[0]
-        wakeWrite = wakeEnds[1]
+        let wakeRead = wakeEnds.read
+        wakeWrite = wakeEnds.write
         let thread = Thread {
             Self.poll(owned: owned, socket: socket, wake: wakeRead)
-            close(wakeRead)
+            Platform.close(wakeRead)
         }
         thread.name = "PeerConnectivity.DNSSD.\(operation)"
         thread.start()
@@ -125,27 +118,19 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
     /// context is finished, processing fails, or ``cancel()`` writes to the wake-up socket; then
     /// deallocates the ref, on this same thread, so no callback can run after it.
     private static func poll(owned: Owned, socket: Int32, wake: Int32) {
-        var descriptors = [
-            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-        ]
         defer {
             DNSServiceRefDeallocate(owned.ref)
             owned.retainedContext.release()
         }
         while true {
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            let ready = Glibc.poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
+            guard let ready = Platform.waitReadable(socket, wake) else {
                 owned.context.processingFailed(
                     DNSServiceFailure(operation: "poll", code: Int32(kDNSServiceErr_Unknown))
                 )
                 return
             }
-            if descriptors[1].revents != 0 { return }
-            guard descriptors[0].revents != 0 else { continue }
+            if ready.second { return }
+            guard ready.first else { continue }
             let code = DNSServiceProcessResult(owned.ref)
             if code != kDNSServiceErr_NoError {
                 // Avahi does not ask to be polled again after a failed poll: the ref is dead.
@@ -158,13 +143,12 @@ final class DNSServiceRefProcessor: @unchecked Sendable {
 
     deinit {
         cancel()
-        close(wakeWrite)
+        Platform.close(wakeWrite)
     }
 
     /// Stops processing; the polling thread deallocates the ref. Idempotent, from any thread.
     func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL))
+        Platform.wake(wakeWrite)
     }
 }

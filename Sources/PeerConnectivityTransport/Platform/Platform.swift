@@ -67,6 +67,61 @@ package enum Platform {
         #endif
     }
 
+    /// A connected pair of local stream sockets, to wake a thread blocked in ``waitReadable(_:_:)``: a
+    /// byte sent on `write` makes `read` readable. A send to a pair whose other end is closed fails with
+    /// EPIPE, never with SIGPIPE.
+    ///
+    /// - Returns: the two ends, or nil when the system has none to give.
+    package static func makeWakePair() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [0, 0]
+        #if canImport(Glibc)
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return nil }
+        #else
+            guard socketpair(AF_UNIX, SOCK_STREAM, 0, &ends) == 0 else { return nil }
+            var on: Int32 = 1
+            _ = setsockopt(ends[1], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        return (ends[0], ends[1])
+    }
+
+    /// Sends one byte on a wake pair's `write` end; a closed pair is no error.
+    package static func wake(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        #if canImport(Glibc)
+            _ = send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL))
+        #else
+            _ = send(descriptor, &byte, 1, 0)
+        #endif
+    }
+
+    /// Closes a descriptor this library opened with the C library.
+    package static func close(_ descriptor: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+        #else
+            _ = Darwin.close(descriptor)
+        #endif
+    }
+
+    /// Blocks until one of two descriptors is readable (or closed), retrying on EINTR.
+    ///
+    /// - Returns: which of them is, or nil when `poll` fails.
+    package static func waitReadable(_ first: Int32, _ second: Int32) -> (first: Bool, second: Bool)? {
+        var descriptors = [
+            pollfd(fd: first, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: second, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            #if canImport(Glibc)
+                let ready = Glibc.poll(&descriptors, 2, -1)
+            #else
+                let ready = Darwin.poll(&descriptors, 2, -1)
+            #endif
+            if ready >= 0 { return (descriptors[0].revents != 0, descriptors[1].revents != 0) }
+            if errno != EINTR { return nil }
+        }
+    }
+
     /// The bytes of an IP address in text form: 4 for IPv4, 16 for IPv6; nil for anything else.
     ///
     /// - Parameter text: "192.0.2.7", "fe80::1".
