@@ -100,6 +100,7 @@ let package = Package(
                 "PeerConnectivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Examples/peer-chat",
             swiftSettings: strictSettings
         ),
         // Benchmark logic: test plans, payloads, accounting, statistics, result documents, reports,
@@ -144,12 +145,14 @@ let package = Package(
                 "PeerConnectivityCore",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            path: "Tests/Fuzz/PeerConnectivityFuzz",
             swiftSettings: strictSettings
         ),
         // libFuzzer binary when built by Scripts/fuzz.sh (-D FUZZING -sanitize=fuzzer), else a corpus replayer.
         .executableTarget(
             name: "peer-fuzz",
             dependencies: ["PeerConnectivityFuzz"],
+            path: "Tests/Fuzz/peer-fuzz",
             swiftSettings: strictSettings
         ),
         .testTarget(

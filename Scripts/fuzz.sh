@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the frame parser and the handshake state machine (Sources/PeerConnectivityFuzz) with libFuzzer
+# Fuzzes the frame parser and the handshake state machine (Tests/Fuzz/PeerConnectivityFuzz) with libFuzzer
 # for a bounded time, then merges the inputs that add coverage into the committed corpus.
 #
 #   Scripts/fuzz.sh [seconds]     default 60

@@ -7,7 +7,7 @@ Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
 
 echo "== swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests Benchmarks
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples
 
 echo "== architecture rules (reported; not yet enforced, see docs/ARCHITECTURE.md)"
 Scripts/check-architecture.sh
