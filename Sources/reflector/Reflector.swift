@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PeerConnectivity
 import PeerConnectivityBench
 import PeerConnectivityCore
+import ServiceLifecycle
 
 /// The benchmark's echo side: advertises, accepts every test-runner into a session of its own, echoes.
 @main
@@ -145,10 +147,18 @@ struct Reflector: AsyncParsableCommand {
                 + "dns-sd=\(!noDnssd) encryption=\(configuration.encryption) "
                 + "version=\(ToolInfo.version) commit=\(SourceRevision.commit ?? "unknown")"
         )
-        let signal = await ShutdownSignal.next()
-        Log.line("stopping on \(signal): goodbye to \(reflector.runnerCount) runners")
-        await reflector.stop()
-        Log.line("stopped")
+        // A service of swift-service-lifecycle: SIGTERM or SIGINT shuts it down gracefully (runners told,
+        // transfers ended, its partial files removed, a summary logged).
+        var logger = Logger(label: "reflector")
+        logger.logLevel = .warning
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: reflector)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
         // Sessions' event streams end only when the sessions are released; leave without waiting for them.
         Foundation.exit(0)
     }

@@ -29,6 +29,7 @@ public final class ReflectorService: Sendable {
         var perAddress: [String: Int] = [:]
         var acceptLoop: Task<Void, Never>?
         var idleSweep: Task<Void, Never>?
+        var started = false
         var stopped = false
 
         /// Forgets a runner that left (nothing when it was forgotten already).
@@ -50,7 +51,7 @@ public final class ReflectorService: Sendable {
     /// Where this reflector's sessions put received resources.
     public let resourceDirectory: URL
     private let ownsResourceDirectory: Bool
-    private let log: @Sendable (String) -> Void
+    let log: @Sendable (String) -> Void
     private let state = Mutex(State())
 
     /// Binds the raw echo port (if any) and prepares the advertiser; nothing is served until ``start()``.
@@ -117,7 +118,18 @@ public final class ReflectorService: Sendable {
         state.withLock { state in
             state.acceptLoop = loop
             state.idleSweep = sweep
+            state.started = true
         }
+    }
+
+    /// Whether ``start()`` has completed.
+    public var isStarted: Bool {
+        state.withLock { $0.started }
+    }
+
+    /// Runners served now, and runners admitted since the start.
+    public var runnerCounts: (serving: Int, served: Int) {
+        state.withLock { ($0.runners.count, $0.nextRunner) }
     }
 
     /// Stops advertising, says goodbye to every runner (`Session.disconnect()`) and stops the raw echo server.
