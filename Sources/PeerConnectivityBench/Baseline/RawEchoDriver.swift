@@ -36,23 +36,12 @@ final class RawEchoDriver: EchoDriver {
         defer { frame.deallocate() }
         TCPSocket.writeFrameLength(size, into: frame)
         let payload = UnsafeMutableRawBufferPointer(rebasing: frame[TCPSocket.frameHeaderBytes...])
-        while true {
-            let (action, generation) = try controller.nextSend()
-            switch action {
-            case .send(let sequence):
-                pattern.write(sequence: sequence, into: payload)
-                guard TCPSocket.writeAll(fd, UnsafeRawBufferPointer(frame)) else {
-                    let error = BenchError.disconnected("the raw echo connection failed while sending")
-                    controller.fail(error)
-                    throw error
-                }
-            case .sleep(let until):
-                let now = MonotonicClock.now()
-                if until > now { usleep(UInt32(min((until - now) / 1_000, UInt64(UInt32.max)))) }
-            case .awaitEcho(let deadline):
-                controller.waitBlocking(until: deadline, after: generation)
-            case .finished:
-                return
+        try controller.sendBlocking { sequence in
+            pattern.write(sequence: sequence, into: payload)
+            guard TCPSocket.writeAll(fd, UnsafeRawBufferPointer(frame)) else {
+                let error = BenchError.disconnected("the raw echo connection failed while sending")
+                controller.fail(error)
+                throw error
             }
         }
     }

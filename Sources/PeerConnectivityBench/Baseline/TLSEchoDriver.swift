@@ -97,30 +97,19 @@ final class TLSEchoDriver: EchoDriver {
 
     private func send(_ controller: LoadController, size: Int) throws {
         let allocator = channel.allocator
-        while true {
-            let (action, generation) = try controller.nextSend()
-            switch action {
-            case .send(let sequence):
-                var frame = allocator.buffer(capacity: TCPSocket.frameHeaderBytes + size)
-                frame.writeInteger(UInt32(size))
-                frame.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { bytes in
-                    pattern.write(sequence: sequence, into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<size]))
-                    return size
-                }
-                guard channel.isActive else {
-                    let error = BenchError.disconnected("the raw TLS echo connection failed while sending")
-                    controller.fail(error)
-                    throw error
-                }
-                channel.writeAndFlush(frame, promise: nil)
-            case .sleep(let until):
-                let now = MonotonicClock.now()
-                if until > now { usleep(UInt32(min((until - now) / 1_000, UInt64(UInt32.max)))) }
-            case .awaitEcho(let deadline):
-                controller.waitBlocking(until: deadline, after: generation)
-            case .finished:
-                return
+        try controller.sendBlocking { sequence in
+            var frame = allocator.buffer(capacity: TCPSocket.frameHeaderBytes + size)
+            frame.writeInteger(UInt32(size))
+            frame.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { bytes in
+                pattern.write(sequence: sequence, into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<size]))
+                return size
             }
+            guard channel.isActive else {
+                let error = BenchError.disconnected("the raw TLS echo connection failed while sending")
+                controller.fail(error)
+                throw error
+            }
+            channel.writeAndFlush(frame, promise: nil)
         }
     }
 }
