@@ -81,15 +81,23 @@ public final class SessionModel {
             isRunning = true
             follower = Task { await self.follow() }
         }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        await Self.untilCancelled()
         runners -= 1
         guard runners == 0, let follower else { return }
         self.follower = nil
         follower.cancel()
         await follower.value
         if runners == 0 { isRunning = false }
+    }
+
+    /// Returns when the calling task is cancelled (at once if it already is), without a timer.
+    private nonisolated static func untilCancelled() async {
+        let (cancelled, continuation) = AsyncStream<Never>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            continuation.finish()
+        }
     }
 
     /// Subscribes with a snapshot, sets it, then applies every change until cancelled.
