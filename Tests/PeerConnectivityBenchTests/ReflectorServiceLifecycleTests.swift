@@ -57,6 +57,11 @@ struct ReflectorServiceLifecycleTests {
         let logged = lines.withLock { $0 }
         #expect(logged.contains("stopping: goodbye to 1 runners"), "\(logged)")
         #expect(logged.contains("stopped after serving 1 runners"), "\(logged)")
+        // Each runner's task forgets it as its session ends, just after the goodbye.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while reflector.runnerCounts.serving > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(reflector.runnerCounts.serving == 0)
     }
 }
