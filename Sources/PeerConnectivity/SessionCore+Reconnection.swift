@@ -268,6 +268,7 @@ extension SessionCore {
     /// Dials the peer's session listener until the link is back, the window ends or the peer refuses.
     private func redial(_ peer: PeerID, generation: Int, host: String, port: Int, secret: [UInt8]) async {
         guard let settings = configuration.reconnection else { return }
+        let loop = PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup)
         var backoff = settings.initialBackoff
         while !isShutDown, let nextExpected = nextExpected(from: peer, generation: generation) {
             let resumption = ConnectionStateMachine.Resumption(
@@ -283,7 +284,7 @@ extension SessionCore {
                     localPeer: self.peer,
                     resumption: resumption,
                     configuration: connectionConfiguration,
-                    group: PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup),
+                    group: loop,
                     delegate: ResumeDialDelegate(session: self)
                 )
                 _ = try await connection.established.get()
@@ -294,8 +295,9 @@ extension SessionCore {
             } catch {
                 configuration.logger.debug("resuming the link to \(peer) at \(host):\(port) failed: \(error)")
             }
+            // The backoff, with jitter, as a timer on the session's event loop.
             let wait = backoff * Double.random(in: 0.5...1.0)
-            try? await Task.sleep(for: wait)
+            try? await loop.scheduleTask(in: TimeAmount(wait)) {}.futureResult.get()
             backoff = min(backoff * 2, settings.maximumBackoff)
         }
     }
