@@ -219,14 +219,20 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it
     /// changes nothing but what stays cached.
     private static func advise(_ advice: WriteBehind.Advice, descriptor: SystemPackage.FileDescriptor) {
-        for range in [advice.startWriteback, advice.dropFromCache].compactMap({ $0 }) {
-            Platform.adviseNotNeeded(descriptor.rawValue, offset: UInt64(range.offset), length: UInt64(range.length))
+        if let range = advice.startWriteback {
+            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
+        }
+        if let range = advice.dropFromCache {
+            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
         }
     }
 
     private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: SystemPackage.FileDescriptor) throws {
+        var written = 0
         do {
-            _ = try descriptor.writeAll(buffer)
+            while written < buffer.count {
+                written += try descriptor.write(UnsafeRawBufferPointer(rebasing: buffer[written...]))
+            }
         } catch {
             throw POSIXFailure("write", (error as? SystemPackage.Errno) ?? .ioError)
         }

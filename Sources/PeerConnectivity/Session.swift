@@ -130,16 +130,12 @@ public final class Session: Sendable {
     /// - Parameter peer: a connected peer.
     /// - Returns: the endpoints, or `nil` when the peer is not connected.
     public func endpoints(of peer: PeerID) -> ConnectionEndpoints? {
-        guard let connection = try? core.connection(to: peer),
-            let local = connection.channel.localAddress, let remote = connection.channel.remoteAddress,
-            let localAddress = local.ipAddress, let localPort = local.port,
-            let remoteAddress = remote.ipAddress, let remotePort = remote.port
-        else { return nil }
+        guard let endpoints = (try? core.connection(to: peer))?.endpoints else { return nil }
         return ConnectionEndpoints(
-            localAddress: localAddress,
-            localPort: localPort,
-            remoteAddress: remoteAddress,
-            remotePort: remotePort
+            localAddress: endpoints.local.host,
+            localPort: endpoints.local.port,
+            remoteAddress: endpoints.remote.host,
+            remotePort: endpoints.remote.port
         )
     }
 
@@ -162,7 +158,7 @@ public final class Session: Sendable {
     /// }
     /// ```
     public var taskExecutor: any TaskExecutor {
-        EventLoopTaskExecutor(eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup))
+        EventLoopTaskExecutor(eventLoop: core.eventLoop)
     }
 
     /// The peers connected now.

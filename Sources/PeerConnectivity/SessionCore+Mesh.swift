@@ -24,7 +24,7 @@ extension SessionCore {
     func startMesh() {
         let localPeer = peer
         let configuration = connectionConfiguration
-        let group = self.configuration.ioGroup
+        let eventLoop = self.eventLoop
         Task { [weak self] in
             let listener = try? await ConnectionListener.bind(
                 host: "0.0.0.0",
@@ -32,7 +32,7 @@ extension SessionCore {
                 localPeer: localPeer,
                 configuration: configuration,
                 handshakeLimits: HandshakeAdmission.Limits(maximum: 16, maximumPerAddress: 16),
-                group: PeerEventLoop.loop(for: localPeer, in: group),
+                group: eventLoop,
                 delegate: self ?? MeshRefuser()
             )
             guard let listener else { return }

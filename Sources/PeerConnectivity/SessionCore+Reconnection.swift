@@ -250,8 +250,7 @@ extension SessionCore {
             (generation, dial, pending) = (planned, planDial, planPending)
         }
         configuration.logger.debug("link to \(peer) dropped (\(reason)): reconnecting")
-        PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup).scheduleTask(in: TimeAmount(settings.window)) {
-            [weak self] in
+        eventLoop.scheduleTask(in: TimeAmount(settings.window)) { [weak self] in
             self?.giveUp(peer, generation: generation, reason: .reconnectionFailed)
         }
         if let pending {
@@ -268,7 +267,6 @@ extension SessionCore {
     /// Dials the peer's session listener until the link is back, the window ends or the peer refuses.
     private func redial(_ peer: PeerID, generation: Int, host: String, port: Int, secret: [UInt8]) async {
         guard let settings = configuration.reconnection else { return }
-        let loop = PeerEventLoop.loop(for: self.peer, in: configuration.ioGroup)
         var backoff = settings.initialBackoff
         while !isShutDown, let nextExpected = nextExpected(from: peer, generation: generation) {
             let resumption = ConnectionStateMachine.Resumption(
@@ -284,7 +282,7 @@ extension SessionCore {
                     localPeer: self.peer,
                     resumption: resumption,
                     configuration: connectionConfiguration,
-                    group: loop,
+                    group: eventLoop,
                     delegate: ResumeDialDelegate(session: self)
                 )
                 _ = try await connection.established.get()
@@ -297,7 +295,7 @@ extension SessionCore {
             }
             // The backoff, with jitter, as a timer on the session's event loop.
             let wait = backoff * Double.random(in: 0.5...1.0)
-            try? await loop.scheduleTask(in: TimeAmount(wait)) {}.futureResult.get()
+            try? await eventLoop.scheduleTask(in: TimeAmount(wait)) {}.futureResult.get()
             backoff = min(backoff * 2, settings.maximumBackoff)
         }
     }

@@ -43,6 +43,9 @@ final class SessionCore: ConnectionDelegate, Sendable {
     let peer: PeerID
     let configuration: Session.Configuration
     let connectionConfiguration: ConnectionConfiguration
+    /// The event loop of the session's I/O (``PeerEventLoop``): its dials, listener, datagrams, timers and
+    /// ``Session/taskExecutor``.
+    let eventLoop: any EventLoop
     /// The session's own listener and what it knows of the other members' (see `SessionCore+Mesh.swift`).
     let mesh = Mutex(MeshState())
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
@@ -83,6 +86,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
     init(peer: PeerID, configuration: Session.Configuration, security: ConnectionSecurity?) {
         self.peer = peer
         self.configuration = configuration
+        self.eventLoop = PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         self.encryptionPreference = security?.preference ?? .none
         self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)
         self.connectionConfiguration = ConnectionConfiguration(
@@ -95,7 +99,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
         datagrams.start(
-            on: PeerEventLoop.loop(for: peer, in: configuration.ioGroup),
+            on: eventLoop,
             ports: configuration.datagramPorts
         ) {
             [weak self] data, peer in
@@ -300,7 +304,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 localPeer: peer,
                 invitation: invitation,
                 configuration: connectionConfiguration,
-                group: PeerEventLoop.loop(for: peer, in: configuration.ioGroup),
+                group: eventLoop,
                 delegate: self
             )
         } catch {

@@ -5,8 +5,9 @@ import PeerConnectivityCore
 import Synchronization
 
 /// Where a local peer's I/O runs: one event loop of NIO's shared group (or of the group an app passes in),
-/// the same one for every session, advertiser and socket of that peer. A task on that loop's ``EventLoopTaskExecutor`` then reads the
-/// peer's events and sends on its connections without a hop between threads.
+/// the same one for every session, advertiser and socket of that peer. A task on that loop's
+/// ``EventLoopTaskExecutor`` then reads the peer's events and sends on its connections without a hop
+/// between threads.
 ///
 /// Local peers take the loops in turn, so that two peers in one process (an app's tests, a benchmark, a
 /// simulator of several devices) do their I/O on different threads when there are several. Before, the
@@ -39,7 +40,6 @@ package enum PeerEventLoop {
             return turn
         }
         let loops = group.map { Array($0.makeIterator()) } ?? Self.loops
-        guard !loops.isEmpty else { return Self.loops[turn % Self.loops.count] }
         return loops[turn % loops.count]
     }
 }
