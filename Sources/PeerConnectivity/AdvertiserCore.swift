@@ -6,8 +6,8 @@ import PeerConnectivityTransport
 import Synchronization
 
 /// The state behind an ``Advertiser``: its listener, its DNS-SD registration and the invitations
-/// not yet answered. It is the delegate of incoming connections until a session accepts them.
-final class AdvertiserCore: ConnectionDelegate, Sendable {
+/// not yet answered. It is the event handler of incoming connections until a session accepts them.
+final class AdvertiserCore: ConnectionEventHandler, Sendable {
     private enum Phase {
         case idle
         case starting
@@ -103,7 +103,7 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
                     maximumPerAddress: configuration.maximumPendingHandshakesPerAddress
                 ),
                 group: PeerEventLoop.loop(for: record.peer, in: configuration.ioGroup),
-                delegate: self
+                handler: self
             )
         } catch {
             state.withLock { $0.phase = .idle }
@@ -165,16 +165,21 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
         }
     }
 
-    // MARK: - ConnectionDelegate (on event loops)
+    // MARK: - Connection events (on event loops)
 
-    func connection(_ connection: Connection, identified peer: PeerID) {}
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        switch event {
+        case .invitation(let peer, let context, let timeout):
+            invitation(from: peer, context: context, timeout: timeout, on: connection)
+        case .closed:
+            answered(connection)
+        default:
+            _ = event.refuseResumption(on: connection)
+        }
+        return .more
+    }
 
-    func connection(
-        _ connection: Connection,
-        receivedInvitationFrom peer: PeerID,
-        context: ByteBuffer,
-        timeout: TimeAmount
-    ) {
+    private func invitation(from peer: PeerID, context: ByteBuffer, timeout: TimeAmount, on connection: Connection) {
         let address = connection.remoteIPAddress ?? "?"
         let now = NIODeadline.now().uptimeNanoseconds
         let refusal = state.withLock { state -> DisconnectReason? in
@@ -204,19 +209,5 @@ final class AdvertiserCore: ConnectionDelegate, Sendable {
             advertiser: self
         )
         continuation.yield(invitation)
-    }
-
-    func connection(_ connection: Connection, establishedWith peer: PeerID) {}
-
-    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool { true }
-
-    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {}
-
-    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {}
-
-    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {}
-
-    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
-        answered(connection)
     }
 }

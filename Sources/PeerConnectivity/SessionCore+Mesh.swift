@@ -33,7 +33,7 @@ extension SessionCore {
                 configuration: configuration,
                 handshakeLimits: HandshakeAdmission.Limits(maximum: 16, maximumPerAddress: 16),
                 group: eventLoop,
-                delegate: self ?? MeshRefuser()
+                handler: self ?? MeshRefuser()
             )
             guard let listener else { return }
             guard let self else {
@@ -219,21 +219,13 @@ extension SessionCore {
     }
 }
 
-/// Declines everything: the delegate of a listener whose session went away while it was bound.
-private final class MeshRefuser: ConnectionDelegate {
-    func connection(_ connection: Connection, identified peer: PeerID) {}
-    func connection(
-        _ connection: Connection,
-        receivedInvitationFrom peer: PeerID,
-        context: ByteBuffer,
-        timeout: TimeAmount
-    ) {
-        connection.decline(.declined)
+/// Declines everything: the event handler of a listener whose session went away while it was bound.
+private final class MeshRefuser: ConnectionEventHandler {
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        switch event {
+        case .invitation: connection.decline(.declined)
+        default: _ = event.refuseResumption(on: connection)
+        }
+        return .more
     }
-    func connection(_ connection: Connection, establishedWith peer: PeerID) {}
-    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool { true }
-    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {}
-    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {}
-    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {}
-    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {}
 }

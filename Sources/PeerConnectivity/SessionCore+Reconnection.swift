@@ -168,7 +168,7 @@ extension SessionCore {
         }
     }
 
-    func connection(_ connection: Connection, resumeSecret secret: [UInt8], from peer: PeerID) {
+    func resumeSecret(_ secret: [UInt8], from peer: PeerID, on connection: Connection) {
         guard configuration.reconnection != nil else { return }
         peers.withLock { table in
             guard table[peer]?.connection === connection, table[peer]?.link?.peerResumes == nil else { return }
@@ -177,7 +177,7 @@ extension SessionCore {
         }
     }
 
-    func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID) {
+    func acknowledged(_ count: UInt64, from peer: PeerID, on connection: Connection) {
         let outcome = peers.withLock { table -> (waiters: [CheckedContinuation<Void, any Error>], violation: String?) in
             guard table[peer]?.connection === connection, table[peer]?.link != nil else { return ([], nil) }
             do {
@@ -283,7 +283,7 @@ extension SessionCore {
                     resumption: resumption,
                     configuration: connectionConfiguration,
                     group: eventLoop,
-                    delegate: ResumeDialDelegate(session: self)
+                    handler: ResumeDialHandler(session: self)
                 )
                 _ = try await connection.established.get()
                 return
@@ -333,7 +333,7 @@ extension SessionCore {
 
     // MARK: - Resuming
 
-    func connection(_ connection: Connection, receivedResumeFrom peer: PeerID, secret: [UInt8], peerExpects: UInt64) {
+    func resumeRequested(by peer: PeerID, secret: [UInt8], peerExpects: UInt64, on connection: Connection) {
         enum Verdict {
             case refuse(String)
             case accept
@@ -370,7 +370,7 @@ extension SessionCore {
         }
         Task {
             try? await connection.acceptResume(
-                delegate: self,
+                handler: self,
                 nextExpected: nextExpected,
                 keepaliveInterval: connectionConfiguration.keepaliveInterval,
                 livenessTimeout: connectionConfiguration.livenessTimeout,
@@ -379,7 +379,7 @@ extension SessionCore {
         }
     }
 
-    func connection(_ connection: Connection, resumedWith peer: PeerID, peerExpects: UInt64) {
+    func resumed(_ peer: PeerID, peerExpects: UInt64, on connection: Connection) {
         enum Outcome {
             case resumed([CheckedContinuation<Void, any Error>])
             case refused(DisconnectReason)
@@ -431,10 +431,10 @@ extension SessionCore {
     }
 }
 
-/// The delegate of a connection dialled to resume a link: it hands the session nothing until the link
-/// is resumed (the session must not take it for an invitation), then everything.
-private final class ResumeDialDelegate: ConnectionDelegate {
-    /// Held strongly: the handler drops its delegate when the connection closes.
+/// The event handler of a connection dialled to resume a link: it hands the session nothing until the
+/// link is resumed (the session must not take it for an invitation), then everything.
+private final class ResumeDialHandler: ConnectionEventHandler {
+    /// Held strongly: the handler drops its event handler when the connection closes.
     private let session: SessionCore?
     private let resumed = Atomic<Bool>(false)
 
@@ -442,47 +442,32 @@ private final class ResumeDialDelegate: ConnectionDelegate {
         self.session = session
     }
 
-    func connection(_ connection: Connection, identified peer: PeerID) {}
-    func connection(
-        _ connection: Connection,
-        receivedInvitationFrom peer: PeerID,
-        context: ByteBuffer,
-        timeout: TimeAmount
-    ) {
-        connection.decline(.declined)
-    }
-    func connection(_ connection: Connection, establishedWith peer: PeerID) {
-        connection.close(.unexpectedPeer)
-    }
-    func connection(_ connection: Connection, resumedWith peer: PeerID, peerExpects: UInt64) {
-        guard let session else {
-            connection.close(.localDisconnect)
-            return
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        switch event {
+        case .identified:
+            return .more
+        case .invitation:
+            connection.decline(.declined)
+            return .more
+        case .established:
+            connection.close(.unexpectedPeer)
+            return .more
+        case .resumeRequested:
+            connection.decline(.resumeRefused.with(detail: "a resuming connection takes no RESUME"))
+            return .more
+        case .resumed:
+            guard let session else {
+                connection.close(.localDisconnect)
+                return .more
+            }
+            resumed.store(true, ordering: .sequentiallyConsistent)
+            return session.connection(connection, handle: event)
+        case .closed:
+            // Before the link is resumed the dial loop sees the failure; after, it is the session's connection.
+            guard resumed.load(ordering: .sequentiallyConsistent) else { return .more }
+            return session?.connection(connection, handle: event) ?? .more
+        case .message, .datagramEndpoint, .datagramKey, .membership, .channel, .resumeSecret, .acknowledged:
+            return session?.connection(connection, handle: event) ?? .more
         }
-        resumed.store(true, ordering: .sequentiallyConsistent)
-        session.connection(connection, resumedWith: peer, peerExpects: peerExpects)
-    }
-    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
-        session?.connection(connection, received: message, from: peer) ?? true
-    }
-    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
-        session?.connection(connection, datagramEndpoint: port, token: token, from: peer)
-    }
-    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {
-        session?.connection(connection, membership: frame, from: peer)
-    }
-    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {
-        session?.connection(connection, channelEvent: event, from: peer)
-    }
-    func connection(_ connection: Connection, resumeSecret secret: [UInt8], from peer: PeerID) {
-        session?.connection(connection, resumeSecret: secret, from: peer)
-    }
-    func connection(_ connection: Connection, acknowledged count: UInt64, from peer: PeerID) {
-        session?.connection(connection, acknowledged: count, from: peer)
-    }
-    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
-        // Before the link is resumed the dial loop sees the failure; after, it is the session's connection.
-        guard resumed.load(ordering: .sequentiallyConsistent) else { return }
-        session?.connection(connection, closedWith: peer, reason: reason)
     }
 }

@@ -6,7 +6,7 @@ import PeerConnectivityTransport
 /// Streams and resources that peers open to this session: each channel gets its receiving end (an
 /// ``InboundTransfer``), kept in `transfers` until it ends.
 extension SessionCore {
-    func connection(_ connection: Connection, channelEvent event: InboundChannelEvent, from peer: PeerID) {
+    func channel(_ event: InboundChannelEvent, from peer: PeerID, on connection: Connection) {
         notePeerFrame(from: peer, on: connection)
         switch event {
         case .opened(let open):

@@ -10,7 +10,7 @@ import Synchronization
 /// It is the delegate of every connection in the session, so its callbacks run on event loops;
 /// the public methods run on any thread. One `Mutex` guards the peer table; events are yielded
 /// while it is held so that their order matches the order of the changes.
-final class SessionCore: ConnectionDelegate, Sendable {
+final class SessionCore: ConnectionEventHandler, Sendable {
     struct Entry {
         var state: PeerState
         /// `nil` while an invitation is being dialled.
@@ -305,7 +305,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
                 invitation: invitation,
                 configuration: connectionConfiguration,
                 group: eventLoop,
-                delegate: self
+                handler: self
             )
         } catch {
             let reason = DisconnectReason.connectionFailed.with(detail: "\(host):\(port): \(error)")
@@ -388,7 +388,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
         do {
             try await connection.accept(
-                delegate: self,
+                handler: self,
                 keepaliveInterval: connectionConfiguration.keepaliveInterval,
                 livenessTimeout: connectionConfiguration.livenessTimeout,
                 maximumMessageLength: configuration.maximumMessageLength
@@ -468,9 +468,43 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
     }
 
-    // MARK: - ConnectionDelegate (on event loops)
+    // MARK: - Connection events (on event loops)
 
-    func connection(_ connection: Connection, identified peer: PeerID) {
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        switch event {
+        case .message(let message, let peer):
+            return received(message, from: peer, on: connection)
+        case .identified(let peer):
+            identified(peer, on: connection)
+        case .invitation(let peer, _, _):
+            // Only the session's own listener hands invitations here: members connecting (mesh).
+            meshInvitation(connection, from: peer)
+        case .established(let peer):
+            established(peer, on: connection)
+        case .datagramEndpoint(let port, let token, let peer):
+            notePeerFrame(from: peer, on: connection)
+            datagrams.peerEndpoint(port: port, token: token, on: connection)
+        case .datagramKey(let key, _):
+            datagrams.peerKey(key, on: connection)
+        case .membership(let frame, let peer):
+            membership(frame, from: peer, on: connection)
+        case .channel(let channelEvent, let peer):
+            channel(channelEvent, from: peer, on: connection)
+        case .resumeRequested(let peer, let secret, let peerExpects):
+            resumeRequested(by: peer, secret: secret, peerExpects: peerExpects, on: connection)
+        case .resumed(let peer, let peerExpects):
+            resumed(peer, peerExpects: peerExpects, on: connection)
+        case .resumeSecret(let secret, let peer):
+            resumeSecret(secret, from: peer, on: connection)
+        case .acknowledged(let count, let peer):
+            acknowledged(count, from: peer, on: connection)
+        case .closed(let peer, let reason):
+            closed(connection, peer: peer, reason: reason)
+        }
+        return .more
+    }
+
+    private func identified(_ peer: PeerID, on connection: Connection) {
         var replaced: Connection?
         let refusal = peers.withLock { table -> Refusal? in
             guard let entry = table[peer] else {
@@ -509,17 +543,7 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
     }
 
-    func connection(
-        _ connection: Connection,
-        receivedInvitationFrom peer: PeerID,
-        context: ByteBuffer,
-        timeout: TimeAmount
-    ) {
-        // Only the session's own listener hands invitations here: members connecting (mesh).
-        meshInvitation(connection, from: peer)
-    }
-
-    func connection(_ connection: Connection, establishedWith peer: PeerID) {
+    private func established(_ peer: PeerID, on connection: Connection) {
         let ours = peers.withLock { table -> [CheckedContinuation<Void, any Error>]? in
             guard let entry = table[peer], entry.connection === connection || entry.connection == nil else {
                 return nil
@@ -544,21 +568,12 @@ final class SessionCore: ConnectionDelegate, Sendable {
         }
     }
 
-    func connection(_ connection: Connection, membership frame: Frame, from peer: PeerID) {
+    private func membership(_ frame: Frame, from peer: PeerID, on connection: Connection) {
         notePeerFrame(from: peer, on: connection)
         if case .sessionListener(let port) = frame {
             learnResumeEndpoint(port: port, on: connection, from: peer)
         }
         meshReceived(frame, on: connection, from: peer)
-    }
-
-    func connection(_ connection: Connection, datagramEndpoint port: UInt16, token: UInt64, from peer: PeerID) {
-        notePeerFrame(from: peer, on: connection)
-        datagrams.peerEndpoint(port: port, token: token, on: connection)
-    }
-
-    func connection(_ connection: Connection, datagramKey key: [UInt8], from peer: PeerID) {
-        datagrams.peerKey(key, on: connection)
     }
 
     /// An unreliable message arrived by UDP: delivered unless the application is too far behind.
@@ -568,23 +583,23 @@ final class SessionCore: ConnectionDelegate, Sendable {
         return true
     }
 
-    func connection(_ connection: Connection, received message: ByteBuffer, from peer: PeerID) -> Bool {
+    private func received(_ message: ByteBuffer, from peer: PeerID, on connection: Connection) -> ConnectionReadDemand {
         if configuration.reconnection != nil {
             countReceived(message.readableBytes, from: peer, on: connection)
         }
         let data = Data(buffer: message, byteTransferStrategy: .automatic)
         let backlog = events.yield(.dataReceived(data, from: peer, mode: .reliable), bytes: data.count)
-        guard backlog > configuration.receiveBufferLimit else { return true }
+        guard backlog > configuration.receiveBufferLimit else { return .more }
         readingPaused.store(true, ordering: .sequentiallyConsistent)
         // The subscribers may have drained the backlog before they could see the flag: check again.
         if events.backlog <= configuration.receiveBufferLimit / 2 {
             readingPaused.store(false, ordering: .sequentiallyConsistent)
-            return true
+            return .more
         }
-        return false
+        return .pause
     }
 
-    func connection(_ connection: Connection, closedWith peer: PeerID?, reason: DisconnectReason) {
+    private func closed(_ connection: Connection, peer: PeerID?, reason: DisconnectReason) {
         let ended = transfers.withLock { table -> [any InboundTransfer] in
             let keys = table.keys.filter { $0.connection == ObjectIdentifier(connection) }
             return keys.compactMap { table.removeValue(forKey: $0) }

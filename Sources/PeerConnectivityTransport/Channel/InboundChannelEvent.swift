@@ -1,7 +1,7 @@
 import NIOCore
 import PeerConnectivityCore
 
-/// Something the peer did on a channel it opened, for the ``ConnectionDelegate``.
+/// Something the peer did on a channel it opened, for the ``ConnectionEventHandler`` (``ConnectionEvent/channel(_:from:)``).
 package enum InboundChannelEvent: Sendable {
     /// The peer opened a channel (a stream or a resource). Bytes follow, up to the channel's window,
     /// which grows as this side calls ``Connection/grantCredit(_:on:)``.

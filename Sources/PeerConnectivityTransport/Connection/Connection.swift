@@ -58,14 +58,14 @@ package final class Connection: Sendable {
     }
     /// Succeeds with the peer when the handshake completes; fails with ``ConnectionClosedError``.
     package let established: EventLoopFuture<PeerID>
-    /// Succeeds when the channel has closed and the delegate has been told.
+    /// Succeeds when the channel has closed and the event handler has been told.
     package let closed: EventLoopFuture<Void>
     /// Succeeds when the peer has done its part of the handshake (an invitee received its INVITE), or
     /// the connection was established or closed, whichever comes first. Never fails.
     package let handshakeFinished: EventLoopFuture<Void>
 
     /// How the connection is secured; set on the event loop before the invitation or the
-    /// establishment is reported, so every delegate call sees it.
+    /// establishment is reported, so every event handler sees it.
     private let security = Mutex(PeerSecurityInfo.unencrypted)
 
     /// How the connection is secured: encrypted or not, the peer's certificate, the pairing code.
@@ -112,16 +112,16 @@ package final class Connection: Sendable {
         }
     }
 
-    /// Accepts the pending invitation: the connection joins `delegate` (a session), with its settings.
+    /// Accepts the pending invitation: the connection joins `eventHandler` (a session), with its settings.
     ///
     /// - Parameters:
-    ///   - delegate: receives the connection's events from now on.
+    ///   - eventHandler: receives the connection's events from now on.
     ///   - keepaliveInterval: the session's keepalive interval.
     ///   - livenessTimeout: the session's liveness timeout.
     ///   - maximumMessageLength: the session's largest data message.
     /// - Throws: ``ConnectionClosedError`` when the invitation is no longer pending.
     package func accept(
-        delegate: any ConnectionDelegate,
+        handler eventHandler: any ConnectionEventHandler,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         maximumMessageLength: Int
@@ -129,7 +129,7 @@ package final class Connection: Sendable {
         let handler = self.handler
         try await channel.eventLoop.submit {
             try handler.value.accept(
-                delegate: delegate,
+                handler: eventHandler,
                 keepaliveInterval: keepaliveInterval,
                 livenessTimeout: livenessTimeout,
                 maximumMessageLength: maximumMessageLength
@@ -137,17 +137,17 @@ package final class Connection: Sendable {
         }.get()
     }
 
-    /// Accepts the pending RESUME: the link continues on this connection, in `delegate` (a session).
+    /// Accepts the pending RESUME: the link continues on this connection, in `eventHandler` (a session).
     ///
     /// - Parameters:
-    ///   - delegate: receives the connection's events from now on.
+    ///   - eventHandler: receives the connection's events from now on.
     ///   - nextExpected: how many reliable messages this side has received from the peer on the link.
     ///   - keepaliveInterval: the session's keepalive interval.
     ///   - livenessTimeout: the session's liveness timeout.
     ///   - maximumMessageLength: the session's largest data message.
     /// - Throws: ``ConnectionClosedError`` when the RESUME is no longer pending.
     package func acceptResume(
-        delegate: any ConnectionDelegate,
+        handler eventHandler: any ConnectionEventHandler,
         nextExpected: UInt64,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
@@ -156,7 +156,7 @@ package final class Connection: Sendable {
         let handler = self.handler
         try await channel.eventLoop.submit {
             try handler.value.acceptResume(
-                delegate: delegate,
+                handler: eventHandler,
                 nextExpected: nextExpected,
                 keepaliveInterval: keepaliveInterval,
                 livenessTimeout: livenessTimeout,
@@ -216,13 +216,13 @@ package final class Connection: Sendable {
 
     /// Says GOODBYE after the data already queued, then closes.
     ///
-    /// - Parameter reason: sent to the peer and reported to the delegate.
+    /// - Parameter reason: sent to the peer and reported to the event handler.
     package func close(_ reason: DisconnectReason) {
         let handler = self.handler
         channel.eventLoop.execute { handler.value.close(reason) }
     }
 
-    /// Resumes reading from the socket after the delegate paused it.
+    /// Resumes reading from the socket after the event handler paused it.
     package func resumeReading() {
         let handler = self.handler
         channel.eventLoop.execute { handler.value.resumeReading() }
@@ -518,7 +518,7 @@ package final class Connection: Sendable {
 
     /// Drains at once when called by a task on the connection's event loop (one running on
     /// ``EventLoopTaskExecutor``), else asks the event loop to. Never at once from the handler's own
-    /// callbacks (no task there): what a delegate queues while the handler works must follow the frames
+    /// callbacks (no task there): what an event handler queues while the handler works must follow the frames
     /// the handler writes itself (ACCEPT after the session has counted the peer in, for one).
     ///
     /// - Parameter batching: always ask the event loop, even from a task on it: for channel chunks,

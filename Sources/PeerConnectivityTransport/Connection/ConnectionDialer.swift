@@ -13,7 +13,7 @@ package enum ConnectionDialer {
     ///   - invitation: the expected peer, the context and the timeout.
     ///   - configuration: limits and timers.
     ///   - group: the event loops to run on.
-    ///   - delegate: receives the connection's events.
+    ///   - eventHandler: receives the connection's events.
     /// - Returns: the connection, handshake under way; await ``Connection/established``.
     /// - Throws: when the TCP connection cannot be made.
     package static func dial(
@@ -23,7 +23,7 @@ package enum ConnectionDialer {
         invitation: ConnectionStateMachine.Invitation,
         configuration: ConnectionConfiguration,
         group: any EventLoopGroup,
-        delegate: any ConnectionDelegate
+        handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         try await dial(
             host: host,
@@ -33,7 +33,7 @@ package enum ConnectionDialer {
             timeout: invitation.timeout,
             configuration: configuration,
             group: group,
-            delegate: delegate
+            handler: eventHandler
         )
     }
 
@@ -46,7 +46,7 @@ package enum ConnectionDialer {
     ///   - resumption: the peer, the secret, the count of messages received and the timeout.
     ///   - configuration: limits and timers.
     ///   - group: the event loops to run on.
-    ///   - delegate: receives the connection's events.
+    ///   - eventHandler: receives the connection's events.
     /// - Returns: the connection, handshake under way; await ``Connection/established``.
     /// - Throws: when the TCP connection cannot be made.
     package static func resume(
@@ -56,7 +56,7 @@ package enum ConnectionDialer {
         resumption: ConnectionStateMachine.Resumption,
         configuration: ConnectionConfiguration,
         group: any EventLoopGroup,
-        delegate: any ConnectionDelegate
+        handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         try await dial(
             host: host,
@@ -66,7 +66,7 @@ package enum ConnectionDialer {
             timeout: resumption.timeout,
             configuration: configuration,
             group: group,
-            delegate: delegate
+            handler: eventHandler
         )
     }
 
@@ -78,7 +78,7 @@ package enum ConnectionDialer {
         timeout: TimeAmount,
         configuration: ConnectionConfiguration,
         group: any EventLoopGroup,
-        delegate: any ConnectionDelegate
+        handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         let connectTimeout = min(timeout, .seconds(10))
         return try await ClientBootstrap(group: group)
@@ -93,7 +93,7 @@ package enum ConnectionDialer {
                         localPeer: localPeer,
                         role: role,
                         configuration: configuration,
-                        delegate: delegate
+                        handler: eventHandler
                     )
                 }
             }

@@ -38,7 +38,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     let closedPromise: EventLoopPromise<Void>
 
     private(set) var stateMachine: ConnectionStateMachine
-    private var delegate: (any ConnectionDelegate)?
+    private var eventHandler: (any ConnectionEventHandler)?
     private var connection: Connection?
     private var context: ChannelHandlerContext?
     private let firstDeadline: TimeAmount
@@ -92,7 +92,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         localPeer: PeerID,
         role: ConnectionStateMachine.Role,
         configuration: ConnectionConfiguration,
-        delegate: any ConnectionDelegate,
+        handler eventHandler: any ConnectionEventHandler,
         eventLoop: any EventLoop
     ) {
         self.stateMachine = ConnectionStateMachine(
@@ -114,7 +114,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.handshakeTimeout = configuration.handshakeTimeout
         self.keepaliveInterval = configuration.keepaliveInterval
         self.maximumMessageLength = configuration.maximumMessageLength
-        self.delegate = delegate
+        self.eventHandler = eventHandler
         self.logger = configuration.logger
         self.warnings = configuration.warnings
         let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
@@ -132,7 +132,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     ///   - localPeer: this side's identity.
     ///   - role: inviter or invitee.
     ///   - configuration: limits and timers.
-    ///   - delegate: receives the connection's events.
+    ///   - eventHandler: receives the connection's events.
     /// - Returns: the connection's handle.
     /// - Throws: if the pipeline cannot be set up.
     static func install(
@@ -140,13 +140,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         localPeer: PeerID,
         role: ConnectionStateMachine.Role,
         configuration: ConnectionConfiguration,
-        delegate: any ConnectionDelegate
+        handler eventHandler: any ConnectionEventHandler
     ) throws -> Connection {
         let handler = ConnectionHandler(
             localPeer: localPeer,
             role: role,
             configuration: configuration,
-            delegate: delegate,
+            handler: eventHandler,
             eventLoop: channel.eventLoop
         )
         let connection = Connection(
@@ -330,7 +330,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func accept(
-        delegate: any ConnectionDelegate,
+        handler eventHandler: any ConnectionEventHandler,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         maximumMessageLength: Int
@@ -344,14 +344,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 peer: stateMachine.peer
             )
         }
-        self.delegate = delegate
+        self.eventHandler = eventHandler
         self.keepaliveInterval = keepaliveInterval
         self.maximumMessageLength = maximumMessageLength
         run(action)
     }
 
     func acceptResume(
-        delegate: any ConnectionDelegate,
+        handler eventHandler: any ConnectionEventHandler,
         nextExpected: UInt64,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
@@ -370,7 +370,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 peer: stateMachine.peer
             )
         }
-        self.delegate = delegate
+        self.eventHandler = eventHandler
         self.keepaliveInterval = keepaliveInterval
         self.maximumMessageLength = maximumMessageLength
         run(action)
@@ -413,42 +413,42 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             break
 
         case .deliverData(let payload):
-            guard let peer = establishedPeer, let delegate else { return }
-            if !delegate.connection(connection, received: payload, from: peer) {
+            guard let peer = establishedPeer, let eventHandler else { return }
+            if eventHandler.connection(connection, handle: .message(payload, from: peer)) == .pause {
                 readPaused = true
                 stateMachine.readingPaused(true)
             }
 
         case .deliverDatagramEndpoint(let port, let token):
             guard let peer = establishedPeer else { return }
-            delegate?.connection(connection, datagramEndpoint: port, token: token, from: peer)
+            report(.datagramEndpoint(port: port, token: token, from: peer), on: connection)
 
         case .deliverDatagramKey(let key):
             guard let peer = establishedPeer else { return }
-            delegate?.connection(connection, datagramKey: key, from: peer)
+            report(.datagramKey(key, from: peer), on: connection)
 
         case .deliverMembership(let frame):
             guard let peer = establishedPeer else { return }
-            delegate?.connection(connection, membership: frame, from: peer)
+            report(.membership(frame, from: peer), on: connection)
 
         case .channel(let event):
             guard let peer = establishedPeer else { return }
             switch event {
-            case .opened(let open): delegate?.connection(connection, channelEvent: .opened(open), from: peer)
+            case .opened(let open): report(.channel(.opened(open), from: peer), on: connection)
             case .received(let channel, var bytes):
                 if stateMachine.isEncrypted {
                     // Out of TLS's plaintext buffer: a chunk a reader holds would make TLS copy that
                     // whole buffer, into fresh memory, on its next read.
                     bytes = context.channel.allocator.buffer(buffer: bytes)
                 }
-                delegate?.connection(connection, channelEvent: .received(channel: channel, bytes), from: peer)
+                report(.channel(.received(channel: channel, bytes), from: peer), on: connection)
             case .ended(let channel, let digest):
-                delegate?.connection(connection, channelEvent: .ended(channel: channel, digest: digest), from: peer)
+                report(.channel(.ended(channel: channel, digest: digest), from: peer), on: connection)
             case .reset(let channel, let code):
                 if channel & 1 == stateMachine.firstLocalChannel & 1 {
                     connection.resetByPeer(channel, code)
                 } else {
-                    delegate?.connection(connection, channelEvent: .reset(channel: channel, code), from: peer)
+                    report(.channel(.reset(channel: channel, code), from: peer), on: connection)
                 }
             case .credited(let channel, let increment): connection.credited(increment, on: channel)
             case .done(let channel): connection.confirmDone(channel)
@@ -466,7 +466,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
         case .peerIdentified(let peer, let frames):
             logger[metadataKey: "peer"] = "\(peer)"
-            delegate?.connection(connection, identified: peer)
+            report(.identified(peer), on: connection)
             if !frames.isEmpty {
                 run(.send(frames))
             }
@@ -484,14 +484,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: timeout, context: context)
             finishHandshake()
-            delegate?.connection(connection, receivedInvitationFrom: peer, context: invitationContext, timeout: timeout)
+            report(.invitation(from: peer, context: invitationContext, timeout: timeout), on: connection)
 
         case .establish(let peer, let frame):
             establish(peer, context: context)
             logger.debug("connected")
             // The owner learns first, then ACCEPT goes out: when the inviter sees ACCEPT, this side
             // already counts the peer as connected. (Frames the owner queues now are drained after.)
-            delegate?.connection(connection, establishedWith: peer)
+            report(.established(peer), on: connection)
             establishedCompleted = true
             establishedPromise.succeed(peer)
             finishHandshake()
@@ -501,7 +501,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             establish(peer, context: context)
             if let frame { write(frame, context: context) }
             logger.debug("link resumed")
-            delegate?.connection(connection, resumedWith: peer, peerExpects: peerExpects)
+            report(.resumed(peer, peerExpects: peerExpects), on: connection)
             establishedCompleted = true
             establishedPromise.succeed(peer)
             finishHandshake()
@@ -510,15 +510,15 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: handshakeTimeout, context: context)
             finishHandshake()
-            delegate?.connection(connection, receivedResumeFrom: peer, secret: secret, peerExpects: peerExpects)
+            report(.resumeRequested(from: peer, secret: secret, peerExpects: peerExpects), on: connection)
 
         case .deliverResumeSecret(let secret):
             guard let peer = establishedPeer else { return }
-            delegate?.connection(connection, resumeSecret: secret, from: peer)
+            report(.resumeSecret(secret, from: peer), on: connection)
 
         case .deliverAck(let count):
             guard let peer = establishedPeer else { return }
-            delegate?.connection(connection, acknowledged: count, from: peer)
+            report(.acknowledged(count, from: peer), on: connection)
 
         case .close(let reason, let frame):
             cancelTimers()
@@ -560,7 +560,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             let error = ConnectionClosedError(reason: reason, peer: peer)
             connection.markClosed(error)
             logger.debug("connection closed: \(reason)")
-            delegate?.connection(connection, closedWith: peer, reason: reason)
+            report(.closed(peer: peer, reason: reason), on: connection)
             if !establishedCompleted {
                 establishedCompleted = true
                 establishedPromise.fail(error)
@@ -568,9 +568,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             finishHandshake()
             closedPromise.succeed()
             // Break the cycle connection -> channel -> pipeline -> handler -> connection.
-            self.delegate = nil
+            self.eventHandler = nil
             self.connection = nil
         }
+    }
+
+    /// Hands `event` to the event handler; an answer can only matter for a message (see ``run(_:)``).
+    private func report(_ event: ConnectionEvent, on connection: Connection) {
+        _ = eventHandler?.connection(connection, handle: event)
     }
 
     /// The handshake is done: stop its deadline, widen the frame limit, start keepalives.

@@ -29,7 +29,7 @@ package final class ConnectionListener: Sendable {
     ///   - configuration: limits and timers of accepted connections.
     ///   - handshakeLimits: how many connections may be in their handshake, in all and per source address.
     ///   - group: the event loops to run on.
-    ///   - delegate: receives every accepted connection's events until a session accepts it.
+    ///   - eventHandler: receives every accepted connection's events until a session accepts it.
     /// - Returns: the listener.
     /// - Throws: if the address cannot be bound.
     package static func bind(
@@ -39,7 +39,7 @@ package final class ConnectionListener: Sendable {
         configuration: ConnectionConfiguration,
         handshakeLimits: HandshakeAdmission.Limits,
         group: any EventLoopGroup,
-        delegate: any ConnectionDelegate
+        handler eventHandler: any ConnectionEventHandler
     ) async throws -> ConnectionListener {
         let tracker = HandshakeTracker(limits: handshakeLimits, logger: configuration.logger)
         let logger = configuration.logger
@@ -67,7 +67,7 @@ package final class ConnectionListener: Sendable {
                         localPeer: localPeer,
                         role: .invitee,
                         configuration: configuration,
-                        delegate: delegate
+                        handler: eventHandler
                     )
                     tracker.admit(connection, from: channel.remoteAddress?.ipAddress ?? "?")
                 }

@@ -1,0 +1,105 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Testing
+
+/// A connection's events, in order, as an async sequence: two real connections over loopback, each side
+/// read through a `ConnectionEventStream`.
+@Suite("Connection events")
+struct ConnectionEventStreamTests {
+    private static func configuration() -> ConnectionConfiguration {
+        ConnectionConfiguration(
+            maximumMessageLength: 1 << 20,
+            handshakeTimeout: .seconds(30),
+            keepaliveInterval: .seconds(30),
+            livenessTimeout: .seconds(90),
+            logger: Logger(label: "connection-events-test")
+        )
+    }
+
+    @Test("invitation, establishment, a message and the close arrive in order, the close last")
+    func eventsInOrder() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let inviter = try PeerID(displayName: "inviter")
+        let invitee = try PeerID(displayName: "invitee")
+        let listenerEvents = ConnectionEventStream(finishesOnClose: false)
+        let listener = try await ConnectionListener.bind(
+            host: "127.0.0.1",
+            port: 0,
+            localPeer: invitee,
+            configuration: Self.configuration(),
+            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
+            group: group,
+            handler: listenerEvents
+        )
+        defer {
+            listenerEvents.finish()
+            Task { await listener.close() }
+        }
+
+        let dialerEvents = ConnectionEventStream()
+        let outgoing = try await ConnectionDialer.dial(
+            host: "127.0.0.1",
+            port: listener.port,
+            localPeer: inviter,
+            invitation: .init(expectedPeer: invitee, context: ByteBuffer(string: "hello"), timeout: .seconds(30)),
+            configuration: Self.configuration(),
+            group: group,
+            handler: dialerEvents
+        )
+
+        // The invitee side: the invitation comes first, with its context; accept it into a new stream.
+        var inbound = listenerEvents.makeAsyncIterator()
+        guard let first = await inbound.next(), case .invitation(let from, let context, _) = first.event else {
+            Issue.record("the first event on the invitee side is not the invitation")
+            return
+        }
+        #expect(from == inviter)
+        #expect(String(buffer: context) == "hello")
+        let sessionEvents = ConnectionEventStream()
+        try await first.connection.accept(
+            handler: sessionEvents,
+            keepaliveInterval: .seconds(30),
+            livenessTimeout: .seconds(90),
+            maximumMessageLength: 1 << 20
+        )
+        #expect(try await outgoing.established.get() == invitee)
+
+        var inviterSide = dialerEvents.makeAsyncIterator()
+        var accepted = sessionEvents.makeAsyncIterator()
+        guard case .identified(let who) = await inviterSide.next()?.event else {
+            Issue.record("the inviter did not learn who answered first")
+            return
+        }
+        #expect(who == invitee)
+        guard case .established(let peer) = await inviterSide.next()?.event else {
+            Issue.record("the inviter's second event is not the establishment")
+            return
+        }
+        #expect(peer == invitee)
+        guard case .established(let peerSeen) = await accepted.next()?.event else {
+            Issue.record("the accepting side's first event is not the establishment")
+            return
+        }
+        #expect(peerSeen == inviter)
+
+        let bytes: [UInt8] = Array("ping".utf8)
+        try await outgoing.send(bytes.withUnsafeBytes { FrameEncoder.dataFrame($0) })
+        guard case .message(let message, let sender) = await accepted.next()?.event else {
+            Issue.record("the message did not arrive as the next event")
+            return
+        }
+        #expect(String(buffer: message) == "ping" && sender == inviter)
+
+        outgoing.close(.localDisconnect)
+        guard case .closed(let closedPeer, let reason) = await accepted.next()?.event else {
+            Issue.record("the close did not arrive")
+            return
+        }
+        #expect(closedPeer == inviter)
+        #expect(reason == .peerDisconnected, "the closing side's GOODBYE arrived: \(reason)")
+        #expect(await accepted.next() == nil, "nothing comes after the close")
+    }
+}
