@@ -157,7 +157,7 @@ extension SessionCore {
             Task { try? await accept(knocking, from: member.peer) }
             return
         }
-        guard state(of: member.peer) == .notConnected, Self.winsTieBreak(inviter: peer, over: member.peer),
+        guard state(of: member.peer) == .notConnected, PeerTable.winsTieBreak(inviter: peer, over: member.peer),
             let host = Platform.addressString(member.address)
         else { return }
         let mayDial = mesh.withLock { state -> Bool in

@@ -123,7 +123,7 @@ extension SessionCore {
     /// Takes the `send` calls waiting on `peer`'s link, to look again: acknowledgements freed room.
     private func takeSendWaiters(
         _ peer: PeerID,
-        in table: inout [PeerID: Entry]
+        in table: inout PeerTable
     ) -> [CheckedContinuation<Void, any Error>] {
         guard let waiters = table[peer]?.link?.sendWaiters, !waiters.isEmpty else { return [] }
         table[peer]?.link?.sendWaiters = []
@@ -216,7 +216,7 @@ extension SessionCore {
             case keep
             case reconnect(generation: Int, dial: (host: String, port: Int, secret: [UInt8])?, pending: Connection?)
         }
-        let resumeDialled = Self.winsTieBreak(inviter: self.peer, over: peer)
+        let resumeDialled = PeerTable.winsTieBreak(inviter: self.peer, over: peer)
         let plan = peers.withLock { table -> Plan in
             guard let entry = table[peer], var link = entry.link else { return .report }
             if link.reconnecting != nil {

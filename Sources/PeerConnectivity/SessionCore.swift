@@ -11,34 +11,14 @@ import Synchronization
 /// the public methods run on any thread. One `Mutex` guards the peer table; events are yielded
 /// while it is held so that their order matches the order of the changes.
 final class SessionCore: ConnectionEventHandler, Sendable {
-    struct Entry {
-        var state: PeerState
-        /// `nil` while an invitation is being dialled.
-        var connection: Connection?
-        /// Whether this side invited the peer (the connection is, or will be, our dial).
-        var invitedByUs = false
-        /// Callers waiting until the peer is connected (or gone), whichever connection wins.
-        var waiters: [CheckedContinuation<Void, any Error>] = []
-        /// The peer closed our connection as a duplicate: the one that replaces it is on its way.
-        var awaitingReplacement = false
-        /// With reconnection on, once connected: the link's secrets, numbering and kept messages.
-        var link: ResumableLink?
-    }
+    /// The peer table and its decisions (``SessionStateMachine``), over this module's connections.
+    typealias PeerTable = SessionStateMachine<Connection, ResumableLink, CheckedContinuation<Void, any Error>>
+    /// A peer the session holds.
+    typealias Entry = PeerTable.Record
 
     /// How long a peer whose connection was closed as a duplicate stays `connecting`, waiting for
     /// the connection that replaces it, before it counts as gone.
     static let replacementGracePeriod = Duration.seconds(5)
-
-    /// What `accept` does with an invitation from a peer the session already holds.
-    private enum Admission {
-        /// The peer is new here: it joins as `connecting`.
-        case admitted
-        /// Both sides invited each other at once and the peer's invitation wins the tie-break: it
-        /// replaces our own dial, which is closed.
-        case supersedes(Connection?)
-        /// Our own invitation wins the tie-break: this one is declined, and the peer joins through ours.
-        case duplicate
-    }
 
     let peer: PeerID
     let configuration: Session.Configuration
@@ -50,7 +30,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     let mesh = Mutex(MeshState())
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
-    let peers = Mutex([PeerID: Entry]())
+    let peers: Mutex<PeerTable>
     /// Numbers the drops of links being re-established (reconnection).
     let reconnectGenerations = Atomic<Int>(0)
     private let shutDown = Atomic<Bool>(false)
@@ -86,6 +66,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     init(peer: PeerID, configuration: Session.Configuration, security: ConnectionSecurity?) {
         self.peer = peer
         self.configuration = configuration
+        self.peers = Mutex(PeerTable(localPeer: peer, maximumPeers: configuration.maximumPeers))
         self.eventLoop = PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         self.encryptionPreference = security?.preference ?? .none
         self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)
@@ -113,7 +94,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     // MARK: - Queries
 
     func peers(in state: PeerState) -> [PeerID] {
-        peers.withLock { table in table.filter { $0.value.state == state }.map(\.key) }
+        peers.withLock { table in table.all.filter { $0.value.state == state }.map(\.key) }
     }
 
     func state(of peer: PeerID) -> PeerState {
@@ -122,7 +103,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
 
     /// The state of every peer the session holds.
     var peerStates: [PeerID: PeerState] {
-        peers.withLock { table in table.mapValues(\.state) }
+        peers.withLock { table in table.states }
     }
 
     /// A new subscriber of ``events`` that takes only peer state changes, and the states of the peers
@@ -135,7 +116,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 if case .peerStateChanged = event { return true }
                 return false
             }
-            return (id, table.mapValues(\.state))
+            return (id, table.states)
         }
     }
 
@@ -149,10 +130,10 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
-    private static func connectedConnection(to target: PeerID, in table: [PeerID: Entry]) throws(SessionError)
+    private static func connectedConnection(to target: PeerID, in table: PeerTable) throws(SessionError)
         -> Connection
     {
-        guard let entry = table[target], entry.state == .connected, let connection = entry.connection else {
+        guard let connection = table.connectedConnection(to: target) else {
             throw SessionError.peerNotConnected(target)
         }
         return connection
@@ -160,95 +141,49 @@ final class SessionCore: ConnectionEventHandler, Sendable {
 
     // MARK: - Joining
 
-    /// Holds a place for `peer` as `connecting`, or throws when the session is full or already holds it.
-    private func reserve(_ peer: PeerID, connection: Connection?, invitedByUs: Bool) throws(SessionError) {
-        try peers.withLock { table throws(SessionError) in
-            if table[peer] != nil { throw SessionError.alreadyInSession(peer) }
-            try admit(peer, connection: connection, invitedByUs: invitedByUs, in: &table)
+    /// Runs `body` on the peer table under its lock, then reports the state changes it made, still under
+    /// the lock: events come out in the order of the changes.
+    func withPeers<Result: Sendable, Failure: Error>(
+        _ body: (inout PeerTable) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try peers.withLock { table throws(Failure) -> Result in
+            defer {
+                for change in table.takeChanges() {
+                    events.yield(.peerStateChanged(change.peer, change.state, reason: change.reason))
+                }
+            }
+            return try body(&table)
         }
-    }
-
-    /// Adds `peer` as `connecting` if there is room (under the lock).
-    private func admit(
-        _ peer: PeerID,
-        connection: Connection?,
-        invitedByUs: Bool,
-        in table: inout [PeerID: Entry]
-    ) throws(SessionError) {
-        if table.count >= configuration.maximumPeers {
-            throw SessionError.sessionFull(limit: configuration.maximumPeers)
-        }
-        table[peer] = Entry(state: .connecting, connection: connection, invitedByUs: invitedByUs)
-        events.yield(.peerStateChanged(peer, .connecting, reason: nil))
     }
 
     /// Removes `peer` if it is held over `connection` (or over no connection yet) and reports it `notConnected`.
-    private func release(_ peer: PeerID, connection: Connection?, reason: DisconnectReason) {
-        let (waiters, sendWaiters) = peers.withLock {
-            table -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, any Error>]) in
-            guard let entry = table[peer], entry.connection == nil || entry.connection === connection else {
-                return ([], [])
-            }
-            table[peer] = nil
-            events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
-            return (entry.waiters, entry.link?.sendWaiters ?? [])
+    func release(_ peer: PeerID, connection: Connection?, reason: DisconnectReason) {
+        let removed = withPeers { table in table.release(peer, connection: connection, reason: reason) }
+        guard let removed else { return }
+        for waiter in removed.waiters { waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason)) }
+        for waiter in removed.link?.sendWaiters ?? [] {
+            waiter.resume(throwing: SessionError.peerNotConnected(peer, reason: reason))
         }
-        for waiter in waiters { waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason)) }
-        for waiter in sendWaiters { waiter.resume(throwing: SessionError.peerNotConnected(peer, reason: reason)) }
     }
 
     /// Waits until `peer` is connected, over whichever connection; throws if it leaves the session first.
     private func waitUntilConnected(_ peer: PeerID) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let verdict = peers.withLock { table -> Result<Void, any Error>? in
-                guard table[peer] != nil else {
-                    return .failure(InvitationError.failed(peer: peer, reason: .connectionLost))
-                }
-                if table[peer]?.state == .connected { return .success(()) }
-                table[peer]?.waiters.append(continuation)
-                return nil
+            switch peers.withLock({ $0.wait(for: peer, continuation) }) {
+            case true: continuation.resume()
+            case false: continuation.resume(throwing: InvitationError.failed(peer: peer, reason: .connectionLost))
+            case nil: break
             }
-            if let verdict { continuation.resume(with: verdict) }
         }
-    }
-
-    /// Puts `connection` in place of the one holding `peer` (which the caller closes); a peer that was
-    /// connected shows as `connecting` until the new connection is established.
-    ///
-    /// - Returns: the connection replaced.
-    private func supersede(
-        _ peer: PeerID,
-        with connection: Connection,
-        invitedByUs: Bool,
-        in table: inout [PeerID: Entry]
-    ) -> Connection? {
-        let replaced = table[peer]?.connection
-        table[peer]?.connection = connection
-        table[peer]?.invitedByUs = invitedByUs
-        if table[peer]?.state == .connected {
-            table[peer]?.state = .connecting
-            events.yield(.peerStateChanged(peer, .connecting, reason: nil))
-        }
-        return replaced
     }
 
     /// The peer closed the connection holding it as a duplicate: it invited this side at the same
-    /// moment and keeps the other connection. The peer stays `connecting` until that one arrives, or
-    /// is released after ``replacementGracePeriod``.
+    /// moment and keeps the other connection. The peer stays `connecting` until that one arrives, or is
+    /// released after ``replacementGracePeriod``.
     ///
     /// - Returns: `false` if the connection did not hold the peer.
     private func awaitReplacement(of peer: PeerID, closed connection: Connection) -> Bool {
-        let held = peers.withLock { table -> Bool in
-            guard let entry = table[peer], entry.connection === connection else { return false }
-            table[peer]?.connection = nil
-            table[peer]?.awaitingReplacement = true
-            if entry.state == .connected {
-                table[peer]?.state = .connecting
-                events.yield(.peerStateChanged(peer, .connecting, reason: nil))
-            }
-            return true
-        }
-        guard held else { return false }
+        guard withPeers({ $0.closedAsDuplicate(peer, connection: connection) }) else { return false }
         connection.eventLoop.scheduleTask(in: TimeAmount(Self.replacementGracePeriod)) { [weak self] in
             self?.giveUpReplacement(of: peer)
         }
@@ -256,18 +191,11 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     }
 
     private func giveUpReplacement(of peer: PeerID) {
-        let stillWaiting = peers.withLock { table in
-            table[peer]?.awaitingReplacement == true && table[peer]?.connection == nil
+        let removed = withPeers { $0.replacementExpired(peer) }
+        let reason = DisconnectReason.duplicate.with(detail: "the replacing connection never came")
+        for waiter in removed?.waiters ?? [] {
+            waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason))
         }
-        if stillWaiting {
-            release(peer, connection: nil, reason: .duplicate.with(detail: "the replacing connection never came"))
-        }
-    }
-
-    /// Whether an invitation from `inviter` beats one from `invitee` when two peers invite each
-    /// other at once: the lower peer id wins, the same on both sides.
-    static func winsTieBreak(inviter: PeerID, over invitee: PeerID) -> Bool {
-        inviter.id.uuidString < invitee.id.uuidString
     }
 
     func invite(
@@ -287,7 +215,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             )
         }
         if let expectedPeer {
-            try reserve(expectedPeer, connection: nil, invitedByUs: true)
+            try withPeers { table throws(SessionError) in try table.reserve(expectedPeer) }
         } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
             throw SessionError.sessionFull(limit: configuration.maximumPeers)
         }
@@ -312,7 +240,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             if let expectedPeer { release(expectedPeer, connection: nil, reason: reason) }
             throw InvitationError.failed(peer: expectedPeer, reason: reason)
         }
-        if let expectedPeer, !attach(connection, to: expectedPeer) {
+        if let expectedPeer, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
             connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
             try await waitUntilConnected(expectedPeer)
             return expectedPeer
@@ -331,7 +259,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 return peer
             case nil: break
             }
-            if let peer = error.peer ?? expectedPeer, heldOverAnotherConnection(peer, than: connection) {
+            if let peer = error.peer ?? expectedPeer, peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
                 // Both invited each other and the peer's invitation won: it joins through that one.
                 try await waitUntilConnected(peer)
                 return peer
@@ -341,39 +269,9 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
-    /// Whether `peer` is held over a connection other than `connection` (its own invitation won).
-    private func heldOverAnotherConnection(_ peer: PeerID, than connection: Connection) -> Bool {
-        peers.withLock { table in
-            guard let held = table[peer]?.connection else { return false }
-            return held !== connection
-        }
-    }
-
-    /// Records the dialled connection of a reserved peer; `false` if the reservation is gone.
-    private func attach(_ connection: Connection, to peer: PeerID) -> Bool {
-        peers.withLock { table in
-            guard let entry = table[peer] else { return false }
-            if entry.connection == nil { table[peer]?.connection = connection }
-            return table[peer]?.connection === connection
-        }
-    }
-
     func accept(_ connection: Connection, from peer: PeerID) async throws {
-        let admission = try peers.withLock { table throws(SessionError) -> Admission in
-            guard let entry = table[peer] else {
-                try admit(peer, connection: connection, invitedByUs: false, in: &table)
-                return .admitted
-            }
-            if entry.awaitingReplacement {
-                table[peer]?.connection = connection
-                table[peer]?.invitedByUs = false
-                table[peer]?.awaitingReplacement = false
-                return .admitted
-            }
-            // We invited the same peer: the invitation of the lower peer id wins, on both sides.
-            guard entry.invitedByUs else { throw SessionError.alreadyInSession(peer) }
-            guard Self.winsTieBreak(inviter: peer, over: self.peer) else { return .duplicate }
-            return .supersedes(supersede(peer, with: connection, invitedByUs: false, in: &table))
+        let admission = try withPeers { table throws(SessionError) in
+            try table.invitation(from: peer, on: connection)
         }
         switch admission {
         case .admitted:
@@ -394,7 +292,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 maximumMessageLength: configuration.maximumMessageLength
             )
         } catch let error as ConnectionClosedError {
-            if heldOverAnotherConnection(peer, than: connection) {
+            if peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
                 // Our own simultaneous invitation won the tie-break meanwhile: the peer joins through it.
                 try await waitUntilConnected(peer)
                 return
@@ -407,20 +305,15 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     // MARK: - Leaving
 
     func disconnectAll() async {
-        let (connections, waiters) = peers.withLock { table -> ([Connection], [CheckedContinuation<Void, any Error>]) in
-            var waiters: [CheckedContinuation<Void, any Error>] = []
-            for (peer, entry) in table where entry.connection == nil {
-                table[peer] = nil
-                waiters += entry.waiters + (entry.link?.sendWaiters ?? [])
-                var reason = DisconnectReason.localDisconnect
-                if var link = entry.link {
-                    // A link being re-established: what the peer never confirmed is not delivered.
-                    reason = reason.with(unconfirmedMessages: link.ledger.abandon().count)
-                }
-                events.yield(.peerStateChanged(peer, .notConnected, reason: reason))
+        let (connections, removed) = withPeers { table in
+            let removed = table.releaseUnconnected { record in
+                guard record.link != nil else { return .localDisconnect }
+                // A link being re-established: what the peer never confirmed is not delivered.
+                return DisconnectReason.localDisconnect.with(unconfirmedMessages: record.link!.ledger.abandon().count)
             }
-            return (table.values.compactMap(\.connection), waiters)
+            return (table.connections, removed)
         }
+        let waiters = removed.flatMap { $0.waiters + ($0.link?.sendWaiters ?? []) }
         for waiter in waiters {
             waiter.resume(throwing: InvitationError.failed(peer: nil, reason: .localDisconnect))
         }
@@ -435,7 +328,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     /// The session was released: close everything and end the event stream.
     func shutdown() {
         shutDown.store(true, ordering: .relaxed)
-        let connections = peers.withLock { table in table.values.compactMap(\.connection) }
+        let connections = peers.withLock { table in table.connections }
         for connection in connections {
             connection.close(.localDisconnect)
         }
@@ -462,7 +355,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         guard backlog <= configuration.receiveBufferLimit / 2,
             readingPaused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
         else { return }
-        let connections = peers.withLock { table in table.values.compactMap(\.connection) }
+        let connections = peers.withLock { table in table.connections }
         for connection in connections {
             connection.resumeReading()
         }
@@ -506,29 +399,16 @@ final class SessionCore: ConnectionEventHandler, Sendable {
 
     private func identified(_ peer: PeerID, on connection: Connection) {
         var replaced: Connection?
-        let refusal = peers.withLock { table -> Refusal? in
-            guard let entry = table[peer] else {
-                do throws(SessionError) {
-                    try admit(peer, connection: connection, invitedByUs: true, in: &table)
-                    return nil
-                } catch {
-                    return .error(error)
-                }
-            }
-            if entry.connection === connection { return nil }
-            if entry.connection == nil, entry.state == .connecting {
-                table[peer]?.connection = connection
-                if entry.awaitingReplacement {
-                    table[peer]?.invitedByUs = true
-                    table[peer]?.awaitingReplacement = false
-                }
+        let refusal = withPeers { table -> Refusal? in
+            switch table.identified(peer, on: connection) {
+            case .proceed(let connection):
+                replaced = connection
                 return nil
+            case .refuse(let error):
+                return .error(error)
+            case .lostTieBreak:
+                return .lostTieBreak(peer)
             }
-            // The peer invited this side too: the invitation of the lower peer id wins, on both sides.
-            guard !entry.invitedByUs else { return .error(.alreadyInSession(peer)) }
-            guard Self.winsTieBreak(inviter: self.peer, over: peer) else { return .lostTieBreak(peer) }
-            replaced = supersede(peer, with: connection, invitedByUs: true, in: &table)
-            return nil
         }
         replaced?.close(.duplicate.with(detail: "a simultaneous invitation won the tie-break"))
         switch refusal {
@@ -544,19 +424,14 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     }
 
     private func established(_ peer: PeerID, on connection: Connection) {
-        let ours = peers.withLock { table -> [CheckedContinuation<Void, any Error>]? in
-            guard let entry = table[peer], entry.connection === connection || entry.connection == nil else {
-                return nil
-            }
-            let waiters = entry.waiters
-            table[peer] = Entry(state: .connected, connection: connection, invitedByUs: entry.invitedByUs)
+        let ours = withPeers { table -> [CheckedContinuation<Void, any Error>]? in
+            guard let waiters = table.established(peer, on: connection) else { return nil }
             if configuration.reconnection != nil {
                 // Before the peer shows connected, so it is the first frame after the handshake.
                 let link = ResumableLink()
                 connection.sendControl(.resumeSecret(link.localSecret))
                 table[peer]?.link = link
             }
-            events.yield(.peerStateChanged(peer, .connected, reason: nil))
             return waiters
         }
         for waiter in ours ?? [] { waiter.resume() }

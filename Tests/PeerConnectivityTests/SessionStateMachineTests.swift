@@ -1,0 +1,127 @@
+import Foundation
+import PeerConnectivityCore
+import Testing
+
+@testable import PeerConnectivity
+
+/// The session's peer table and its decisions, in memory: no sockets, no clock. The races run through
+/// ``SessionSimulation``, one order of events per seed.
+@Suite("Session state machine")
+struct SessionStateMachineTests {
+    /// Two peers whose ids order as named: `low` wins every tie-break.
+    private static let low = try! PeerID(
+        id: UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!,
+        displayName: "low"
+    )
+    private static let high = try! PeerID(
+        id: UUID(uuidString: "F0000000-0000-0000-0000-00000000000B")!,
+        displayName: "high"
+    )
+    private static let seeds: ClosedRange<UInt64> = 1...400
+
+    @Test("a second place for the same peer, or one past the limit, is refused with the reason")
+    func admissionLimits() throws {
+        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 1)
+        try table.reserve(Self.high)
+        #expect(throws: SessionError.alreadyInSession(Self.high)) { try table.reserve(Self.high) }
+        let third = try PeerID(displayName: "third")
+        #expect(throws: SessionError.sessionFull(limit: 1)) { try table.reserve(third) }
+        #expect(table.takeChanges().map(\.state) == [.connecting])
+        #expect(table.release(Self.high, connection: nil, reason: .declined) != nil)
+        #expect(table.takeChanges().map(\.state) == [.notConnected])
+        #expect(table.count == 0)
+    }
+
+    @Test("the tie-break is the same seen from both sides")
+    func tieBreakIsAntisymmetric() throws {
+        typealias Table = SessionSimulation.Table
+        #expect(Table.winsTieBreak(inviter: Self.low, over: Self.high))
+        #expect(!Table.winsTieBreak(inviter: Self.high, over: Self.low))
+        for _ in 0..<50 {
+            let a = try PeerID(displayName: "a")
+            let b = try PeerID(displayName: "b")
+            #expect(Table.winsTieBreak(inviter: a, over: b) != Table.winsTieBreak(inviter: b, over: a))
+        }
+    }
+
+    @Test("two peers inviting each other at once end connected over one connection, in every order")
+    func crossingInvitations() {
+        for first in [0, 1] {
+            for seed in Self.seeds {
+                var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+                world.invite(from: first, to: 1 - first)
+                world.invite(from: 1 - first, to: first)
+                world.run()
+                Self.expectConnected(world, seed: seed)
+                for side in [0, 1] {
+                    let states = world.reported[side].map(\.state)
+                    #expect(!states.contains(.notConnected), "seed \(seed): side \(side) reported \(states)")
+                }
+            }
+        }
+    }
+
+    @Test("a connection cut during the handshake leaves neither side holding the other")
+    func dropDuringHandshake() {
+        for seed in Self.seeds {
+            var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+            world.invite(from: seed.isMultiple(of: 2) ? 0 : 1, to: seed.isMultiple(of: 2) ? 1 : 0)
+            world.cutFirstConnection()
+            world.run()
+            Self.expectApart(world, seed: seed)
+        }
+    }
+
+    @Test("an invitation declined while the other side accepts the crossing one ends in agreement")
+    func declineRacingAccept() {
+        var outcomes: Set<String> = []
+        for decliner in [0, 1] {
+            for seed in Self.seeds {
+                var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+                world.declines = [[decliner, 1 - decliner]]
+                world.invite(from: 0, to: 1)
+                world.invite(from: 1, to: 0)
+                world.run()
+                if world.tables[0][Self.high] != nil {
+                    Self.expectConnected(world, seed: seed)
+                    outcomes.insert("connected")
+                } else {
+                    Self.expectApart(world, seed: seed)
+                    outcomes.insert("apart")
+                }
+            }
+        }
+        // Both endings happen: the declined invitation loses sometimes, and wins the tie-break other times.
+        #expect(outcomes == ["connected", "apart"])
+    }
+
+    // MARK: - Invariants
+
+    /// Both hold each other `connected`, over the same connection, the only one still open.
+    private static func expectConnected(_ world: SessionSimulation, seed: UInt64) {
+        let a = world.tables[0][world.peers[1]]
+        let b = world.tables[1][world.peers[0]]
+        #expect(
+            a?.state == .connected && b?.state == .connected,
+            "seed \(seed): \(String(describing: a?.state)) / \(String(describing: b?.state))\n\(world.trace.joined(separator: "\n"))"
+        )
+        #expect(a?.connection != nil && a?.connection === b?.connection, "seed \(seed): not the same connection")
+        let open = world.connections.filter { $0.closed.values.contains(false) }
+        #expect(open.count == 1 && open.first === a?.connection, "seed \(seed): open \(open)")
+        for side in [0, 1] {
+            #expect(world.reported[side].last?.state == .connected, "seed \(seed): side \(side)")
+        }
+    }
+
+    /// Neither holds the other, no connection is left open, and each side's last report (if any) says gone.
+    private static func expectApart(_ world: SessionSimulation, seed: UInt64) {
+        #expect(
+            world.tables[0].count == 0 && world.tables[1].count == 0,
+            "seed \(seed)\n\(world.trace.joined(separator: "\n"))"
+        )
+        #expect(world.connections.allSatisfy { !$0.closed.values.contains(false) }, "seed \(seed)")
+        for side in [0, 1] where !world.reported[side].isEmpty {
+            #expect(world.reported[side].last?.state == .notConnected, "seed \(seed): side \(side)")
+        }
+    }
+}
