@@ -9,8 +9,10 @@ import PeerConnectivityCore
 /// be the same peer across launches. Its `description` is one line for logs, "alice (1a2b3c4d)".
 public typealias PeerID = PeerConnectivityCore.PeerID
 
-/// Why a display name cannot make a ``PeerID``: `.emptyDisplayName`, `.displayNameTooLong(_:)` or
-/// `.displayNameContainsNUL`; its `description` says what is wrong.
+/// Why a display name cannot make a ``PeerID``.
+///
+/// Compare with `.emptyDisplayName`, `.displayNameTooLong(_:)` or `.displayNameContainsNUL`; its
+/// `description` says what is wrong.
 public typealias PeerIDError = PeerConnectivityCore.PeerIDError
 
 /// Why a peer is, or went, `notConnected`.
