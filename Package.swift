@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // `swift package generate-documentation`: the DocC catalog in Sources/PeerConnectivity (Scripts/docs.sh).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // DNS-SD through Avahi's Bonjour compatibility layer (libavahi-compat-libdnssd-dev).

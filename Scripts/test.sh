@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, starts dbus + avahi-daemon, checks formatting,
-# builds everything (failing on any compiler warning in this package), runs the whole test suite.
+# builds everything (failing on any compiler warning in this package), builds the documentation
+# (failing on any DocC warning), runs the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
@@ -20,6 +21,10 @@ if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" "$log"; then
     echo "compiler warnings in this package (see above)" >&2
     exit 1
 fi
+
+echo "== documentation (DocC, warnings are errors)"
+# The DocC catalog and the public API's doc comments: a broken link fails the run. About 40 s after the build.
+Scripts/docs.sh
 
 echo "== swift test"
 # Serially: the tests with time limits (found within 1 s, liveness, invitation timeouts) must not share

@@ -16,7 +16,7 @@ extension Advertiser {
         public var maximumPendingInvitations: Int = 16
         /// Connections still in their handshake (connected, INVITE not yet received) kept at most. A new
         /// connection is always admitted: above this the **oldest** pending one is closed (reason
-        /// ``DisconnectReason/overloaded``), so a flood of idle connections cannot lock a real peer out.
+        /// `DisconnectReason.overloaded`), so a flood of idle connections cannot lock a real peer out.
         public var maximumPendingHandshakes: Int = 64
         /// Connections from one source address kept in their handshake at most; above this the oldest
         /// from that address is closed, so one host cannot push out the others.
@@ -27,10 +27,10 @@ extension Advertiser {
         /// The longest an invitation waits for the application's answer, whatever timeout the inviter
         /// asked for (an INVITE may ask for up to 49 days); then it is declined as timed out.
         public var maximumInvitationTimeout: Duration = .seconds(120)
-        /// Unanswered invitations from one peer id at most; more are declined (``DisconnectReason/rateLimited``).
+        /// Unanswered invitations from one peer id at most; more are declined (`DisconnectReason.rateLimited`).
         public var maximumPendingInvitationsPerPeer: Int = 2
         /// Invitations one peer id may send at once (a token bucket refilled at ``invitationsPerSecondPerPeer``);
-        /// more are declined (``DisconnectReason/rateLimited``) and never reach ``Advertiser/invitations``.
+        /// more are declined (`DisconnectReason.rateLimited`) and never reach ``Advertiser/invitations``.
         public var invitationBurstPerPeer: Int = 4
         /// Invitations per second one peer id earns back, up to ``invitationBurstPerPeer``.
         public var invitationsPerSecondPerPeer: Double = 1

@@ -29,7 +29,8 @@ public final class Browser: Sendable {
     ///
     /// - Parameters:
     ///   - peer: this side's identity.
-    ///   - serviceType: as for ``Advertiser/init(peer:discoveryInfo:serviceType:configuration:)``.
+    ///   - serviceType: as for
+    ///     ``Advertiser/init(peer:discoveryInfo:serviceType:securityIdentity:encryptionPreference:configuration:)``.
     ///   - configuration: timers.
     /// - Throws: ``DiscoveryError/invalidServiceType(_:)``.
     public init(peer: PeerID, serviceType: String, configuration: Configuration = .default) throws(DiscoveryError) {

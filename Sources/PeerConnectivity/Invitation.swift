@@ -31,7 +31,7 @@ public struct Invitation: Sendable {
     /// - Throws: ``SessionError`` when the session is full or already holds the peer (the inviter
     ///   is then told so); ``InvitationError/notPending(peer:reason:)`` when the invitation has been
     ///   answered, withdrawn or has expired; ``InvitationError/failed(peer:reason:)`` with
-    ///   ``DisconnectReason/encryptionRequired`` when the session requires encryption and this
+    ///   `DisconnectReason.encryptionRequired` when the session requires encryption and this
     ///   connection is plain (the inviter is told so too).
     public func accept(into session: Session) async throws {
         advertiser.answered(connection)
@@ -50,14 +50,14 @@ public struct Invitation: Sendable {
         }
     }
 
-    /// Declines: the inviter sees ``DisconnectReason/declined``.
+    /// Declines: the inviter sees `DisconnectReason.declined`.
     public func decline() {
         advertiser.answered(connection)
         connection.decline(.declined)
     }
 
     /// Declines because this side cannot take the peer now (it serves as many as it can): the inviter
-    /// sees ``DisconnectReason/busy``, which says to try again later, not a refusal.
+    /// sees `DisconnectReason.busy`, which says to try again later, not a refusal.
     ///
     /// - Parameter detail: why, for the inviter's error and logs ("32 runners served already").
     public func declineAsBusy(detail: String) {

@@ -1,4 +1,4 @@
-/// How ``Session/send(_:toPeers:mode:)`` delivers a message.
+/// How ``Session/send(_:toPeers:mode:)-(Data,_,_)`` delivers a message.
 public struct SendMode: Hashable, Sendable, CustomStringConvertible {
     private enum Mode: Hashable, Sendable {
         case reliable

@@ -14,7 +14,7 @@ extension Session {
         /// How often a keepalive frame is sent to each connected peer.
         public var keepaliveInterval: Duration = .seconds(1)
         /// A peer from which nothing arrives for this long is reported `notConnected` with
-        /// ``DisconnectReason/livenessTimeout`` (its process died or its network vanished).
+        /// `DisconnectReason.livenessTimeout` (its process died or its network vanished).
         public var livenessTimeout: Duration = .seconds(5)
         /// Bytes of received messages not yet taken from ``Session/events`` above which the session
         /// stops reading from the network (the peers' sends then wait): nothing is dropped.

@@ -1,14 +1,14 @@
 extension Session {
     /// How a session re-establishes a link that dropped (``Configuration/reconnection``).
     ///
-    /// When the connection to a connected peer closes without a goodbye (``DisconnectReason/connectionLost``
-    /// or ``DisconnectReason/livenessTimeout``), the peer goes `connecting` (with that reason) instead of
+    /// When the connection to a connected peer closes without a goodbye (`DisconnectReason.connectionLost`
+    /// or `DisconnectReason.livenessTimeout`), the peer goes `connecting` (with that reason) instead of
     /// `notConnected`. Of the two peers, the one with the lower peer id dials the other's session listener,
     /// with exponential backoff and jitter, and resumes the link with a secret the two exchanged when it was
     /// established; the peer goes `connected` again. Reliable messages are numbered and acknowledged, so
     /// each one sent around the drop arrives exactly once, in order. If the link is not back within
-    /// ``window``, the peer goes `notConnected` with ``DisconnectReason/reconnectionFailed``, whose
-    /// ``DisconnectReason/unconfirmedMessages`` counts the messages that failed (sent but never confirmed
+    /// ``window``, the peer goes `notConnected` with `DisconnectReason.reconnectionFailed`, whose
+    /// `DisconnectReason.unconfirmedMessages` counts the messages that failed (sent but never confirmed
     /// by the peer), and `send`s waiting for room throw ``SessionError/peerNotConnected(_:reason:)``.
     /// Both sides need reconnection on; with a peer that has it off, the link behaves as without it. A link
     /// is resumable once each side has the other's secret, the first frame after the handshake (a drop in

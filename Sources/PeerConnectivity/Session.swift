@@ -309,8 +309,8 @@ public final class Session: Sendable {
 
     /// Leaves the session: says goodbye to every peer and closes the connections.
     ///
-    /// Each peer is reported `notConnected` with ``DisconnectReason/localDisconnect`` here and
-    /// ``DisconnectReason/peerDisconnected`` on its side. The session can be used again afterwards.
+    /// Each peer is reported `notConnected` with `DisconnectReason.localDisconnect` here and
+    /// `DisconnectReason.peerDisconnected` on its side. The session can be used again afterwards.
     public func disconnect() async {
         await core.disconnectAll()
     }

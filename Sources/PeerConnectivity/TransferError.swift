@@ -3,9 +3,9 @@ import PeerConnectivityTransport
 
 /// Why a stream or a resource transfer failed.
 ///
-/// Both sides of a transfer get an error when it fails: the side that cancelled gets ``cancelled``,
-/// the other ``cancelledByPeer``; a resource whose bytes do not match its SHA-256 gets
-/// ``digestMismatch`` on both sides.
+/// Both sides of a transfer get an error when it fails: the side that cancelled gets
+/// ``cancelled(peer:name:)``, the other ``cancelledByPeer(peer:name:)``; a resource whose bytes do not
+/// match its SHA-256 gets ``digestMismatch(peer:name:)`` on both sides.
 public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case cancelled

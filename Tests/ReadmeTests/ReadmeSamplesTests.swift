@@ -9,10 +9,14 @@ struct ReadmeSamplesTests {
 
     /// The README's ```swift blocks, in order.
     static func swiftBlocks() throws -> [String] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        swiftBlocks(of: try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8))
+    }
+
+    /// The ```swift blocks of a Markdown text, in order.
+    static func swiftBlocks(of markdown: String) -> [String] {
         var blocks: [String] = []
         var current: [Substring]?
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
             if current == nil, line == "```swift" {
                 current = []
             } else if current != nil, line == "```" {

@@ -29,7 +29,7 @@ public final class CertificateRequest: Sendable {
         decide(true)
     }
 
-    /// Refuses the peer: both sides see ``DisconnectReason/certificateRejected``.
+    /// Refuses the peer: both sides see `DisconnectReason.certificateRejected`.
     public func reject() async {
         decide(false)
     }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A trust-on-first-use store: the first key seen for a peer id is pinned (SHA-256 of its
 /// SubjectPublicKeyInfo); a later connection from that id with another key is refused with
-/// ``DisconnectReason/certificateRejected`` naming the peer.
+/// `DisconnectReason.certificateRejected` naming the peer.
 ///
 /// Backed by a JSON file when made with a URL (written on every new pin, mode 0600), else in memory.
 /// Use it with ``CertificatePolicy/trustOnFirstUse(_:)``; one store may serve several sessions.
