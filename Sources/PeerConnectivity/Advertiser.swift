@@ -78,7 +78,8 @@ public final class Advertiser: Sendable {
             identity: identity,
             preference: encryptionPreference,
             policy: configuration.certificatePolicy,
-            requests: requestContinuation
+            requests: requestContinuation,
+            eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         )
         self.core = AdvertiserCore(
             record: DiscoveryRecord(peer: peer, discoveryInfo: discoveryInfo ?? [:]),

@@ -71,7 +71,8 @@ public final class Session: Sendable {
             identity: identity,
             preference: encryptionPreference,
             policy: configuration.certificatePolicy,
-            requests: continuation
+            requests: continuation,
+            eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         )
         self.core = SessionCore(peer: peer, configuration: configuration, security: security)
         self.events = Events(core: core)

@@ -188,7 +188,8 @@ struct SecurityTests {
                 identity: mallory,
                 preference: .required,
                 policy: .acceptBound,
-                requests: requests
+                requests: requests,
+                eventLoop: PeerEventLoop.loop(for: alice.peer)
             )
         )
         defer { forged.shutdown() }
@@ -251,6 +252,29 @@ struct SecurityTests {
         #expect(reason == .certificateRejected)
         #expect(seen.withLock { $0.count } == 1)
         #expect(seen.withLock { $0.first?.count } == 6)
+        #expect(host.invitations.withLock { $0.isEmpty })
+    }
+
+    @Test("a certificate request left unanswered is rejected when its time runs out (a timer on the event loop)")
+    func unansweredRequestExpires() async throws {
+        let host = try await Host(identity: nil, .optional)
+        var configuration = Session.Configuration.default
+        configuration.certificatePolicy = .ask(timeout: .milliseconds(300))
+        let client = Session(peer: try PeerID(displayName: "client"), configuration: configuration)
+        let answered = Task { () -> Bool? in
+            for await request in client.certificateRequests { return await request.answer() }
+            return nil
+        }
+        let reason = await invitationFailureReason {
+            // Well beyond the request's 300 ms: only the request's own expiry rejects it this soon.
+            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(30))
+        }
+        #expect(reason == .certificateRejected)
+        guard reason == .certificateRejected else {
+            answered.cancel()
+            return
+        }
+        #expect(await answered.value == false)
         #expect(host.invitations.withLock { $0.isEmpty })
     }
 

@@ -16,12 +16,14 @@ enum SecuritySetup {
     ///   - preference: its encryption preference.
     ///   - policy: the certificate decision.
     ///   - requests: where ``CertificatePolicy/ask(timeout:)`` sends its requests.
+    ///   - eventLoop: where an unanswered request's timeout runs.
     /// - Returns: the settings, or `nil` when the preference is none.
     static func make(
         identity: SecurityIdentity,
         preference: EncryptionPreference,
         policy: CertificatePolicy,
-        requests: AsyncStream<CertificateRequest>.Continuation
+        requests: AsyncStream<CertificateRequest>.Continuation,
+        eventLoop: any EventLoop
     ) -> ConnectionSecurity? {
         guard preference != .none else { return nil }
         let decide: (@Sendable (PeerID, PeerSecurityInfo) async -> DisconnectReason?)?
@@ -36,17 +38,10 @@ enum SecuritySetup {
             decide = { peer, info in
                 let request = CertificateRequest(peer: peer, security: info)
                 requests.yield(request)
-                let accepted = await withTaskGroup(of: Bool.self) { group in
-                    group.addTask { await request.answer() }
-                    group.addTask {
-                        try? await Task.sleep(for: timeout)
-                        request.decide(false)
-                        return false
-                    }
-                    let first = await group.next() ?? false
-                    group.cancelAll()
-                    return first
-                }
+                // Unanswered in time, the request is rejected: a timer on the event loop, no sleeping task.
+                let expiry = eventLoop.scheduleTask(in: TimeAmount(timeout)) { request.decide(false) }
+                let accepted = await request.answer()
+                expiry.cancel()
                 return accepted
                     ? nil
                     : DisconnectReason.certificateRejected.with(

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The first result of a DNS-SD operation, delivered once from a callback to one `async` caller.
@@ -69,12 +71,16 @@ final class DNSServicePendingResult<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - timeout: How long to wait before failing with `timeoutFailure`.
     ///   - timeoutFailure: The error to fail with when the time runs out.
+    ///   - eventLoop: Where the timeout's timer runs.
     /// - Returns: The value.
     /// - Throws: The error passed to ``fail(_:)``, `timeoutFailure`, or `CancellationError` when the calling task is
     ///   cancelled.
-    func value(timeout: Duration, timeoutFailure: some Error & Sendable) async throws -> Value {
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
+    func value(
+        timeout: Duration,
+        timeoutFailure: some Error & Sendable,
+        on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    ) async throws -> Value {
+        let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) { [weak self] in
             self?.fail(timeoutFailure)
         }
         defer { timer.cancel() }

@@ -1,0 +1,278 @@
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// Reconnection, the other half (see `SessionCore+Reconnection.swift` for numbering and acknowledgements):
+/// a link that drops is re-established by the lower peer id's dials (RESUME) within the window, or given up.
+extension SessionCore {
+    // MARK: - The link drops
+
+    /// A connection closed without goodbye: keep its peer `connecting` and re-establish the link, if
+    /// the link resumes.
+    ///
+    /// - Returns: `true` when the peer is kept (reconnecting, or its closed connection was a failed
+    ///   resume attempt); `false` when the caller reports it gone.
+    func reconnectIfResumable(_ peer: PeerID, closed connection: Connection, reason: DisconnectReason) -> Bool {
+        guard let settings = configuration.reconnection else { return false }
+        enum Plan {
+            case report
+            case keep
+            case reconnect(generation: Int, dial: (host: String, port: Int, secret: [UInt8])?, pending: Connection?)
+        }
+        let resumeDialled = PeerTable.winsTieBreak(inviter: self.peer, over: peer)
+        let plan = peers.withLock { table -> Plan in
+            guard let entry = table[peer], var link = entry.link else { return .report }
+            if link.reconnecting != nil {
+                // A resume attempt that failed: the link stays down.
+                return entry.connection == nil ? .keep : .report
+            }
+            guard entry.connection === connection, entry.state == .connected, link.isResumable,
+                reason == .connectionLost || reason == .livenessTimeout
+            else { return .report }
+            let generation = reconnectGenerations.add(1, ordering: .relaxed).newValue
+            link.reconnecting = ResumableLink.Reconnecting(generation: generation)
+            let pending = link.pendingResume
+            link.pendingResume = nil
+            table[peer]?.link = link
+            table[peer]?.connection = nil
+            table[peer]?.state = .connecting
+            events.yield(.peerStateChanged(peer, .connecting, reason: reason))
+            var dial: (host: String, port: Int, secret: [UInt8])?
+            if pending == nil, resumeDialled, let endpoint = link.endpoint, let secret = link.peerSecret {
+                dial = (endpoint.host, endpoint.port, secret)
+            }
+            return .reconnect(generation: generation, dial: dial, pending: pending)
+        }
+        let generation: Int
+        let dial: (host: String, port: Int, secret: [UInt8])?
+        let pending: Connection?
+        switch plan {
+        case .report: return false
+        case .keep: return true
+        case .reconnect(let planned, let planDial, let planPending):
+            (generation, dial, pending) = (planned, planDial, planPending)
+        }
+        configuration.logger.debug("link to \(peer) dropped (\(reason)): reconnecting")
+        eventLoop.scheduleTask(in: TimeAmount(settings.window)) { [weak self] in
+            self?.giveUp(peer, generation: generation, reason: .reconnectionFailed)
+        }
+        if let pending {
+            acceptResume(pending, from: peer)
+        }
+        if let dial {
+            Task { [weak self] in
+                await self?.redial(peer, generation: generation, host: dial.host, port: dial.port, secret: dial.secret)
+            }
+        }
+        return true
+    }
+
+    /// Dials the peer's session listener until the link is back, the window ends or the peer refuses.
+    private func redial(_ peer: PeerID, generation: Int, host: String, port: Int, secret: [UInt8]) async {
+        guard let settings = configuration.reconnection else { return }
+        var backoff = settings.initialBackoff
+        while !isShutDown, let nextExpected = nextExpected(from: peer, generation: generation) {
+            let resumption = ConnectionStateMachine.Resumption(
+                expectedPeer: peer,
+                secret: secret,
+                nextExpected: nextExpected,
+                timeout: Self.resumeAttemptTimeout
+            )
+            do {
+                let connection = try await ConnectionDialer.resume(
+                    host: host,
+                    port: port,
+                    localPeer: self.peer,
+                    resumption: resumption,
+                    configuration: connectionConfiguration,
+                    group: eventLoop,
+                    handler: ResumeDialHandler(session: self)
+                )
+                _ = try await connection.established.get()
+                return
+            } catch let error as ConnectionClosedError where error.reason == .resumeRefused {
+                giveUp(peer, generation: generation, reason: error.reason)
+                return
+            } catch {
+                configuration.logger.debug("resuming the link to \(peer) at \(host):\(port) failed: \(error)")
+            }
+            // The backoff, with jitter, as a timer on the session's event loop.
+            let wait = backoff * Double.random(in: 0.5...1.0)
+            try? await eventLoop.scheduleTask(in: TimeAmount(wait)) {}.futureResult.get()
+            backoff = min(backoff * 2, settings.maximumBackoff)
+        }
+    }
+
+    /// How many messages this side has received on the link, while it is down in this generation.
+    private func nextExpected(from peer: PeerID, generation: Int) -> UInt64? {
+        peers.withLock { table in
+            guard let link = table[peer]?.link, link.reconnecting?.generation == generation else { return nil }
+            return link.ledger.nextExpected
+        }
+    }
+
+    /// The link did not come back (window ended, or the peer refused): the peer goes `notConnected`,
+    /// saying how many messages it never confirmed; waiting `send`s throw.
+    private func giveUp(_ peer: PeerID, generation: Int, reason: DisconnectReason) {
+        let outcome = peers.withLock { table -> ([CheckedContinuation<Void, any Error>], DisconnectReason)? in
+            guard let entry = table[peer], var link = entry.link, link.reconnecting?.generation == generation else {
+                return nil
+            }
+            let unconfirmed = link.ledger.abandon().count
+            let window = configuration.reconnection?.window ?? .zero
+            let full = reason.with(
+                detail: "\(reason == .reconnectionFailed ? "no link within \(window); " : "")"
+                    + "\(unconfirmed) message(s) sent to the peer were not confirmed"
+            ).with(unconfirmedMessages: unconfirmed)
+            table[peer] = nil
+            events.yield(.peerStateChanged(peer, .notConnected, reason: full))
+            configuration.logger.debug("gave up the link to \(peer): \(full)")
+            return (entry.waiters + link.sendWaiters, full)
+        }
+        guard let (waiters, full) = outcome else { return }
+        let error = SessionError.peerNotConnected(peer, reason: full)
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    // MARK: - Resuming
+
+    func resumeRequested(by peer: PeerID, secret: [UInt8], peerExpects: UInt64, on connection: Connection) {
+        enum Verdict {
+            case refuse(String)
+            case accept
+            case closeOld(Connection)
+        }
+        let verdict = peers.withLock { table -> Verdict in
+            guard configuration.reconnection != nil, let entry = table[peer], let link = entry.link,
+                link.isResumable
+            else { return .refuse("\(peer) has no link to resume in this session") }
+            guard link.matches(secret) else { return .refuse("the resume secret does not match") }
+            guard link.pendingResume == nil else { return .refuse("another resume is under way") }
+            if link.reconnecting != nil, entry.connection == nil { return .accept }
+            guard let old = entry.connection else { return .refuse("\(peer) is not connected") }
+            // The old connection still seems up here: it is gone, close it and answer once it has closed.
+            table[peer]?.link?.pendingResume = connection
+            return .closeOld(old)
+        }
+        switch verdict {
+        case .refuse(let why):
+            configuration.logger.debug("refusing to resume the link to \(peer): \(why)")
+            connection.decline(.resumeRefused.with(detail: why))
+        case .accept:
+            acceptResume(connection, from: peer)
+        case .closeOld(let old):
+            old.abort()
+        }
+    }
+
+    private func acceptResume(_ connection: Connection, from peer: PeerID) {
+        let nextExpected = peers.withLock { $0[peer]?.link?.ledger.nextExpected }
+        guard let nextExpected else {
+            connection.decline(.resumeRefused)
+            return
+        }
+        Task {
+            try? await connection.acceptResume(
+                handler: self,
+                nextExpected: nextExpected,
+                keepaliveInterval: connectionConfiguration.keepaliveInterval,
+                livenessTimeout: connectionConfiguration.livenessTimeout,
+                maximumMessageLength: configuration.maximumMessageLength
+            )
+        }
+    }
+
+    func resumed(_ peer: PeerID, peerExpects: UInt64, on connection: Connection) {
+        enum Outcome {
+            case resumed([CheckedContinuation<Void, any Error>])
+            case refused(DisconnectReason)
+        }
+        let outcome = peers.withLock { table -> Outcome in
+            guard let entry = table[peer], var link = entry.link, link.reconnecting != nil, entry.connection == nil
+            else { return .refused(.resumeRefused.with(detail: "the link is not waiting to be resumed")) }
+            let again: [EncodedFrame]
+            do {
+                again = try link.ledger.resume(peerExpects: peerExpects)
+            } catch {
+                return .refused(.protocolViolation.with(detail: "\(error)"))
+            }
+            link.ledger.resumed()
+            link.reconnecting = nil
+            for frame in again {
+                _ = try? connection.enqueue(frame)
+            }
+            let waiters = entry.waiters + link.sendWaiters
+            link.sendWaiters = []
+            table[peer]?.link = link
+            table[peer]?.waiters = []
+            table[peer]?.connection = connection
+            table[peer]?.state = .connected
+            events.yield(.peerStateChanged(peer, .connected, reason: nil))
+            configuration.logger.debug("link to \(peer) resumed: \(again.count) message(s) sent again")
+            return .resumed(waiters)
+        }
+        switch outcome {
+        case .resumed(let waiters):
+            for waiter in waiters { waiter.resume() }
+            datagrams.established(connection, with: peer)
+            meshEstablished(connection)
+        case .refused(let reason):
+            connection.close(reason)
+        }
+    }
+
+    /// Closes the connection to `peer` at once, without goodbye, as a crash or a cut cable would (tests).
+    func abortConnection(to peer: PeerID) {
+        let connection = peers.withLock { $0[peer]?.connection }
+        connection?.abort()
+    }
+
+    /// Silences the connection to `peer`, as a cut cable would (tests).
+    func silenceConnection(to peer: PeerID) {
+        let connection = peers.withLock { $0[peer]?.connection }
+        connection?.silence()
+    }
+}
+
+/// The event handler of a connection dialled to resume a link: it hands the session nothing until the
+/// link is resumed (the session must not take it for an invitation), then everything.
+private final class ResumeDialHandler: ConnectionEventHandler {
+    /// Held strongly: the handler drops its event handler when the connection closes.
+    private let session: SessionCore?
+    private let resumed = Atomic<Bool>(false)
+
+    init(session: SessionCore) {
+        self.session = session
+    }
+
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        switch event {
+        case .identified:
+            return .more
+        case .invitation:
+            connection.decline(.declined)
+            return .more
+        case .established:
+            connection.close(.unexpectedPeer)
+            return .more
+        case .resumeRequested:
+            connection.decline(.resumeRefused.with(detail: "a resuming connection takes no RESUME"))
+            return .more
+        case .resumed:
+            guard let session else {
+                connection.close(.localDisconnect)
+                return .more
+            }
+            resumed.store(true, ordering: .sequentiallyConsistent)
+            return session.connection(connection, handle: event)
+        case .closed:
+            // Before the link is resumed the dial loop sees the failure; after, it is the session's connection.
+            guard resumed.load(ordering: .sequentiallyConsistent) else { return .more }
+            return session?.connection(connection, handle: event) ?? .more
+        case .message, .datagramEndpoint, .datagramKey, .membership, .channel, .resumeSecret, .acknowledged:
+            return session?.connection(connection, handle: event) ?? .more
+        }
+    }
+}
