@@ -32,6 +32,39 @@ struct SessionStateMachineTests {
         #expect(table.count == 0)
     }
 
+    @Test("a duplicate's close keeps the peer connecting until its replacement comes, or its grace period ends")
+    func replacementGracePeriod() throws {
+        let first = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
+        let replacement = SimulatedConnection(number: 2, inviter: 1, invitee: 0)
+        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 4)
+        try table.reserve(Self.high)
+        let attached = table.attach(first, to: Self.high)
+        let established = table.established(Self.high, on: first)
+        #expect(attached && established != nil)
+        // The peer closes ours as a duplicate: connecting, held over nothing, not gone.
+        let awaiting = table.closedAsDuplicate(Self.high, connection: first)
+        #expect(awaiting)
+        #expect(table[Self.high]?.state == .connecting && table[Self.high]?.connection == nil)
+        // Its invitation is the replacement: admitted, and the grace period's end changes nothing.
+        guard case .admitted = try table.invitation(from: Self.high, on: replacement) else {
+            Issue.record("the awaited replacement was not admitted")
+            return
+        }
+        let expiredEarly = table.replacementExpired(Self.high)
+        let replaced = table.established(Self.high, on: replacement)
+        #expect(expiredEarly == nil && replaced != nil)
+        #expect(table.takeChanges().map(\.state) == [.connecting, .connected, .connecting, .connected])
+
+        // Without a replacement, the grace period's end releases the peer, saying why.
+        let awaitingAgain = table.closedAsDuplicate(Self.high, connection: replacement)
+        let expired = table.replacementExpired(Self.high)
+        #expect(awaitingAgain && expired?.awaitingReplacement == true)
+        let changes = table.takeChanges()
+        #expect(changes.map(\.state) == [.connecting, .notConnected])
+        #expect(changes.last?.reason == .duplicate)
+        #expect(table.count == 0)
+    }
+
     @Test("the tie-break is the same seen from both sides")
     func tieBreakIsAntisymmetric() throws {
         typealias Table = SessionSimulation.Table
