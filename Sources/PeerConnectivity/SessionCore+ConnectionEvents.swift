@@ -73,7 +73,7 @@ extension SessionCore {
             guard let waiters = table.established(peer, on: connection) else { return nil }
             if configuration.reconnection != nil {
                 // Before the peer shows connected, so it is the first frame after the handshake.
-                let link = ResumableLink()
+                let link = PeerTable.Link()
                 connection.sendControl(.resumeSecret(link.localSecret))
                 table[peer]?.link = link
             }

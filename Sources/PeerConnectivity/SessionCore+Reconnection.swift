@@ -101,7 +101,7 @@ extension SessionCore {
 
     /// Whether a message of `bytes` must wait for acknowledgements: the link keeps messages, keeps some
     /// already, and would keep more than `limit` with it (a single larger message is let through alone).
-    private static func mustWait(_ link: ResumableLink, adding bytes: Int, limit: Int) -> Bool {
+    private static func mustWait(_ link: PeerTable.Link, adding bytes: Int, limit: Int) -> Bool {
         link.ledger.retaining && link.ledger.retainedBytes > 0 && link.ledger.retainedBytes + bytes > limit
     }
 
@@ -120,28 +120,13 @@ extension SessionCore {
         }
     }
 
-    /// Takes the `send` calls waiting on `peer`'s link, to look again: acknowledgements freed room.
-    func takeSendWaiters(
-        _ peer: PeerID,
-        in table: inout PeerTable
-    ) -> [CheckedContinuation<Void, any Error>] {
-        guard let waiters = table[peer]?.link?.sendWaiters, !waiters.isEmpty else { return [] }
-        table[peer]?.link?.sendWaiters = []
-        return waiters
-    }
-
     // MARK: - Receiving
 
     /// The link's first frame from the peer after establishment was not RESUME-SECRET: the peer does
     /// not resume, so the link keeps nothing. Called for every frame that reaches the session.
     func notePeerFrame(from peer: PeerID, on connection: Connection) {
         guard configuration.reconnection != nil else { return }
-        let waiters = peers.withLock { table -> [CheckedContinuation<Void, any Error>] in
-            guard table[peer]?.connection === connection, table[peer]?.link?.peerResumes == nil else { return [] }
-            table[peer]?.link?.peerResumes = false
-            table[peer]?.link?.ledger.stopRetaining()
-            return takeSendWaiters(peer, in: &table)
-        }
+        let waiters = peers.withLock { $0.firstFrame(from: peer, on: connection, resumeSecret: nil) }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -170,11 +155,7 @@ extension SessionCore {
 
     func resumeSecret(_ secret: [UInt8], from peer: PeerID, on connection: Connection) {
         guard configuration.reconnection != nil else { return }
-        peers.withLock { table in
-            guard table[peer]?.connection === connection, table[peer]?.link?.peerResumes == nil else { return }
-            table[peer]?.link?.peerSecret = secret
-            table[peer]?.link?.peerResumes = true
-        }
+        _ = peers.withLock { $0.firstFrame(from: peer, on: connection, resumeSecret: secret) }
     }
 
     func acknowledged(_ count: UInt64, from peer: PeerID, on connection: Connection) {
@@ -185,7 +166,7 @@ extension SessionCore {
             } catch {
                 return ([], "\(error)")
             }
-            return (takeSendWaiters(peer, in: &table), nil)
+            return (table.takeSendWaiters(of: peer), nil)
         }
         for waiter in outcome.waiters { waiter.resume() }
         if let violation = outcome.violation {
@@ -196,9 +177,6 @@ extension SessionCore {
     /// The peer's session listener, for dialling it to resume (from SESSION-LISTENER).
     func learnResumeEndpoint(port: UInt16, on connection: Connection, from peer: PeerID) {
         guard configuration.reconnection != nil, let host = connection.remoteIPAddress else { return }
-        peers.withLock { table in
-            guard table[peer]?.connection === connection else { return }
-            table[peer]?.link?.endpoint = (host, Int(port))
-        }
+        peers.withLock { $0.resumeEndpoint(host: host, port: Int(port), of: peer, on: connection) }
     }
 }

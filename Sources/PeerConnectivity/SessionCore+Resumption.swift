@@ -16,39 +16,11 @@ extension SessionCore {
     ///   resume attempt); `false` when the caller reports it gone.
     func reconnectIfResumable(_ peer: PeerID, closed connection: Connection, reason: DisconnectReason) -> Bool {
         guard let settings = configuration.reconnection else { return false }
-        enum Plan {
-            case report
-            case keep
-            case reconnect(generation: Int, dial: (host: String, port: Int, secret: [UInt8])?, pending: Connection?)
-        }
-        let resumeDialled = PeerTable.winsTieBreak(inviter: self.peer, over: peer)
-        let plan = peers.withLock { table -> Plan in
-            guard let entry = table[peer], var link = entry.link else { return .report }
-            if link.reconnecting != nil {
-                // A resume attempt that failed: the link stays down.
-                return entry.connection == nil ? .keep : .report
-            }
-            guard entry.connection === connection, entry.state == .connected, link.isResumable,
-                reason == .connectionLost || reason == .livenessTimeout
-            else { return .report }
-            let generation = reconnectGenerations.add(1, ordering: .relaxed).newValue
-            link.reconnecting = ResumableLink.Reconnecting(generation: generation)
-            let pending = link.pendingResume
-            link.pendingResume = nil
-            table[peer]?.link = link
-            table[peer]?.connection = nil
-            table[peer]?.state = .connecting
-            events.yield(.peerStateChanged(peer, .connecting, reason: reason))
-            var dial: (host: String, port: Int, secret: [UInt8])?
-            if pending == nil, resumeDialled, let endpoint = link.endpoint, let secret = link.peerSecret {
-                dial = (endpoint.host, endpoint.port, secret)
-            }
-            return .reconnect(generation: generation, dial: dial, pending: pending)
-        }
+        let drop = withPeers { $0.dropped(peer, connection: connection, reason: reason) }
         let generation: Int
         let dial: (host: String, port: Int, secret: [UInt8])?
         let pending: Connection?
-        switch plan {
+        switch drop {
         case .report: return false
         case .keep: return true
         case .reconnect(let planned, let planDial, let planPending):
@@ -107,31 +79,15 @@ extension SessionCore {
 
     /// How many messages this side has received on the link, while it is down in this generation.
     private func nextExpected(from peer: PeerID, generation: Int) -> UInt64? {
-        peers.withLock { table in
-            guard let link = table[peer]?.link, link.reconnecting?.generation == generation else { return nil }
-            return link.ledger.nextExpected
-        }
+        peers.withLock { $0.nextExpected(from: peer, generation: generation) }
     }
 
     /// The link did not come back (window ended, or the peer refused): the peer goes `notConnected`,
     /// saying how many messages it never confirmed; waiting `send`s throw.
     private func giveUp(_ peer: PeerID, generation: Int, reason: DisconnectReason) {
-        let outcome = peers.withLock { table -> ([CheckedContinuation<Void, any Error>], DisconnectReason)? in
-            guard let entry = table[peer], var link = entry.link, link.reconnecting?.generation == generation else {
-                return nil
-            }
-            let unconfirmed = link.ledger.abandon().count
-            let window = configuration.reconnection?.window ?? .zero
-            let full = reason.with(
-                detail: "\(reason == .reconnectionFailed ? "no link within \(window); " : "")"
-                    + "\(unconfirmed) message(s) sent to the peer were not confirmed"
-            ).with(unconfirmedMessages: unconfirmed)
-            table[peer] = nil
-            events.yield(.peerStateChanged(peer, .notConnected, reason: full))
-            configuration.logger.debug("gave up the link to \(peer): \(full)")
-            return (entry.waiters + link.sendWaiters, full)
-        }
+        let outcome = withPeers { $0.giveUp(peer, generation: generation, reason: reason) }
         guard let (waiters, full) = outcome else { return }
+        configuration.logger.debug("gave up the link to \(peer): \(full)")
         let error = SessionError.peerNotConnected(peer, reason: full)
         for waiter in waiters { waiter.resume(throwing: error) }
     }
@@ -139,37 +95,25 @@ extension SessionCore {
     // MARK: - Resuming
 
     func resumeRequested(by peer: PeerID, secret: [UInt8], peerExpects: UInt64, on connection: Connection) {
-        enum Verdict {
-            case refuse(String)
-            case accept
-            case closeOld(Connection)
-        }
-        let verdict = peers.withLock { table -> Verdict in
-            guard configuration.reconnection != nil, let entry = table[peer], let link = entry.link,
-                link.isResumable
-            else { return .refuse("\(peer) has no link to resume in this session") }
-            guard link.matches(secret) else { return .refuse("the resume secret does not match") }
-            guard link.pendingResume == nil else { return .refuse("another resume is under way") }
-            if link.reconnecting != nil, entry.connection == nil { return .accept }
-            guard let old = entry.connection else { return .refuse("\(peer) is not connected") }
-            // The old connection still seems up here: it is gone, close it and answer once it has closed.
-            table[peer]?.link?.pendingResume = connection
-            return .closeOld(old)
+        let verdict = peers.withLock { table in
+            table.resumeRequested(by: peer, secret: secret, on: connection)
         }
         switch verdict {
         case .refuse(let why):
             configuration.logger.debug("refusing to resume the link to \(peer): \(why)")
             connection.decline(.resumeRefused.with(detail: why))
-        case .accept:
-            acceptResume(connection, from: peer)
+        case .accept(let nextExpected):
+            acceptResume(connection, from: peer, nextExpected: nextExpected)
         case .closeOld(let old):
             old.abort()
         }
     }
 
-    private func acceptResume(_ connection: Connection, from peer: PeerID) {
-        let nextExpected = peers.withLock { $0[peer]?.link?.ledger.nextExpected }
-        guard let nextExpected else {
+    /// Accepts a RESUME: the link goes on over `connection`.
+    ///
+    /// - Parameter nextExpected: how many messages this side received on the link; read now if `nil`.
+    private func acceptResume(_ connection: Connection, from peer: PeerID, nextExpected: UInt64? = nil) {
+        guard let nextExpected = nextExpected ?? peers.withLock({ $0[peer]?.link?.ledger.nextExpected }) else {
             connection.decline(.resumeRefused)
             return
         }
@@ -185,36 +129,19 @@ extension SessionCore {
     }
 
     func resumed(_ peer: PeerID, peerExpects: UInt64, on connection: Connection) {
-        enum Outcome {
-            case resumed([CheckedContinuation<Void, any Error>])
-            case refused(DisconnectReason)
-        }
-        let outcome = peers.withLock { table -> Outcome in
-            guard let entry = table[peer], var link = entry.link, link.reconnecting != nil, entry.connection == nil
-            else { return .refused(.resumeRefused.with(detail: "the link is not waiting to be resumed")) }
-            let again: [EncodedFrame]
-            do {
-                again = try link.ledger.resume(peerExpects: peerExpects)
-            } catch {
-                return .refused(.protocolViolation.with(detail: "\(error)"))
+        let outcome = withPeers { table in
+            let outcome = table.resumed(peer, peerExpects: peerExpects, on: connection)
+            if case .resumed(_, let again) = outcome {
+                // Under the lock: what the peer lacks goes out before anything sent from now on.
+                for frame in again {
+                    _ = try? connection.enqueue(frame)
+                }
             }
-            link.ledger.resumed()
-            link.reconnecting = nil
-            for frame in again {
-                _ = try? connection.enqueue(frame)
-            }
-            let waiters = entry.waiters + link.sendWaiters
-            link.sendWaiters = []
-            table[peer]?.link = link
-            table[peer]?.waiters = []
-            table[peer]?.connection = connection
-            table[peer]?.state = .connected
-            events.yield(.peerStateChanged(peer, .connected, reason: nil))
-            configuration.logger.debug("link to \(peer) resumed: \(again.count) message(s) sent again")
-            return .resumed(waiters)
+            return outcome
         }
         switch outcome {
-        case .resumed(let waiters):
+        case .resumed(let waiters, let again):
+            configuration.logger.debug("link to \(peer) resumed: \(again.count) message(s) sent again")
             for waiter in waiters { waiter.resume() }
             datagrams.established(connection, with: peer)
             meshEstablished(connection)

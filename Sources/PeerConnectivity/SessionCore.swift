@@ -12,7 +12,7 @@ import Synchronization
 /// while it is held so that their order matches the order of the changes.
 final class SessionCore: ConnectionEventHandler, Sendable {
     /// The peer table and its decisions (``SessionStateMachine``), over this module's connections.
-    typealias PeerTable = SessionStateMachine<Connection, ResumableLink, CheckedContinuation<Void, any Error>>
+    typealias PeerTable = SessionStateMachine<Connection, CheckedContinuation<Void, any Error>>
     /// A peer the session holds.
     typealias Entry = PeerTable.Record
 
@@ -31,8 +31,6 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
     let peers: Mutex<PeerTable>
-    /// Numbers the drops of links being re-established (reconnection).
-    let reconnectGenerations = Atomic<Int>(0)
     private let shutDown = Atomic<Bool>(false)
     /// Whether the session was released.
     var isShutDown: Bool { shutDown.load(ordering: .relaxed) }
@@ -66,7 +64,13 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     init(peer: PeerID, configuration: Session.Configuration, security: ConnectionSecurity?) {
         self.peer = peer
         self.configuration = configuration
-        self.peers = Mutex(PeerTable(localPeer: peer, maximumPeers: configuration.maximumPeers))
+        self.peers = Mutex(
+            PeerTable(
+                localPeer: peer,
+                maximumPeers: configuration.maximumPeers,
+                reconnectionWindow: configuration.reconnection?.window
+            )
+        )
         self.eventLoop = PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         self.encryptionPreference = security?.preference ?? .none
         self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)

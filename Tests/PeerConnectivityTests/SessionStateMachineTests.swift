@@ -128,6 +128,33 @@ struct SessionStateMachineTests {
         #expect(outcomes == ["connected", "apart"])
     }
 
+    @Test("a link cut while messages cross resumes: every message arrives once, in order, with and without some lost")
+    func resumeAfterDrop() {
+        var lost = 0
+        var none = 0
+        for seed in Self.seeds {
+            var world = SessionSimulation(
+                peers: [Self.low, Self.high],
+                seed: seed,
+                reconnectionWindow: .seconds(10)
+            )
+            world.invite(from: seed.isMultiple(of: 2) ? 0 : 1, to: seed.isMultiple(of: 2) ? 1 : 0)
+            world.send(40, from: 0, to: 1)
+            world.send(40, from: 1, to: 0)
+            world.cutFirstConnection(onceConnected: true)
+            world.run()
+            #expect(world.connections.first?.cut == true, "seed \(seed): the link was never cut")
+            Self.expectConnected(world, seed: seed)
+            #expect(!world.accepted[0].isEmpty && !world.accepted[1].isEmpty, "seed \(seed)")
+            #expect(world.delivered[1] == world.accepted[0], "seed \(seed): \(world.delivered[1])")
+            #expect(world.delivered[0] == world.accepted[1], "seed \(seed): \(world.delivered[0])")
+            #expect(world.sentAgain >= world.lostInFlight, "seed \(seed)")
+            if world.lostInFlight > 0 { lost += 1 } else { none += 1 }
+        }
+        // Both cases happen over the seeds: a cut that lost messages in flight, and one that lost none.
+        #expect(lost > 0 && none > 0, "\(lost) runs lost messages, \(none) did not")
+    }
+
     // MARK: - Invariants
 
     /// Both hold each other `connected`, over the same connection, the only one still open.

@@ -9,9 +9,12 @@ import PeerConnectivityCore
 /// and continuations. It lives beside the session, in one module, so that the per-message lookups
 /// (``connectedConnection(to:)``) are specialised.
 ///
-/// Reconnection and the mesh still change ``Record``s in place through ``subscript(_:)``; their
-/// decisions move here next (see docs/ARCHITECTURE.md).
-struct SessionStateMachine<Connection: AnyObject, Link, Waiter> {
+/// Reconnection's decisions are here too (`SessionStateMachine+Resumption.swift`); the mesh still
+/// changes ``Record``s in place through ``subscript(_:)`` (see docs/ARCHITECTURE.md).
+struct SessionStateMachine<Connection: AnyObject, Waiter> {
+    /// A peer's link, with reconnection on.
+    typealias Link = ResumableLink<Connection, Waiter>
+
     /// A peer the session holds.
     struct Record {
         /// `connecting` or `connected`: a peer not held is `notConnected`.
@@ -63,12 +66,18 @@ struct SessionStateMachine<Connection: AnyObject, Link, Waiter> {
     let localPeer: PeerID
     /// How many peers the session holds at most.
     let maximumPeers: Int
-    private var records: [PeerID: Record] = [:]
+    /// With reconnection on, how long a dropped link may take to come back.
+    let reconnectionWindow: Duration?
+    /// The peers held; changed only by this machine's methods (in its files) and ``subscript(_:)``.
+    var records: [PeerID: Record] = [:]
     private var changes: [Change] = []
+    /// Numbers the drops of links being re-established, so a later drop's timers and dials are told apart.
+    var reconnectGeneration = 0
 
-    init(localPeer: PeerID, maximumPeers: Int) {
+    init(localPeer: PeerID, maximumPeers: Int, reconnectionWindow: Duration? = nil) {
         self.localPeer = localPeer
         self.maximumPeers = maximumPeers
+        self.reconnectionWindow = reconnectionWindow
     }
 
     // MARK: - The table
@@ -132,10 +141,11 @@ struct SessionStateMachine<Connection: AnyObject, Link, Waiter> {
 
     /// Records the dialled connection of a reserved peer.
     ///
-    /// - Returns: `false` if the place is gone or another connection holds the peer (its invitation won).
+    /// - Returns: `false` if the place is gone or another connection holds the peer (its invitation won),
+    ///   or the peer already got a link whose connection dropped meanwhile (this dial is stale).
     mutating func attach(_ connection: Connection, to peer: PeerID) -> Bool {
         guard let record = records[peer] else { return false }
-        if record.connection == nil { records[peer]?.connection = connection }
+        if record.connection == nil, record.link == nil { records[peer]?.connection = connection }
         return records[peer]?.connection === connection
     }
 
@@ -287,6 +297,6 @@ struct SessionStateMachine<Connection: AnyObject, Link, Waiter> {
     }
 }
 
-extension SessionStateMachine.Record: Sendable where Connection: Sendable, Link: Sendable, Waiter: Sendable {}
+extension SessionStateMachine.Record: Sendable where Connection: Sendable, Waiter: Sendable {}
 extension SessionStateMachine.Admission: Sendable where Connection: Sendable {}
 extension SessionStateMachine.Identification: Sendable where Connection: Sendable {}

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PeerConnectivityCore
 
 @testable import PeerConnectivity
@@ -17,6 +18,10 @@ final class SimulatedConnection: CustomStringConvertible {
     var closeReason: [Int: DisconnectReason] = [:]
     /// The inviter closed it because the peer's crossing invitation won (its `invite` then waits).
     var lostTieBreak = false
+    /// Dialled to resume a link: its events reach the session only once the link is resumed.
+    var resumes = false
+    /// The cable is cut: nothing more crosses, each end notices in its own time.
+    var cut = false
 
     init(number: Int, inviter: Int, invitee: Int) {
         self.number = number
@@ -36,7 +41,7 @@ final class SimulatedConnection: CustomStringConvertible {
 /// is one order of events, and many seeds cover the races (crossing invitations, a cut during the
 /// handshake, a decline racing an accept). Each side reacts to a verdict as ``SessionCore`` does.
 struct SessionSimulation {
-    typealias Table = SessionStateMachine<SimulatedConnection, Never, Int>
+    typealias Table = SessionStateMachine<SimulatedConnection, Int>
 
     /// What crosses a connection, in order, one way.
     enum Frame {
@@ -46,6 +51,13 @@ struct SessionSimulation {
         case decline(DisconnectReason)
         case goodbye(DisconnectReason)
         case cut
+        // Reconnection.
+        case resumeSecret([UInt8])
+        case listener
+        case data(Int)
+        case ack(UInt64)
+        case resume(secret: [UInt8], nextExpected: UInt64)
+        case resumed(nextExpected: UInt64)
     }
 
     /// Something a side does or receives: a frame arriving, or the application's own step.
@@ -55,6 +67,12 @@ struct SessionSimulation {
         /// The dial returned: the session records its connection (HELLO may have come back already).
         case attach(SimulatedConnection, at: Int, to: Int)
         case cut(SimulatedConnection)
+        /// One end of a cut connection notices (liveness).
+        case notice(SimulatedConnection, at: Int)
+        /// The application sends message `index` (reconnection runs number them).
+        case send(from: Int, to: Int, index: Int)
+        /// A receiver's acknowledgement timer fires.
+        case ackTimer(SimulatedConnection, at: Int)
     }
 
     let peers: [PeerID]
@@ -68,14 +86,30 @@ struct SessionSimulation {
     private var pendingDeclines: [(side: Int, connection: SimulatedConnection, peer: Int)] = []
     private var awaitingReplacement: [(side: Int, peer: Int)] = []
     private var nextNumber = 1
+    private var cutsOnlyConnected = false
+    /// Messages each side delivered to its application, by sender, in order (reconnection runs).
+    var delivered: [[Int]]
+    /// Messages each side's `send` took (not refused as not connected), in order.
+    var accepted: [[Int]]
+    /// How many messages were sent again after a resume.
+    private(set) var sentAgain = 0
+    /// How many messages the cut lost on the wire.
+    private(set) var lostInFlight = 0
+    private var windows: [(side: Int, peer: Int, generation: Int)] = []
+    /// What each RESUME said its sender had received, by connection, until the link resumes.
+    fileprivate var pendingExpectations: [Int: UInt64] = [:]
     private var generator: SeededGenerator
     private(set) var connections: [SimulatedConnection] = []
     /// What happened, in order, to print when an invariant fails.
     private(set) var trace: [String] = []
 
-    init(peers: [PeerID], seed: UInt64, maximumPeers: Int = 16) {
+    init(peers: [PeerID], seed: UInt64, maximumPeers: Int = 16, reconnectionWindow: Duration? = nil) {
         self.peers = peers
-        self.tables = peers.map { Table(localPeer: $0, maximumPeers: maximumPeers) }
+        self.tables = peers.map {
+            Table(localPeer: $0, maximumPeers: maximumPeers, reconnectionWindow: reconnectionWindow)
+        }
+        self.delivered = peers.map { _ in [] }
+        self.accepted = peers.map { _ in [] }
         self.reported = peers.map { _ in [] }
         self.generator = SeededGenerator(seed: seed)
     }
@@ -86,8 +120,17 @@ struct SessionSimulation {
     }
 
     /// Queues a cut of the first connection between two sides once it exists (taken in a random order).
-    mutating func cutFirstConnection() {
+    ///
+    /// - Parameter onceConnected: wait until both sides hold each other connected over it, with links
+    ///   that resume (each has the other's RESUME-SECRET and session listener).
+    mutating func cutFirstConnection(onceConnected: Bool = false) {
+        cutsOnlyConnected = onceConnected
         inFlight.append(("cut", []))
+    }
+
+    /// Queues `count` messages from `side` to `peer`, in order, each sent when its turn comes.
+    mutating func send(_ count: Int, from side: Int, to peer: Int) {
+        inFlight.append(("send-\(side)", (0..<count).map { .send(from: side, to: peer, index: $0) }))
     }
 
     /// Runs every step to the end, in an order drawn from the seed; then lets the replacement grace
@@ -104,6 +147,15 @@ struct SessionSimulation {
                 continue
             }
             inFlight.removeAll { $0.key == "cut" }
+            if !windows.isEmpty {
+                let ended = windows
+                windows = []
+                for (side, peer, generation) in ended {
+                    let id = peers[peer]
+                    _ = record(side) { $0.giveUp(id, generation: generation, reason: .reconnectionFailed) }
+                }
+                continue
+            }
             guard !awaitingReplacement.isEmpty else { return }
             let expired = awaitingReplacement
             awaitingReplacement = []
@@ -120,7 +172,9 @@ struct SessionSimulation {
     private mutating func pickReady() -> Int? {
         var ready = inFlight.indices.filter { !inFlight[$0].steps.isEmpty }
         if let cut = inFlight.firstIndex(where: { $0.key == "cut" }), let first = connections.first,
-            first.closed.values.contains(false)
+            !first.cut, first.closed.values.contains(false),
+            !cutsOnlyConnected
+                || (0..<peers.count).allSatisfy({ Self.holdsResumable(tables[$0], peers[1 - $0], over: first) })
         {
             inFlight[cut].steps = [.cut(first)]
             ready.append(cut)
@@ -130,6 +184,7 @@ struct SessionSimulation {
     }
 
     private mutating func send(_ frame: Frame, on connection: SimulatedConnection, from side: Int) {
+        guard !connection.cut else { return }
         let to = connection.other(than: side)
         let key = "\(connection.number)-\(side)"
         if let index = inFlight.firstIndex(where: { $0.key == key }) {
@@ -180,10 +235,38 @@ struct SessionSimulation {
             }
 
         case .cut(let connection):
-            for side in [connection.inviter, connection.invitee] where connection.closed[side] == false {
-                closed(connection, at: side, .connectionLost)
+            connection.cut = true
+            for queue in inFlight where queue.key.hasPrefix("\(connection.number)-") {
+                lostInFlight +=
+                    queue.steps.filter {
+                        if case .arrive(_, _, .data) = $0 { return true }
+                        return false
+                    }.count
             }
             inFlight.removeAll { $0.key.hasPrefix("\(connection.number)-") }
+            if tables[0].reconnectionWindow == nil {
+                for side in [connection.inviter, connection.invitee] where connection.closed[side] == false {
+                    closed(connection, at: side, .connectionLost)
+                }
+            } else {
+                // Each end notices in its own time (its liveness timeout), in an order drawn from the seed.
+                for side in [connection.inviter, connection.invitee] {
+                    inFlight.append(("notice-\(connection.number)-\(side)", [.notice(connection, at: side)]))
+                }
+            }
+
+        case .notice(let connection, let side):
+            closed(connection, at: side, .connectionLost)
+
+        case .send(let side, let peer, let index):
+            sendData(index, from: side, to: peer)
+
+        case .ackTimer(let connection, let side):
+            let id = peers[connection.other(than: side)]
+            guard tables[side][id]?.connection === connection,
+                let count = record(side, { $0[id]?.link?.ledger.ackDue() })
+            else { return }
+            send(.ack(count), on: connection, from: side)
 
         case .arrive(let connection, let side, let frame):
             guard connection.closed[side] == false else { return }
@@ -198,11 +281,29 @@ struct SessionSimulation {
             case .accept:
                 if record(side, { $0.established(id, on: connection) }) == nil {
                     close(connection, at: side, .unexpectedPeer)
+                } else {
+                    startLink(to: peer, on: connection, at: side)
                 }
             case .decline(let reason), .goodbye(let reason):
                 closed(connection, at: side, reason == .localDisconnect ? .peerDisconnected : reason)
             case .cut:
                 break
+            case .resumeSecret(let secret):
+                _ = record(side) { $0.firstFrame(from: id, on: connection, resumeSecret: secret) }
+            case .listener:
+                let host = "side-\(peer)"
+                record(side) { $0.resumeEndpoint(host: host, port: 1, of: id, on: connection) }
+            case .data(let index):
+                received(index, from: peer, on: connection, at: side)
+            case .ack(let count):
+                _ = record(side) { table -> Int? in
+                    guard table[id]?.connection === connection else { return nil }
+                    return try? table[id]?.link?.ledger.acknowledged(upTo: count)
+                }
+            case .resume(let secret, let nextExpected):
+                resumeRequested(by: peer, secret: secret, peerExpects: nextExpected, on: connection, at: side)
+            case .resumed(let nextExpected):
+                resumed(peer, peerExpects: nextExpected, on: connection, at: side)
             }
         }
     }
@@ -238,6 +339,7 @@ struct SessionSimulation {
             return
         }
         send(.accept, on: connection, from: side)
+        startLink(to: peer, on: connection, at: side)
     }
 
     private mutating func identified(_ peer: Int, on connection: SimulatedConnection, at side: Int) {
@@ -290,11 +392,156 @@ struct SessionSimulation {
         guard connection.ownedBy.contains(side) else { return }
         let peer = connection.other(than: side)
         let id = peers[peer]
+        switch record(side, { $0.dropped(id, connection: connection, reason: reason) }) {
+        case .report:
+            break
+        case .keep:
+            return
+        case .reconnect(let generation, let dial, let pending):
+            windows.append((side, peer, generation))
+            if let pending {
+                acceptResume(pending, from: peer, at: side)
+            }
+            if let dial {
+                let resumer = SimulatedConnection(number: nextNumber, inviter: side, invitee: peer)
+                nextNumber += 1
+                resumer.resumes = true
+                resumer.ownedBy = []
+                connections.append(resumer)
+                let nextExpected = tables[side].nextExpected(from: id, generation: generation) ?? 0
+                send(.resume(secret: dial.secret, nextExpected: nextExpected), on: resumer, from: side)
+            }
+            return
+        }
         if reason == .duplicate, record(side, { $0.closedAsDuplicate(id, connection: connection) }) {
             awaitingReplacement.append((side, peer))
             return
         }
         _ = record(side) { $0.release(id, connection: connection, reason: reason) }
+    }
+}
+
+// MARK: - Reconnection
+
+extension SessionSimulation {
+    static func holdsResumable(_ table: Table, _ peer: PeerID, over connection: SimulatedConnection) -> Bool {
+        table.connectedConnection(to: peer) === connection && table[peer]?.link?.isResumable == true
+            && table[peer]?.link?.endpoint != nil
+    }
+
+    /// A message's frame: its index in four bytes.
+    static func frame(_ index: Int) -> EncodedFrame {
+        EncodedFrame(head: ByteBuffer(integer: UInt32(index)))
+    }
+
+    static func index(of frame: EncodedFrame) -> Int {
+        Int(frame.head.getInteger(at: frame.head.readerIndex, as: UInt32.self) ?? 0)
+    }
+
+    /// With reconnection on, a new link: RESUME-SECRET first, then the session listener.
+    fileprivate mutating func startLink(to peer: Int, on connection: SimulatedConnection, at side: Int) {
+        guard tables[side].reconnectionWindow != nil else { return }
+        let id = peers[peer]
+        let link = Table.Link()
+        tables[side][id]?.link = link
+        send(.resumeSecret(link.localSecret), on: connection, from: side)
+        send(.listener, on: connection, from: side)
+    }
+
+    /// As `sendResumable`: refused when not connected, else numbered and kept by the ledger, and written
+    /// if the link is up.
+    fileprivate mutating func sendData(_ index: Int, from side: Int, to peer: Int) {
+        let id = peers[peer]
+        let frame = Self.frame(index)
+        let outcome = record(side) { table -> (taken: Bool, live: SimulatedConnection?) in
+            guard let record = table[id], record.link != nil else { return (false, nil) }
+            let live = record.state == .connected ? record.connection : nil
+            guard live != nil || record.link?.reconnecting != nil else { return (false, nil) }
+            _ = table[id]?.link?.ledger.sent(frame, bytes: 4)
+            return (true, live)
+        }
+        guard outcome.taken else { return }
+        accepted[side].append(index)
+        if let live = outcome.live { send(.data(index), on: live, from: side) }
+    }
+
+    fileprivate mutating func received(_ index: Int, from peer: Int, on connection: SimulatedConnection, at side: Int) {
+        let id = peers[peer]
+        if tables[side][id]?.connection === connection, tables[side][id]?.link?.peerResumes == nil {
+            _ = record(side) { $0.firstFrame(from: id, on: connection, resumeSecret: nil) }
+        }
+        let action = record(side) { table -> DeliveryLedger<EncodedFrame>.InboundAction? in
+            guard table[id]?.connection === connection else { return nil }
+            return table[id]?.link?.ledger.received(bytes: 4)
+        }
+        guard let action else { return }
+        delivered[side].append(index)
+        switch action {
+        case .deliverAndAck(let count):
+            send(.ack(count), on: connection, from: side)
+        case .deliverAndArmAckTimer:
+            inFlight.append(("ack-\(connection.number)-\(side)-\(index)", [.ackTimer(connection, at: side)]))
+        case .deliver:
+            break
+        }
+    }
+
+    fileprivate mutating func resumeRequested(
+        by peer: Int,
+        secret: [UInt8],
+        peerExpects: UInt64,
+        on connection: SimulatedConnection,
+        at side: Int
+    ) {
+        let id = peers[peer]
+        pendingExpectations[connection.number] = peerExpects
+        switch record(side, { $0.resumeRequested(by: id, secret: secret, on: connection) }) {
+        case .refuse:
+            decline(connection, at: side, .resumeRefused)
+        case .accept:
+            acceptResume(connection, from: peer, at: side)
+        case .closeOld(let old):
+            old.cut = true
+            closed(old, at: side, .connectionLost)
+        }
+    }
+
+    /// RESUMED goes out, then the link resumes on this side (and what the peer lacks follows).
+    fileprivate mutating func acceptResume(_ connection: SimulatedConnection, from peer: Int, at side: Int) {
+        let id = peers[peer]
+        guard let nextExpected = tables[side][id]?.link?.ledger.nextExpected else {
+            decline(connection, at: side, .resumeRefused)
+            return
+        }
+        connection.ownedBy.insert(side)
+        send(.resumed(nextExpected: nextExpected), on: connection, from: side)
+        resumedHere(peer, peerExpects: pendingExpectations[connection.number] ?? 0, on: connection, at: side)
+    }
+
+    fileprivate mutating func resumed(
+        _ peer: Int,
+        peerExpects: UInt64,
+        on connection: SimulatedConnection,
+        at side: Int
+    ) {
+        connection.ownedBy.insert(side)
+        resumedHere(peer, peerExpects: peerExpects, on: connection, at: side)
+    }
+
+    private mutating func resumedHere(
+        _ peer: Int,
+        peerExpects: UInt64,
+        on connection: SimulatedConnection,
+        at side: Int
+    ) {
+        let id = peers[peer]
+        switch record(side, { $0.resumed(id, peerExpects: peerExpects, on: connection) }) {
+        case .resumed(_, let again):
+            sentAgain += again.count
+            for frame in again { send(.data(Self.index(of: frame)), on: connection, from: side) }
+        case .refused(let reason):
+            close(connection, at: side, reason)
+        }
     }
 }
 

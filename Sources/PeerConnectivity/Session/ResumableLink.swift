@@ -1,9 +1,9 @@
 import PeerConnectivityCore
-import PeerConnectivityTransport
 
 /// What a session with reconnection keeps about the link to one peer, across its connections
-/// (in ``SessionCore``'s peer table, under its lock).
-struct ResumableLink {
+/// (in ``SessionStateMachine``'s records). Generic like the machine: the session's is over
+/// ``Connection`` and continuations, the tests' over stand-ins.
+struct ResumableLink<Connection: AnyObject, Waiter> {
     /// The link is down and being re-established.
     struct Reconnecting {
         /// Tells this attempt's timers and dial loop from those of a later drop.
@@ -26,7 +26,7 @@ struct ResumableLink {
     /// A RESUME that arrived while the old connection still seemed up: answered once it has closed.
     var pendingResume: Connection?
     /// `send` calls waiting for room in the ledger (or for the link to come back).
-    var sendWaiters: [CheckedContinuation<Void, any Error>] = []
+    var sendWaiters: [Waiter] = []
 
     init() {
         var generator = SystemRandomNumberGenerator()
@@ -46,3 +46,6 @@ struct ResumableLink {
         return difference == 0
     }
 }
+
+extension ResumableLink: Sendable where Connection: Sendable, Waiter: Sendable {}
+extension ResumableLink.Reconnecting: Sendable {}
