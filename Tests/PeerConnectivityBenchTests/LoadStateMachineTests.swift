@@ -1,3 +1,4 @@
+import PeerConnectivityCore
 import Testing
 
 @testable import PeerConnectivityBench
@@ -165,7 +166,7 @@ struct LoadStateMachineTests {
 
     @Test("whatever the network does, every message sent has exactly one outcome")
     func accountingInvariant() {
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         var phase = machine(count: 5_000, window: 16, durationSeconds: 86_400, samples: true)
         var inFlight: [UInt64] = []
         var now: UInt64 = 0
@@ -207,22 +208,5 @@ struct LoadStateMachineTests {
         }
         #expect(phase.result.samples == nil)
         #expect(phase.result.echoed == 100_000)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the simulated network does the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -98,7 +98,7 @@ struct SessionSimulation {
     private var windows: [(side: Int, peer: Int, generation: Int)] = []
     /// What each RESUME said its sender had received, by connection, until the link resumes.
     fileprivate var pendingExpectations: [Int: UInt64] = [:]
-    private var generator: SeededGenerator
+    private var generator: SplitMix64
     private(set) var connections: [SimulatedConnection] = []
     /// What happened, in order, to print when an invariant fails.
     private(set) var trace: [String] = []
@@ -111,7 +111,7 @@ struct SessionSimulation {
         self.delivered = peers.map { _ in [] }
         self.accepted = peers.map { _ in [] }
         self.reported = peers.map { _ in [] }
-        self.generator = SeededGenerator(seed: seed)
+        self.generator = SplitMix64(seed: seed)
     }
 
     /// Queues an application step: `side` invites `peer`.
@@ -542,20 +542,5 @@ extension SessionSimulation {
         case .refused(let reason):
             close(connection, at: side, reason)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64): one seed, one order of events.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
