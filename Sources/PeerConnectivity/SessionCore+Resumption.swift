@@ -132,6 +132,7 @@ extension SessionCore {
             return (entry.waiters + link.sendWaiters, full)
         }
         guard let (waiters, full) = outcome else { return }
+        LinkMetrics.linkGivenUp()
         let error = SessionError.peerNotConnected(peer, reason: full)
         for waiter in waiters { waiter.resume(throwing: error) }
     }
