@@ -91,6 +91,24 @@ struct MetricsTests {
         app.cancel()
     }
 
+    @Test("each connection's log lines carry its number and, once known, the peer")
+    func connectionMetadata() async throws {
+        let logs = LogCapture()
+        let advertiser = try await loopbackAdvertiser("metrics-logs") { $0.logger = logs.logger(label: "host") }
+        let host = Session(peer: advertiser.peer)
+        let acceptor = acceptAll(advertiser, into: host)
+        let client = Session(peer: try PeerID(displayName: "metrics-logged"))
+        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        try await eventually { logs.records.contains { $0.message == "connected" } }
+        let connected = try #require(logs.records.first { $0.message == "connected" })
+        #expect(connected.metadata["connection"].flatMap { UInt64($0) } != nil, "\(connected.line)")
+        #expect(connected.metadata["peer"]?.contains("metrics-logged") == true, "\(connected.line)")
+        await client.disconnect()
+        await host.disconnect()
+        await advertiser.stop()
+        acceptor.cancel()
+    }
+
     @Test("every reason has a name of its own, from a bounded set")
     func reasonNames() {
         let reasons: [DisconnectReason] = [
