@@ -109,6 +109,36 @@ struct MetricsTests {
         acceptor.cancel()
     }
 
+    @Test("a cut link that comes back counts as resumed on both sides; one that cannot, as given up on both")
+    func links() async throws {
+        let resumed = SharedTestMetrics.total(PeerMetrics.linksResumed)
+        let resuming = try await SessionPair.connect(
+            host: ReconnectionTests.configuration(),
+            client: ReconnectionTests.configuration()
+        )
+        resuming.client.abortConnection(to: resuming.host.peer)
+        try await resuming.clientLog.waitFor(resuming.host.peer, .connecting)
+        try await resuming.clientLog.waitFor(resuming.host.peer, .connected)
+        try await eventually { SharedTestMetrics.total(PeerMetrics.linksResumed) >= resumed + 2 }
+        await resuming.client.disconnect()
+        await resuming.host.disconnect()
+        await resuming.advertiser.stop()
+        resuming.acceptor.cancel()
+
+        let givenUp = SharedTestMetrics.total(PeerMetrics.linksGivenUp)
+        let configuration = ReconnectionTests.configuration(window: .milliseconds(500))
+        let pair = try await SessionPair.connect(host: configuration, client: configuration)
+        pair.client.closeMemberListener()
+        pair.host.closeMemberListener()
+        try await Task.sleep(for: .milliseconds(100))
+        pair.client.abortConnection(to: pair.host.peer)
+        _ = try await pair.clientLog.waitFor(pair.host.peer, .notConnected)
+        _ = try await pair.hostLog.waitFor(pair.client.peer, .notConnected)
+        #expect(SharedTestMetrics.total(PeerMetrics.linksGivenUp) >= givenUp + 2)
+        await pair.advertiser.stop()
+        pair.acceptor.cancel()
+    }
+
     @Test("every reason has a name of its own, from a bounded set")
     func reasonNames() {
         let reasons: [DisconnectReason] = [
