@@ -88,6 +88,7 @@ extension SessionCore {
         let outcome = withPeers { $0.giveUp(peer, generation: generation, reason: reason) }
         guard let (waiters, full) = outcome else { return }
         configuration.logger.debug("gave up the link to \(peer): \(full)")
+        LinkMetrics.linkGivenUp()
         let error = SessionError.peerNotConnected(peer, reason: full)
         for waiter in waiters { waiter.resume(throwing: error) }
     }

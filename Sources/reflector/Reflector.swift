@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
 import PeerConnectivity
 import PeerConnectivityBench
 import PeerConnectivityCore
+import Prometheus
 import ServiceLifecycle
 
 /// The benchmark's echo side: advertises, accepts every test-runner into a session of its own, echoes.
@@ -87,6 +89,17 @@ struct Reflector: AsyncParsableCommand {
     @Flag(help: "Listen only, without registering a DNS-SD service (runners use --connect).")
     var noDnssd = false
 
+    @Option(
+        help: """
+            Serve the library's metrics for Prometheus at http://HOST:PORT/metrics on this TCP port (0: \
+            ephemeral; default: no metrics).
+            """
+    )
+    var metricsPort: Int?
+
+    @Option(help: "The address the metrics are served on (0.0.0.0: every interface).")
+    var metricsHost = "127.0.0.1"
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard (0...65535).contains(rawEchoPort) else { throw ValidationError("--raw-echo-port must be 0...65535") }
@@ -109,6 +122,9 @@ struct Reflector: AsyncParsableCommand {
         guard idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be 0...86400 s")
         }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be 0...65535")
+        }
         if let name, !(1...63).contains(name.utf8.count) {
             throw ValidationError("--name must be 1 to 63 bytes of UTF-8, is \(name.utf8.count)")
         }
@@ -116,6 +132,16 @@ struct Reflector: AsyncParsableCommand {
 
     func run() async throws {
         ProcessLimits.raiseOpenFileLimit()
+        // Before the first connection: the library makes its metric objects from the factory bootstrapped then.
+        var exporter: MetricsExporter?
+        do {
+            if let metricsPort { exporter = try await Self.startMetrics(host: metricsHost, port: metricsPort) }
+        } catch {
+            FileHandle.standardError.write(
+                Data("reflector: metrics on \(metricsHost):\(metricsPort ?? 0): \(error)\n".utf8)
+            )
+            throw ExitCode(2)
+        }
         var configuration = ReflectorConfiguration()
         if let name { configuration.name = name }
         configuration.serviceType = service
@@ -146,14 +172,17 @@ struct Reflector: AsyncParsableCommand {
                 + "udp-ports=\(configuration.datagramPorts.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "ephemeral") "
                 + "dns-sd=\(!noDnssd) encryption=\(configuration.encryption) "
                 + "version=\(ToolInfo.version) commit=\(SourceRevision.commit ?? "unknown")"
+                + (exporter.map { " metrics-port=\(String($0.port))" } ?? "")
         )
         // A service of swift-service-lifecycle: SIGTERM or SIGINT shuts it down gracefully (runners told,
         // transfers ended, its partial files removed, a summary logged).
         var logger = Logger(label: "reflector")
         logger.logLevel = .warning
+        var services = [ServiceGroupConfiguration.ServiceConfiguration(service: reflector)]
+        if let exporter { services.append(.init(service: exporter)) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: reflector)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -161,6 +190,13 @@ struct Reflector: AsyncParsableCommand {
         try await group.run()
         // Sessions' event streams end only when the sessions are released; leave without waiting for them.
         Foundation.exit(0)
+    }
+
+    /// Bootstraps swift-metrics with a Prometheus registry and serves it over HTTP.
+    static func startMetrics(host: String, port: Int) async throws -> MetricsExporter {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return try await MetricsExporter.bind(host: host, port: port, registry: registry)
     }
 
     /// "7449-7480" as a range of ports.

@@ -46,6 +46,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var keepaliveInterval: TimeAmount
     private var maximumMessageLength: Int
     private var logger: Logger
+    private let metrics: ConnectionMetrics
     /// The warnings about peers this handler's listener or session may still write.
     private let warnings: WarningBudget
     /// Shared with the frame decoder: small while handshaking, the message limit once connected.
@@ -116,6 +117,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.maximumMessageLength = configuration.maximumMessageLength
         self.eventHandler = eventHandler
         self.logger = configuration.logger
+        self.metrics = ConnectionMetrics(role: role)
         self.warnings = configuration.warnings
         let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
         self.frameLengthLimit = frameLengthLimit
@@ -157,9 +159,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             firstChannel: handler.stateMachine.firstLocalChannel
         )
         handler.connection = connection
+        handler.logger[metadataKey: "connection"] = "\(ConnectionSerial.next())"
         if let remote = channel.remoteAddress {
             handler.logger[metadataKey: "remote"] = "\(remote)"
         }
+        try channel.pipeline.syncOperations.addHandler(SentFrameCounter(metrics: handler.metrics))
         try channel.pipeline.syncOperations.addHandler(handler)
         return connection
     }
@@ -193,6 +197,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !readerStopped else { return }
+        metrics.received(bytes: unwrapInboundIn(data).readableBytes)
         reader.append(unwrapInboundIn(data))
         guard !decoding else { return }
         decoding = true
@@ -206,6 +211,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 break
             }
             guard let frame else { break }
+            metrics.frameReceived()
             run(stateMachine.frameReceived(frame))
             if establishedPeer == nil, case .hello(let hello) = frame {
                 logIfPlain(after: hello)
@@ -215,6 +221,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         if let tls = pendingTLS.take() {
             installTLS(tls, context: context)
         }
+    }
+
+    package func channelReadComplete(context: ChannelHandlerContext) {
+        metrics.flushReceived()
+        context.fireChannelReadComplete()
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -402,6 +413,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         guard let context else { return }
         let action = stateMachine.channelActive()
         guard action != .none else { return }
+        metrics.connectionOpened()
         scheduleDeadline(after: firstDeadline, context: context)
         run(action)
     }
@@ -499,6 +511,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
         case .establishResumed(let peer, let peerExpects, let frame):
             establish(peer, context: context)
+            metrics.linkResumed()
             if let frame { write(frame, context: context) }
             logger.debug("link resumed")
             report(.resumed(peer, peerExpects: peerExpects), on: connection)
@@ -522,6 +535,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
         case .close(let reason, let frame):
             cancelTimers()
+            metrics.closing(reason, sending: frame)
             connection.refuseNewSends(ConnectionClosedError(reason: reason, peer: stateMachine.peer))
             if Self.reasonsWorthAWarning.contains(reason) {
                 warnings.warn("closing connection: \(reason)", to: logger)
@@ -556,6 +570,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
         case .reportClosed(let peer, let reason):
             closedReason = reason
+            metrics.connectionClosed(reason)
             cancelTimers()
             let error = ConnectionClosedError(reason: reason, peer: peer)
             connection.markClosed(error)
@@ -583,6 +598,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         deadline?.cancel()
         deadline = nil
         establishedPeer = peer
+        metrics.handshakeCompleted()
         frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
         scheduleKeepalive(context: context)
     }
