@@ -155,21 +155,25 @@ struct ConnectionStateMachineTests {
         var machine = makeInviter(timeout: .seconds(30))
         #expect(machine.peer == nil)
         let invite = Frame.invite(Frame.Invite(timeoutMilliseconds: 30_000, context: invitationContext))
-        #expect(machine.channelActive() == .send([.hello(Frame.Hello(peer: F.alice)), invite]))
+        #expect(
+            machine.channelActive()
+                == .scheduleDeadline(.seconds(30), sending: [.hello(Frame.Hello(peer: F.alice)), invite])
+        )
         #expect(machine.frameReceived(helloFromBob) == .peerIdentified(F.bob))
         #expect(machine.peer == F.bob)
         #expect(!machine.isEstablished)
-        #expect(machine.frameReceived(.accept) == .establish(F.bob, sending: nil))
+        #expect(machine.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
         #expect(machine.isEstablished)
-        #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi")))
-        #expect(machine.frameReceived(.data(ByteBuffer())) == .deliverData(ByteBuffer()))
+        #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi"), from: F.bob))
+        #expect(machine.frameReceived(.data(ByteBuffer())) == .deliverData(ByteBuffer(), from: F.bob))
         #expect(machine.frameReceived(.keepalive) == .none)
     }
 
     @Test("the HELLO sent carries this side's identity and protocol version")
     func helloContents() {
         var machine = makeInvitee()
-        guard case .send(let frames) = machine.channelActive(), case .hello(let hello) = frames.first else {
+        guard case .scheduleDeadline(_, let frames) = machine.channelActive(), case .hello(let hello) = frames.first
+        else {
             Issue.record("expected a HELLO")
             return
         }
@@ -191,7 +195,8 @@ struct ConnectionStateMachineTests {
     )
     func inviteTimeout(timeout: TimeAmount, milliseconds: UInt32) {
         var machine = makeInviter(timeout: timeout)
-        guard case .send(let frames) = machine.channelActive(), frames.count == 2, case .invite(let invite) = frames[1]
+        guard case .scheduleDeadline(_, let frames) = machine.channelActive(), frames.count == 2,
+            case .invite(let invite) = frames[1]
         else {
             Issue.record("expected HELLO and INVITE")
             return
@@ -203,7 +208,9 @@ struct ConnectionStateMachineTests {
     @Test("invitee: HELLO, the inviter's HELLO, INVITE, accept, then data")
     func inviteeHappyPath() {
         var machine = makeInvitee()
-        #expect(machine.channelActive() == .send([.hello(Frame.Hello(peer: F.alice))]))
+        #expect(
+            machine.channelActive() == .scheduleDeadline(.seconds(10), sending: [.hello(Frame.Hello(peer: F.alice))])
+        )
         #expect(machine.frameReceived(helloFromBob) == .none)
         #expect(machine.peer == F.bob)
         #expect(
@@ -212,9 +219,9 @@ struct ConnectionStateMachineTests {
         )
         #expect(!machine.isEstablished)
         let accepted = machine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
-        #expect(accepted == .establish(F.bob, sending: .accept))
+        #expect(accepted == .establish(F.bob, sending: .accept, finishingHandshake: false))
         #expect(machine.isEstablished)
-        #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi")))
+        #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi"), from: F.bob))
     }
 
     @Test("invitee: an INVITE asking for 49 days is held at most the maximum invitation timeout")
@@ -249,7 +256,7 @@ struct ConnectionStateMachineTests {
         var machine = makeInviter(expecting: nil)
         _ = machine.channelActive()
         #expect(machine.frameReceived(.hello(Frame.Hello(peer: F.eve))) == .peerIdentified(F.eve))
-        #expect(machine.frameReceived(.accept) == .establish(F.eve, sending: nil))
+        #expect(machine.frameReceived(.accept) == .establish(F.eve, sending: nil, finishingHandshake: true))
     }
 
     @Test("two machines complete the handshake over encoded bytes and say goodbye")
@@ -266,8 +273,8 @@ struct ConnectionStateMachineTests {
         func wire(_ action: Machine.Action) throws -> [Frame] {
             let frames: [Frame]
             switch action {
-            case .send(let sent): frames = sent
-            case .establish(_, let frame?), .close(_, let frame?): frames = [frame]
+            case .send(let sent), .scheduleDeadline(_, let sent): frames = sent
+            case .establish(_, let frame?, _), .close(_, let frame?): frames = [frame]
             default: frames = []
             }
             var buffer = ByteBuffer()
@@ -291,20 +298,23 @@ struct ConnectionStateMachineTests {
         #expect(inviter.frameReceived(toInviter[0]) == .peerIdentified(F.bob))
         let accepted = invitee.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3))
         let accept = try #require(accepted)
-        #expect(accept == .establish(F.alice, sending: .accept))
+        #expect(accept == .establish(F.alice, sending: .accept, finishingHandshake: false))
         let answer = try wire(accept)
-        #expect(inviter.frameReceived(try #require(answer.first)) == .establish(F.bob, sending: nil))
+        #expect(
+            inviter.frameReceived(try #require(answer.first))
+                == .establish(F.bob, sending: nil, finishingHandshake: true)
+        )
 
         #expect(inviter.isEstablished && invitee.isEstablished)
         let data = try wire(.send([.data(F.buffer("ping"))]))
-        #expect(invitee.frameReceived(data[0]) == .deliverData(F.buffer("ping")))
+        #expect(invitee.frameReceived(data[0]) == .deliverData(F.buffer("ping"), from: F.alice))
 
         let close = inviter.close(.localDisconnect)
         #expect(close == .close(.localDisconnect, sending: .goodbye(.localDisconnect)))
         let goodbye = try wire(close)
         #expect(invitee.frameReceived(goodbye[0]) == .close(.peerDisconnected, sending: nil))
-        #expect(inviter.channelInactive() == .reportClosed(peer: F.bob, reason: .localDisconnect))
-        #expect(invitee.channelInactive() == .reportClosed(peer: F.alice, reason: .peerDisconnected))
+        #expect(inviter.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .localDisconnect))
+        #expect(invitee.channelInactive().reportedClose == ReportedClose(peer: F.alice, reason: .peerDisconnected))
     }
 
     // MARK: - Declining
@@ -321,7 +331,7 @@ struct ConnectionStateMachineTests {
         #expect(!machine.isEstablished)
         #expect(machine.decline(reason) == nil)
         #expect(machine.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3)) == nil)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: reason))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: reason))
     }
 
     @Test(
@@ -338,7 +348,7 @@ struct ConnectionStateMachineTests {
         var machine = Stage.inviterAwaitingAnswer.machine()
         #expect(machine.frameReceived(.decline(sent)) == .close(reported, sending: nil))
         #expect(machine.frameReceived(.accept) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: reported))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: reported))
         #expect(machine.channelInactive() == .none)
     }
 
@@ -368,7 +378,7 @@ struct ConnectionStateMachineTests {
         #expect(action == .close(.unexpectedPeer, sending: .goodbye(.unexpectedPeer)))
         #expect(closeReason(action)?.detail == "expected \(F.bob), \(F.eve) answered")
         #expect(machine.frameReceived(.accept) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.eve, reason: .unexpectedPeer))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.eve, reason: .unexpectedPeer))
     }
 
     @Test("inviter: a peer with the expected name but another id is unexpected")
@@ -388,7 +398,7 @@ struct ConnectionStateMachineTests {
         let action = machine.frameReceived(.hello(Frame.Hello(peer: F.alice)))
         #expect(action == .close(.unexpectedPeer, sending: .goodbye(.unexpectedPeer)))
         #expect(closeReason(action)?.detail == "connected to itself")
-        #expect(machine.channelInactive() == .reportClosed(peer: F.alice, reason: .unexpectedPeer))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.alice, reason: .unexpectedPeer))
     }
 
     @Test(
@@ -411,7 +421,7 @@ struct ConnectionStateMachineTests {
         #expect(closeReason(action)?.detail == expectedDetail)
         #expect(!machine.isEstablished)
         #expect(machine.frameReceived(F.sample(type)) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: .protocolViolation))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: .protocolViolation))
     }
 
     @Test("the out-of-order cases named in the protocol")
@@ -454,16 +464,20 @@ struct ConnectionStateMachineTests {
         var machine = Stage.inviteeEstablished.machine()
         #expect(machine.firstLocalChannel == 2)
         let open = Frame.Open(channel: 1, kind: .stream, size: 0, name: Array("log".utf8))
-        #expect(machine.frameReceived(.open(open)) == .channel(.opened(open)))
+        #expect(machine.frameReceived(.open(open)) == .channel(.opened(open), from: F.bob))
         #expect(
             machine.frameReceived(.chunk(channel: 1, F.buffer("abc")))
-                == .channel(.received(channel: 1, F.buffer("abc")))
+                == .channel(.received(channel: 1, F.buffer("abc")), from: F.bob)
         )
         #expect(machine.grantCredit(3, on: 1) == .send([.credit(channel: 1, increment: 3)]))
         #expect(
-            machine.frameReceived(.credit(channel: 2, increment: 10)) == .channel(.credited(channel: 2, increment: 10))
+            machine.frameReceived(.credit(channel: 2, increment: 10))
+                == .channel(.credited(channel: 2, increment: 10), from: F.bob)
         )
-        #expect(machine.frameReceived(.end(channel: 1, digest: nil)) == .channel(.ended(channel: 1, digest: nil)))
+        #expect(
+            machine.frameReceived(.end(channel: 1, digest: nil))
+                == .channel(.ended(channel: 1, digest: nil), from: F.bob)
+        )
         #expect(machine.grantCredit(3, on: 1) == .none, "no credit for an ended channel")
         let action = machine.frameReceived(.chunk(channel: 3, F.buffer("never opened")))
         #expect(action == .close(.protocolViolation, sending: .goodbye(.protocolViolation)))
@@ -486,12 +500,12 @@ struct ConnectionStateMachineTests {
         _ = machine.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(5))
         let first = Frame.Open(channel: 1, kind: .stream, size: 0, name: [0x61])
         let second = Frame.Open(channel: 3, kind: .stream, size: 0, name: [0x62])
-        #expect(machine.frameReceived(.open(first)) == .channel(.opened(first)))
+        #expect(machine.frameReceived(.open(first)) == .channel(.opened(first), from: F.bob))
         #expect(machine.frameReceived(.open(second)) == .send([.reset(channel: 3, .refused)]))
         #expect(machine.isEstablished)
         #expect(machine.resetInboundChannel(1, .cancelled) == .send([.reset(channel: 1, .cancelled)]))
         let third = Frame.Open(channel: 5, kind: .stream, size: 0, name: [0x63])
-        #expect(machine.frameReceived(.open(third)) == .channel(.opened(third)))
+        #expect(machine.frameReceived(.open(third)) == .channel(.opened(third), from: F.bob))
     }
 
     // MARK: - GOODBYE
@@ -500,7 +514,7 @@ struct ConnectionStateMachineTests {
     func goodbyeDuringHandshake(stage: Stage) {
         var machine = stage.machine()
         #expect(machine.frameReceived(.goodbye(.sessionFull)) == .close(.sessionFull, sending: nil))
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: .sessionFull))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: .sessionFull))
         // The peer's localDisconnect is our peerDisconnected.
         machine = stage.machine()
         #expect(machine.frameReceived(.goodbye(.localDisconnect)) == .close(.peerDisconnected, sending: nil))
@@ -521,7 +535,7 @@ struct ConnectionStateMachineTests {
         #expect(!machine.isEstablished)
         #expect(machine.peer == F.bob)
         #expect(machine.frameReceived(.data(F.buffer("late"))) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .peerDisconnected))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .peerDisconnected))
         #expect(machine.channelInactive() == .none)
         #expect(machine.peer == nil)
     }
@@ -546,7 +560,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.isEstablished == stage.isEstablished)
         guard let reason = closeReason(expected) else { return }
         #expect(machine.deadlinePassed() == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: reason))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: reason))
     }
 
     @Test("after the decision deadline the application's answer is too late")
@@ -574,7 +588,7 @@ struct ConnectionStateMachineTests {
         #expect(action == .close(.livenessTimeout, sending: .goodbye(.livenessTimeout)))
         #expect(closeReason(action)?.detail == "nothing received for 3.0 s")
         #expect(machine.keepaliveTick() == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .livenessTimeout))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .livenessTimeout))
     }
 
     @Test("any inbound frame resets the silence count", arguments: [Frame.keepalive, .data(ByteBuffer())])
@@ -651,7 +665,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.close(.localDisconnect) == .close(.localDisconnect, sending: .goodbye(.localDisconnect)))
         #expect(machine.close(.localDisconnect) == .none)
         #expect(machine.close(.sessionFull) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: .localDisconnect))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: .localDisconnect))
         #expect(machine.channelInactive() == .none)
         #expect(machine.close(.localDisconnect) == .none)
     }
@@ -661,7 +675,7 @@ struct ConnectionStateMachineTests {
         var machine = makeInviter()
         #expect(machine.close(.localDisconnect) == .close(.localDisconnect, sending: nil))
         #expect(machine.channelActive() == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: nil, reason: .localDisconnect))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: nil, reason: .localDisconnect))
     }
 
     @Test("once closing, every event but channelInactive does nothing")
@@ -678,7 +692,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.channelActive() == .none)
         #expect(machine.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3)) == nil)
         #expect(machine.peer == F.bob)
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .localDisconnect))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .localDisconnect))
     }
 
     @Test("once closed, every event does nothing")
@@ -703,10 +717,10 @@ struct ConnectionStateMachineTests {
         let action = machine.channelInactive()
         switch stage {
         case .inviterIdle, .inviteeIdle:
-            #expect(action == .reportClosed(peer: nil, reason: .connectionFailed))
+            #expect(action.reportedClose == ReportedClose(peer: nil, reason: .connectionFailed))
         default:
-            #expect(action == .reportClosed(peer: stage.peer, reason: .connectionLost))
-            guard case .reportClosed(_, let reason) = action else { return }
+            #expect(action.reportedClose == ReportedClose(peer: stage.peer, reason: .connectionLost))
+            guard case .reportClosed(_, let reason, _, _) = action else { return }
             #expect(reason.detail == "closed without GOODBYE")
         }
         #expect(machine.channelInactive() == .none)
@@ -721,7 +735,7 @@ struct ConnectionStateMachineTests {
         #expect(action == .close(.protocolViolation, sending: .goodbye(.protocolViolation)))
         #expect(closeReason(action)?.detail == ProtocolError.badMagic.description)
         #expect(machine.errorCaught(ProtocolError.badMagic) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: .protocolViolation))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: .protocolViolation))
     }
 
     @Test("an incompatible version closes with incompatibleVersion")
@@ -738,7 +752,7 @@ struct ConnectionStateMachineTests {
         #expect(action == .close(.connectionLost, sending: nil))
         #expect(closeReason(action)?.detail == "connection reset by peer")
         #expect(machine.errorCaught(SocketFailure()) == .none)
-        #expect(machine.channelInactive() == .reportClosed(peer: stage.peer, reason: .connectionLost))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: stage.peer, reason: .connectionLost))
     }
 
     // MARK: - Reasons

@@ -120,3 +120,17 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// What a `.reportClosed` says to the owner, without what it says about the handshake's promises.
+struct ReportedClose: Equatable {
+    var peer: PeerID?
+    var reason: DisconnectReason
+}
+
+extension ConnectionStateMachine.Action {
+    /// The peer and reason of a `.reportClosed`; `nil` for any other action.
+    var reportedClose: ReportedClose? {
+        guard case .reportClosed(let peer, let reason, _, _) = self else { return nil }
+        return ReportedClose(peer: peer, reason: reason)
+    }
+}

@@ -41,9 +41,6 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private var eventHandler: (any ConnectionEventHandler)?
     private var connection: Connection?
     private var context: ChannelHandlerContext?
-    private let firstDeadline: TimeAmount
-    private let handshakeTimeout: TimeAmount
-    private var keepaliveInterval: TimeAmount
     private var maximumMessageLength: Int
     private var logger: Logger
     /// The warnings about peers this handler's listener or session may still write.
@@ -67,15 +64,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// The cipher suite read from the server's first TLS record (see ``ServerHelloObserver``).
     private var cipherSuite: String?
 
-    /// Why the connection closed, once it has (the state machine keeps no reason when closed).
-    private var closedReason: DisconnectReason?
-    /// The peer once connected: kept apart from the state machine for the data path.
-    private var establishedPeer: PeerID?
-    private var establishedCompleted = false
-    private var handshakeFinished = false
     private var deadline: Scheduled<Void>?
     private var keepalive: Scheduled<Void>?
-    private var readPaused = false
+    /// A read the channel asked for while the state machine had reading paused.
     private var readPending = false
     /// The last write of a drain that must be written before the next (see ``drainOutbound()``) is on
     /// its way to the socket.
@@ -100,19 +91,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             role: role,
             keepaliveInterval: configuration.keepaliveInterval,
             livenessTimeout: configuration.livenessTimeout,
+            handshakeTimeout: configuration.handshakeTimeout,
+            certificateDecisionTimeout: configuration.security.flatMap { $0.decide == nil ? nil : $0.decisionTimeout },
             maximumInboundChannels: configuration.maximumInboundChannels,
             maximumInvitationTimeout: configuration.maximumInvitationTimeout,
             encryption: configuration.security?.preference ?? .none,
             encryptedBefore: configuration.encryptedBefore
         )
         self.security = configuration.security
-        switch role {
-        case .inviter(let invitation): self.firstDeadline = invitation.timeout
-        case .invitee: self.firstDeadline = configuration.handshakeTimeout
-        case .resumer(let resumption): self.firstDeadline = resumption.timeout
-        }
-        self.handshakeTimeout = configuration.handshakeTimeout
-        self.keepaliveInterval = configuration.keepaliveInterval
         self.maximumMessageLength = configuration.maximumMessageLength
         self.eventHandler = eventHandler
         self.logger = configuration.logger
@@ -207,7 +193,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
             guard let frame else { break }
             run(stateMachine.frameReceived(frame))
-            if establishedPeer == nil, case .hello(let hello) = frame {
+            if case .hello(let hello) = frame {
                 logIfPlain(after: hello)
             }
         }
@@ -218,13 +204,15 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if stateMachine.isEncrypted, establishedPeer == nil, error is NIOSSLError || error is BoringSSLError {
-            let reason = DisconnectReason.securityFailed.with(detail: "\(error)")
-            warnings.warn("closing connection: \(reason)", to: logger)
-            run(stateMachine.securityFailed(reason, tellingPeer: false))
+        guard error is NIOSSLError || error is BoringSSLError else {
+            run(stateMachine.errorCaught(error))
             return
         }
-        run(stateMachine.errorCaught(error))
+        let action = stateMachine.tlsErrorCaught(error)
+        if case .close(let reason, _) = action, reason == .securityFailed {
+            warnings.warn("closing connection: \(reason)", to: logger)
+        }
+        run(action)
     }
 
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -257,7 +245,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func read(context: ChannelHandlerContext) {
-        if readPaused {
+        if stateMachine.isReadingPaused {
             readPending = true
         } else {
             context.read()
@@ -339,13 +327,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         else {
             // Closed meanwhile (a protocol violation, the peer's GOODBYE, ...): say why, not "timed out".
             throw ConnectionClosedError(
-                reason: stateMachine.closingReason ?? closedReason
+                reason: stateMachine.closeReason
                     ?? .timedOut.with(detail: "the invitation is no longer pending"),
                 peer: stateMachine.peer
             )
         }
         self.eventHandler = eventHandler
-        self.keepaliveInterval = keepaliveInterval
         self.maximumMessageLength = maximumMessageLength
         run(action)
     }
@@ -365,13 +352,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             )
         else {
             throw ConnectionClosedError(
-                reason: stateMachine.closingReason ?? closedReason
+                reason: stateMachine.closeReason
                     ?? .timedOut.with(detail: "the resume is no longer pending"),
                 peer: stateMachine.peer
             )
         }
         self.eventHandler = eventHandler
-        self.keepaliveInterval = keepaliveInterval
         self.maximumMessageLength = maximumMessageLength
         run(action)
     }
@@ -387,8 +373,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func resumeReading() {
-        guard readPaused else { return }
-        readPaused = false
+        guard stateMachine.isReadingPaused else { return }
         stateMachine.readingPaused(false)
         if readPending, let context {
             readPending = false
@@ -399,11 +384,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     // MARK: - Actions
 
     private func start() {
-        guard let context else { return }
-        let action = stateMachine.channelActive()
-        guard action != .none else { return }
-        scheduleDeadline(after: firstDeadline, context: context)
-        run(action)
+        run(stateMachine.channelActive())
     }
 
     private func run(_ action: ConnectionStateMachine.Action) {
@@ -412,27 +393,22 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .none:
             break
 
-        case .deliverData(let payload):
-            guard let peer = establishedPeer, let eventHandler else { return }
+        case .deliverData(let payload, let peer):
+            guard let eventHandler else { return }
             if eventHandler.connection(connection, handle: .message(payload, from: peer)) == .pause {
-                readPaused = true
                 stateMachine.readingPaused(true)
             }
 
-        case .deliverDatagramEndpoint(let port, let token):
-            guard let peer = establishedPeer else { return }
+        case .deliverDatagramEndpoint(let port, let token, let peer):
             report(.datagramEndpoint(port: port, token: token, from: peer), on: connection)
 
-        case .deliverDatagramKey(let key):
-            guard let peer = establishedPeer else { return }
+        case .deliverDatagramKey(let key, let peer):
             report(.datagramKey(key, from: peer), on: connection)
 
-        case .deliverMembership(let frame):
-            guard let peer = establishedPeer else { return }
+        case .deliverMembership(let frame, let peer):
             report(.membership(frame, from: peer), on: connection)
 
-        case .channel(let event):
-            guard let peer = establishedPeer else { return }
+        case .channel(let event, let peer):
             switch event {
             case .opened(let open): report(.channel(.opened(open), from: peer), on: connection)
             case .received(let channel, var bytes):
@@ -445,15 +421,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             case .ended(let channel, let digest):
                 report(.channel(.ended(channel: channel, digest: digest), from: peer), on: connection)
             case .reset(let channel, let code):
-                if channel & 1 == stateMachine.firstLocalChannel & 1 {
-                    connection.resetByPeer(channel, code)
-                } else {
-                    report(.channel(.reset(channel: channel, code), from: peer), on: connection)
-                }
+                report(.channel(.reset(channel: channel, code), from: peer), on: connection)
             case .credited(let channel, let increment): connection.credited(increment, on: channel)
             case .done(let channel): connection.confirmDone(channel)
             case .none, .refuse, .violation: break  // handled by the state machine
             }
+
+        case .resetByPeer(let channel, let code):
+            connection.resetByPeer(channel, code)
 
         case .send(let frames):
             for frame in frames {
@@ -463,6 +438,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 )
             }
             context.flush()
+
+        case .scheduleDeadline(let timeout, let frames):
+            scheduleDeadline(after: timeout, context: context)
+            run(.send(frames))
 
         case .peerIdentified(let peer, let frames):
             logger[metadataKey: "peer"] = "\(peer)"
@@ -474,50 +453,49 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         case .startTLS(let asClient):
             startTLS(asClient: asClient, context: context)
 
-        case .decideCertificate(let peer, let code, let frames):
+        case .decideCertificate(let peer, let code, let frames, let deadline):
             if !frames.isEmpty {
                 run(.send(frames))
             }
-            decideCertificate(peer: peer, pairingCode: code, context: context, connection: connection)
+            if let deadline {
+                scheduleDeadline(after: deadline, context: context)
+            }
+            decideCertificate(peer: peer, pairingCode: code, connection: connection)
 
         case .deliverInvitation(let peer, let invitationContext, let timeout):
             logger[metadataKey: "peer"] = "\(peer)"
             scheduleDeadline(after: timeout, context: context)
-            finishHandshake()
+            handshakeFinishedPromise.succeed()
             report(.invitation(from: peer, context: invitationContext, timeout: timeout), on: connection)
 
-        case .establish(let peer, let frame):
-            establish(peer, context: context)
+        case .establish(let peer, let frame, let finishingHandshake):
+            establish(context: context)
             logger.debug("connected")
             // The owner learns first, then ACCEPT goes out: when the inviter sees ACCEPT, this side
             // already counts the peer as connected. (Frames the owner queues now are drained after.)
             report(.established(peer), on: connection)
-            establishedCompleted = true
             establishedPromise.succeed(peer)
-            finishHandshake()
+            if finishingHandshake { handshakeFinishedPromise.succeed() }
             if let frame { write(frame, context: context) }
 
-        case .establishResumed(let peer, let peerExpects, let frame):
-            establish(peer, context: context)
+        case .establishResumed(let peer, let peerExpects, let frame, let finishingHandshake):
+            establish(context: context)
             if let frame { write(frame, context: context) }
             logger.debug("link resumed")
             report(.resumed(peer, peerExpects: peerExpects), on: connection)
-            establishedCompleted = true
             establishedPromise.succeed(peer)
-            finishHandshake()
+            if finishingHandshake { handshakeFinishedPromise.succeed() }
 
-        case .deliverResume(let peer, let secret, let peerExpects):
+        case .deliverResume(let peer, let secret, let peerExpects, let deadline):
             logger[metadataKey: "peer"] = "\(peer)"
-            scheduleDeadline(after: handshakeTimeout, context: context)
-            finishHandshake()
+            scheduleDeadline(after: deadline, context: context)
+            handshakeFinishedPromise.succeed()
             report(.resumeRequested(from: peer, secret: secret, peerExpects: peerExpects), on: connection)
 
-        case .deliverResumeSecret(let secret):
-            guard let peer = establishedPeer else { return }
+        case .deliverResumeSecret(let secret, let peer):
             report(.resumeSecret(secret, from: peer), on: connection)
 
-        case .deliverAck(let count):
-            guard let peer = establishedPeer else { return }
+        case .deliverAck(let count, let peer):
             report(.acknowledged(count, from: peer), on: connection)
 
         case .close(let reason, let frame):
@@ -554,18 +532,14 @@ package final class ConnectionHandler: ChannelDuplexHandler {
                 context.close(promise: nil)
             }
 
-        case .reportClosed(let peer, let reason):
-            closedReason = reason
+        case .reportClosed(let peer, let reason, let finishingHandshake, let neverEstablished):
             cancelTimers()
             let error = ConnectionClosedError(reason: reason, peer: peer)
             connection.markClosed(error)
             logger.debug("connection closed: \(reason)")
             report(.closed(peer: peer, reason: reason), on: connection)
-            if !establishedCompleted {
-                establishedCompleted = true
-                establishedPromise.fail(error)
-            }
-            finishHandshake()
+            if neverEstablished { establishedPromise.fail(error) }
+            if finishingHandshake { handshakeFinishedPromise.succeed() }
             closedPromise.succeed()
             // Break the cycle connection -> channel -> pipeline -> handler -> connection.
             self.eventHandler = nil
@@ -579,10 +553,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     /// The handshake is done: stop its deadline, widen the frame limit, start keepalives.
-    private func establish(_ peer: PeerID, context: ChannelHandlerContext) {
+    private func establish(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
-        establishedPeer = peer
         frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
         scheduleKeepalive(context: context)
     }
@@ -593,12 +566,6 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
             promise: nil
         )
-    }
-
-    private func finishHandshake() {
-        guard !handshakeFinished else { return }
-        handshakeFinished = true
-        handshakeFinishedPromise.succeed()
     }
 
     // MARK: - TLS
@@ -708,7 +675,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             var generator = SystemRandomNumberGenerator()
             for index in nonce.indices { nonce[index] = generator.next() }
             let pairing = PairingExchange(
-                isInviter: stateMachine.firstLocalChannel & 1 == 1,
+                isInviter: stateMachine.isInviter,
                 localKey: security.localPublicKey,
                 peerKey: proved.publicKey,
                 localNonce: nonce,
@@ -733,7 +700,6 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     private func decideCertificate(
         peer: PeerID,
         pairingCode: String,
-        context: ChannelHandlerContext,
         connection: Connection
     ) {
         let info = (verified?.info ?? connection.securityInfo).with(pairingCode: pairingCode)
@@ -742,12 +708,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             run(stateMachine.certificateDecided(nil))
             return
         }
-        if stateMachine.firstLocalChannel & 1 == 0, let security {
-            // The invitee waits for the decision instead of its handshake timeout.
-            scheduleDeadline(after: security.decisionTimeout, context: context)
-        }
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
+        guard let eventLoop = context?.eventLoop else { return }
+        let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
         Task {
             let verdict = await decide(peer, info)
             eventLoop.execute {
@@ -766,7 +728,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func scheduleKeepalive(context: ChannelHandlerContext) {
-        keepalive = context.eventLoop.assumeIsolated().scheduleTask(in: keepaliveInterval) { [self] in
+        keepalive = context.eventLoop.assumeIsolated().scheduleTask(in: stateMachine.keepaliveInterval) { [self] in
             keepalive = nil
             let action = stateMachine.keepaliveTick()
             run(action)
