@@ -308,4 +308,67 @@ struct SecureHandshakeTests {
             try F.parse(F.rawFrame(type: 0x06, payload: Array(repeating: 1, count: 33)))
         }
     }
+
+    @Test("the invitee waits for the certificate decision under its decision deadline, the inviter under its own")
+    func inviteeDecisionDeadline() {
+        var inviter = ConnectionStateMachine(
+            localPeer: F.alice,
+            role: .inviter(invitation),
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(5),
+            certificateDecisionTimeout: .seconds(8),
+            encryption: .optional
+        )
+        var invitee = ConnectionStateMachine(
+            localPeer: F.bob,
+            role: .invitee,
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(5),
+            certificateDecisionTimeout: .seconds(8),
+            encryption: .optional
+        )
+        _ = inviter.channelActive()
+        _ = invitee.channelActive()
+        #expect(
+            inviter.frameReceived(.hello(Frame.Hello(peer: F.bob, encryption: .optional))) == .startTLS(asClient: true)
+        )
+        #expect(
+            invitee.frameReceived(.hello(Frame.Hello(peer: F.alice, encryption: .optional)))
+                == .startTLS(asClient: false)
+        )
+        let pairingA = PairingExchange(
+            isInviter: true,
+            localKey: aliceKey,
+            peerKey: bobKey,
+            localNonce: nonceA,
+            hash: toyHash
+        )
+        let pairingB = PairingExchange(
+            isInviter: false,
+            localKey: bobKey,
+            peerKey: aliceKey,
+            localNonce: nonceB,
+            hash: toyHash
+        )
+        _ = inviter.secured(pairingA)
+        let commit = frames(invitee.secured(pairingB))
+        let nonce = frames(inviter.frameReceived(commit[0]))
+        guard case .decideCertificate(F.alice, _, let sent, let inviteeDeadline) = invitee.frameReceived(nonce[0])
+        else {
+            Issue.record("the invitee asked no decision")
+            return
+        }
+        #expect(inviteeDeadline == .seconds(8))
+        guard case .decideCertificate(F.bob, _, _, let inviterDeadline) = inviter.frameReceived(sent[0]) else {
+            Issue.record("the inviter asked no decision")
+            return
+        }
+        #expect(inviterDeadline == nil)
+        // No verdict in time: the invitee closes, naming the certificate.
+        guard case .close(let reason, .goodbye) = invitee.deadlinePassed() else {
+            Issue.record("the invitee did not close at its decision deadline")
+            return
+        }
+        #expect(reason == .certificateRejected)
+    }
 }
