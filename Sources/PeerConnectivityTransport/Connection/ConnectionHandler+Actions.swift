@@ -4,10 +4,14 @@ import PeerConnectivityCore
 
 /// Carrying out what the ``ConnectionStateMachine`` returns: ``run(_:)``, the one switch over its actions.
 extension ConnectionHandler {
+    /// The channel is active: the machine says what goes out first and which deadline starts.
     func start() {
         run(stateMachine.channelActive())
     }
 
+    /// Carries out one action of the state machine; the machine has decided everything it says.
+    ///
+    /// - Parameter action: what the machine returned for an event.
     func run(_ action: ConnectionStateMachine.Action) {
         guard let context, let connection else { return }
         switch action {

@@ -37,6 +37,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     let handshakeFinishedPromise: EventLoopPromise<Void>
     let closedPromise: EventLoopPromise<Void>
 
+    /// The connection's protocol state: it decides, the handler carries out its actions.
     var stateMachine: ConnectionStateMachine
     var eventHandler: (any ConnectionEventHandler)?
     var connection: Connection?
