@@ -103,3 +103,17 @@ enum Fixtures {
         return try FrameParser.parse(&buffer, maximumFrameLength: limit)
     }
 }
+
+/// What a `.reportClosed` says to the owner, without what it says about the handshake's promises.
+struct ReportedClose: Equatable {
+    var peer: PeerID?
+    var reason: DisconnectReason
+}
+
+extension ConnectionStateMachine.Action {
+    /// The peer and reason of a `.reportClosed`; `nil` for any other action.
+    var reportedClose: ReportedClose? {
+        guard case .reportClosed(let peer, let reason, _, _) = self else { return nil }
+        return ReportedClose(peer: peer, reason: reason)
+    }
+}

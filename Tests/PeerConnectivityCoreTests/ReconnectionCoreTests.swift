@@ -147,15 +147,19 @@ struct ReconnectionCoreTests {
     func resumerHandshake() {
         var machine = makeResumer()
         let resume = Frame.resume(Frame.Resume(peer: F.alice.id, secret: Self.secret, nextExpected: 5))
-        #expect(machine.channelActive() == .send([.hello(Frame.Hello(peer: F.alice)), resume]))
+        #expect(
+            machine.channelActive()
+                == .scheduleDeadline(.seconds(5), sending: [.hello(Frame.Hello(peer: F.alice)), resume])
+        )
         #expect(machine.frameReceived(.hello(Frame.Hello(peer: F.bob))) == .peerIdentified(F.bob))
         #expect(!machine.isEstablished)
         #expect(
-            machine.frameReceived(.resumed(nextExpected: 9)) == .establishResumed(F.bob, peerExpects: 9, sending: nil)
+            machine.frameReceived(.resumed(nextExpected: 9))
+                == .establishResumed(F.bob, peerExpects: 9, sending: nil, finishingHandshake: true)
         )
         #expect(machine.isEstablished)
-        #expect(machine.frameReceived(.ack(3)) == .deliverAck(3))
-        #expect(machine.frameReceived(.resumeSecret(Self.secret)) == .deliverResumeSecret(Self.secret))
+        #expect(machine.frameReceived(.ack(3)) == .deliverAck(3, from: F.bob))
+        #expect(machine.frameReceived(.resumeSecret(Self.secret)) == .deliverResumeSecret(Self.secret, from: F.bob))
     }
 
     @Test("a resumer answered by another peer closes with unexpected peer")
@@ -201,14 +205,25 @@ struct ReconnectionCoreTests {
         _ = machine.channelActive()
         #expect(machine.frameReceived(.hello(Frame.Hello(peer: F.bob))) == .none)
         let resume = Frame.resume(Frame.Resume(peer: F.bob.id, secret: Self.secret, nextExpected: 4))
-        #expect(machine.frameReceived(resume) == .deliverResume(from: F.bob, secret: Self.secret, peerExpects: 4))
+        #expect(
+            machine.frameReceived(resume)
+                == .deliverResume(from: F.bob, secret: Self.secret, peerExpects: 4, deadline: .seconds(10))
+        )
         // DATA before the answer is still a violation.
         let accepted = machine.acceptResume(
             nextExpected: 11,
             keepaliveInterval: .seconds(1),
             livenessTimeout: .seconds(3)
         )
-        #expect(accepted == .establishResumed(F.bob, peerExpects: 4, sending: .resumed(nextExpected: 11)))
+        #expect(
+            accepted
+                == .establishResumed(
+                    F.bob,
+                    peerExpects: 4,
+                    sending: .resumed(nextExpected: 11),
+                    finishingHandshake: false
+                )
+        )
         #expect(machine.isEstablished)
         #expect(
             machine.acceptResume(nextExpected: 11, keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3)) == nil
@@ -275,7 +290,7 @@ struct ReconnectionCoreTests {
     func peerLivenessGoodbye() {
         var machine = Stage.inviteeEstablished.machine()
         #expect(machine.frameReceived(.goodbye(.livenessTimeout)) == .close(.livenessTimeout, sending: nil))
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .livenessTimeout))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .livenessTimeout))
     }
 
     @Test("a connection that ends inside a frame once connected is lost, not a violation; before, a violation")
@@ -283,7 +298,7 @@ struct ReconnectionCoreTests {
         var machine = Stage.inviterEstablished.machine()
         let action = machine.errorCaught(ProtocolError.truncatedFrame(bytesLeft: 7))
         #expect(action == .close(.connectionLost, sending: nil))
-        #expect(machine.channelInactive() == .reportClosed(peer: F.bob, reason: .connectionLost))
+        #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: .connectionLost))
         var handshaking = Stage.inviterAwaitingAnswer.machine()
         #expect(
             handshaking.errorCaught(ProtocolError.truncatedFrame(bytesLeft: 7))

@@ -36,9 +36,9 @@ private func machine(_ peer: PeerID, inviter: Bool, _ encryption: EncryptionPref
 
 private func frames(_ action: ConnectionStateMachine.Action) -> [Frame] {
     switch action {
-    case .send(let frames): return frames
+    case .send(let frames), .scheduleDeadline(_, let frames): return frames
     case .peerIdentified(_, let frames): return frames
-    case .decideCertificate(_, _, let frames): return frames
+    case .decideCertificate(_, _, let frames, _): return frames
     case .close(_, let frame?): return [frame]
     default: return []
     }
@@ -71,17 +71,23 @@ struct SecureHandshakeTests {
     @Test("HELLO carries the preference; an inviter that may encrypt sends INVITE only after the invitee's HELLO")
     func inviterWaitsForHelloBeforeInvite() {
         var inviter = machine(F.alice, inviter: true, .optional)
-        #expect(inviter.channelActive() == .send([.hello(Frame.Hello(peer: F.alice, encryption: .optional))]))
+        #expect(
+            inviter.channelActive()
+                == .scheduleDeadline(.seconds(30), sending: [.hello(Frame.Hello(peer: F.alice, encryption: .optional))])
+        )
         let plainHello = Frame.hello(Frame.Hello(peer: F.bob, encryption: .none))
         #expect(inviter.frameReceived(plainHello) == .peerIdentified(F.bob, sending: [invite]))
         #expect(!inviter.isEncrypted)
-        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil))
+        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
     }
 
     @Test("an inviter with preference none sends HELLO and INVITE at once, as before")
     func plainInviterUnchanged() {
         var inviter = machine(F.alice, inviter: true, .none)
-        #expect(inviter.channelActive() == .send([.hello(Frame.Hello(peer: F.alice)), invite]))
+        #expect(
+            inviter.channelActive()
+                == .scheduleDeadline(.seconds(30), sending: [.hello(Frame.Hello(peer: F.alice)), invite])
+        )
         let optionalHello = Frame.hello(Frame.Hello(peer: F.bob, encryption: .optional))
         #expect(inviter.frameReceived(optionalHello) == .peerIdentified(F.bob))
     }
@@ -149,13 +155,13 @@ struct SecureHandshakeTests {
         let nonceFromA = frames(inviter.frameReceived(commit[0]))
         #expect(nonceFromA == [.pairNonce(nonceA)])
         let inviteeAsks = invitee.frameReceived(nonceFromA[0])
-        guard case .decideCertificate(F.alice, let codeB, let sent) = inviteeAsks else {
+        guard case .decideCertificate(F.alice, let codeB, let sent, _) = inviteeAsks else {
             Issue.record("invitee: expected decideCertificate, got \(inviteeAsks)")
             return
         }
         #expect(sent == [.pairNonce(nonceB)])
         let inviterAsks = inviter.frameReceived(sent[0])
-        guard case .decideCertificate(F.bob, let codeA, []) = inviterAsks else {
+        guard case .decideCertificate(F.bob, let codeA, [], nil) = inviterAsks else {
             Issue.record("inviter: expected decideCertificate, got \(inviterAsks)")
             return
         }
@@ -172,9 +178,9 @@ struct SecureHandshakeTests {
         )
         #expect(
             invitee.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(5))
-                == .establish(F.alice, sending: .accept)
+                == .establish(F.alice, sending: .accept, finishingHandshake: false)
         )
-        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil))
+        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
     }
 
     @Test("a nonce that does not match the commitment closes the connection with pairingFailed")
@@ -301,5 +307,68 @@ struct SecureHandshakeTests {
         #expect(throws: ProtocolError.self) {
             try F.parse(F.rawFrame(type: 0x06, payload: Array(repeating: 1, count: 33)))
         }
+    }
+
+    @Test("the invitee waits for the certificate decision under its decision deadline, the inviter under its own")
+    func inviteeDecisionDeadline() {
+        var inviter = ConnectionStateMachine(
+            localPeer: F.alice,
+            role: .inviter(invitation),
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(5),
+            certificateDecisionTimeout: .seconds(8),
+            encryption: .optional
+        )
+        var invitee = ConnectionStateMachine(
+            localPeer: F.bob,
+            role: .invitee,
+            keepaliveInterval: .seconds(1),
+            livenessTimeout: .seconds(5),
+            certificateDecisionTimeout: .seconds(8),
+            encryption: .optional
+        )
+        _ = inviter.channelActive()
+        _ = invitee.channelActive()
+        #expect(
+            inviter.frameReceived(.hello(Frame.Hello(peer: F.bob, encryption: .optional))) == .startTLS(asClient: true)
+        )
+        #expect(
+            invitee.frameReceived(.hello(Frame.Hello(peer: F.alice, encryption: .optional)))
+                == .startTLS(asClient: false)
+        )
+        let pairingA = PairingExchange(
+            isInviter: true,
+            localKey: aliceKey,
+            peerKey: bobKey,
+            localNonce: nonceA,
+            hash: toyHash
+        )
+        let pairingB = PairingExchange(
+            isInviter: false,
+            localKey: bobKey,
+            peerKey: aliceKey,
+            localNonce: nonceB,
+            hash: toyHash
+        )
+        _ = inviter.secured(pairingA)
+        let commit = frames(invitee.secured(pairingB))
+        let nonce = frames(inviter.frameReceived(commit[0]))
+        guard case .decideCertificate(F.alice, _, let sent, let inviteeDeadline) = invitee.frameReceived(nonce[0])
+        else {
+            Issue.record("the invitee asked no decision")
+            return
+        }
+        #expect(inviteeDeadline == .seconds(8))
+        guard case .decideCertificate(F.bob, _, _, let inviterDeadline) = inviter.frameReceived(sent[0]) else {
+            Issue.record("the inviter asked no decision")
+            return
+        }
+        #expect(inviterDeadline == nil)
+        // No verdict in time: the invitee closes, naming the certificate.
+        guard case .close(let reason, .goodbye) = invitee.deadlinePassed() else {
+            Issue.record("the invitee did not close at its decision deadline")
+            return
+        }
+        #expect(reason == .certificateRejected)
     }
 }

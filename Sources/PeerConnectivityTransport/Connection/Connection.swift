@@ -12,7 +12,7 @@ import Synchronization
 /// then channel frames (streams, resources), one chunk per channel in turn, paced so that a large
 /// transfer never sits in front of a message for long.
 package final class Connection: Sendable {
-    private struct Outbound {
+    struct Outbound {
         var pending = CircularBuffer<ByteBuffer>()
         var pendingBytes = 0
         var bulk = BulkQueue()
@@ -66,7 +66,7 @@ package final class Connection: Sendable {
 
     /// How the connection is secured; set on the event loop before the invitation or the
     /// establishment is reported, so every event handler sees it.
-    private let security = Mutex(PeerSecurityInfo.unencrypted)
+    let security = Mutex(PeerSecurityInfo.unencrypted)
 
     /// How the connection is secured: encrypted or not, the peer's certificate, the pairing code.
     package var securityInfo: PeerSecurityInfo {
@@ -78,10 +78,10 @@ package final class Connection: Sendable {
     /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
     package let sendBuffers = SendBufferPool()
 
-    private let outbound: Mutex<Outbound>
-    private let highWatermark: Int
-    private let channelQueueLimit: Int
-    private let handler: NIOLoopBound<ConnectionHandler>
+    let outbound: Mutex<Outbound>
+    let highWatermark: Int
+    let channelQueueLimit: Int
+    let handler: NIOLoopBound<ConnectionHandler>
 
     init(
         channel: any Channel,
@@ -228,290 +228,10 @@ package final class Connection: Sendable {
         channel.eventLoop.execute { handler.value.resumeReading() }
     }
 
-    // MARK: - Channels this side writes
-
-    /// Opens a channel to write on: queues its OPEN frame.
-    ///
-    /// - Parameters:
-    ///   - kind: a stream, or a resource (whose record stays until the peer's DONE).
-    ///   - size: a resource's length; 0 for a stream.
-    ///   - name: the channel's name, at most ``WireProtocol/maximumChannelNameLength`` bytes.
-    /// - Returns: the channel's number.
-    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
-    package func openChannel(kind: ChannelKind, size: UInt64, name: [UInt8]) throws -> UInt32 {
-        let (channelNumber, scheduleDrain) = try outbound.withLock {
-            state throws(ConnectionClosedError) -> (UInt32, Bool) in
-            if let closed = state.closed { throw closed }
-            let number = state.nextChannel
-            state.nextChannel += 2
-            let open = FrameEncoder.buffer(
-                for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
-                allocator: channel.allocator
-            )
-            var record = OutboundChannel(awaitsDone: kind == .resource)
-            record.queuedBytes = open.readableBytes
-            state.channels[number] = record
-            state.bulk.append(open, on: number)
-            return (number, Self.claimDrain(&state))
-        }
-        if scheduleDrain { self.scheduleDrain() }
-        return channelNumber
-    }
-
-    /// Queues one CHUNK frame, suspending first until the peer's credit covers it and the channel's
-    /// queue has room.
-    ///
-    /// - Parameters:
-    ///   - frame: a CHUNK frame from ``FrameEncoder/chunkFrame(channel:_:allocator:)``.
-    ///   - payloadLength: the bytes it carries.
-    ///   - channelNumber: its channel, opened by ``openChannel(kind:size:name:)``.
-    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended; `CancellationError`
-    ///   when the task is cancelled while it waits.
-    package func sendChunk(_ frame: ByteBuffer, payloadLength: Int, on channelNumber: UInt32) async throws {
-        while true {
-            let queued = try outbound.withLock { state throws(ChannelClosedError) -> Bool? in
-                var record = try Self.record(channelNumber, in: state)
-                guard record.canQueue(payloadLength: payloadLength, queueLimit: channelQueueLimit) else { return nil }
-                record.credit -= payloadLength
-                record.queuedBytes += frame.readableBytes
-                state.channels[channelNumber] = record
-                state.bulk.append(frame, on: channelNumber)
-                return Self.claimDrain(&state)
-            }
-            guard let scheduleDrain = queued else {
-                try await waitToWrite(on: channelNumber, payloadLength: payloadLength)
-                continue
-            }
-            sendBuffers.recycle(frame)
-            if scheduleDrain { self.scheduleDrain(batching: true) }
-            return
-        }
-    }
-
-    /// Queues the END frame after the channel's chunks. A stream's record ends here; a resource's
-    /// stays until ``waitForDone(on:)`` sees the peer's verdict.
-    ///
-    /// - Parameters:
-    ///   - channelNumber: the channel.
-    ///   - digest: a resource's SHA-256; `nil` for a stream.
-    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
-    package func finishChannel(_ channelNumber: UInt32, digest: [UInt8]?) throws {
-        let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in
-            var record = try Self.record(channelNumber, in: state)
-            let end = FrameEncoder.buffer(
-                for: .end(channel: channelNumber, digest: digest),
-                allocator: channel.allocator
-            )
-            record.queuedBytes += end.readableBytes
-            state.channels[channelNumber] = record.awaitsDone ? record : nil
-            state.bulk.append(end, on: channelNumber)
-            return Self.claimDrain(&state)
-        }
-        if scheduleDrain { self.scheduleDrain() }
-    }
-
-    /// Waits for the peer to confirm a resource (DONE).
-    ///
-    /// - Parameter channelNumber: the resource's channel.
-    /// - Throws: ``ChannelClosedError`` when the peer resets it or the connection ends first.
-    package func waitForDone(on channelNumber: UInt32) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let verdict = outbound.withLock { state -> Result<Void, any Error>? in
-                do {
-                    var record = try Self.record(channelNumber, in: state)
-                    if record.isDone {
-                        state.channels[channelNumber] = nil
-                        return .success(())
-                    }
-                    record.doneWaiter = continuation
-                    state.channels[channelNumber] = record
-                    return nil
-                } catch {
-                    return .failure(error)
-                }
-            }
-            if let verdict { continuation.resume(with: verdict) }
-        }
-    }
-
-    /// Ends a channel this side opened, early: drops what it has queued and tells the peer (RESET)
-    /// if the peer already knows the channel. Whoever waits on it gets ``ChannelClosedError``.
-    ///
-    /// - Parameters:
-    ///   - channelNumber: the channel.
-    ///   - code: why, sent to the peer.
-    package func resetChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
-        let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: false))
-        let (waiters, scheduleDrain) = outbound.withLock {
-            state -> ([CheckedContinuation<Void, any Error>], Bool) in
-            guard state.closed == nil, let record = state.channels.removeValue(forKey: channelNumber) else {
-                return ([], false)
-            }
-            state.bulk.removeAll(on: channelNumber)
-            guard record.openWritten, record.failure == nil else { return (record.continuations, false) }
-            let reset = FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: channel.allocator)
-            state.enqueue(reset)
-            return (record.continuations, Self.claimDrain(&state))
-        }
-        if scheduleDrain { self.scheduleDrain() }
-        for waiter in waiters { waiter.resume(throwing: error) }
-    }
-
-    // MARK: - Channels the peer writes
-
-    /// This side's reader consumed `increment` bytes of a channel the peer opened: let it send more.
-    ///
-    /// - Parameters:
-    ///   - increment: bytes consumed.
-    ///   - channelNumber: the channel.
-    package func grantCredit(_ increment: Int, on channelNumber: UInt32) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.grantCredit(increment, on: channelNumber) }
-    }
-
-    /// Ends a channel the peer opened, early (RESET): its reader stopped or cannot keep the data.
-    ///
-    /// - Parameters:
-    ///   - channelNumber: the channel.
-    ///   - code: why, sent to the peer.
-    package func resetInboundChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
-        let handler = self.handler
-        channel.eventLoop.execute { handler.value.resetInboundChannel(channelNumber, code) }
-    }
-
-    /// Sends a control frame about a channel the peer opened, ahead of any channel data: DONE for a
-    /// resource kept, or RESET after its END (the digest did not match). Dropped once the connection closes.
-    ///
-    /// - Parameter frame: a DONE or RESET frame.
-    package func sendControl(_ frame: Frame) {
-        let scheduleDrain = outbound.withLock { state -> Bool in
-            guard state.closed == nil else { return false }
-            let buffer = FrameEncoder.buffer(for: frame, allocator: channel.allocator)
-            state.enqueue(buffer)
-            return Self.claimDrain(&state)
-        }
-        if scheduleDrain { self.scheduleDrain() }
-    }
-
-    /// The peer confirmed a resource this side sent (DONE): wakes ``waitForDone(on:)``.
-    ///
-    /// - Parameter channelNumber: the channel.
-    package func confirmDone(_ channelNumber: UInt32) {
-        let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber], record.awaitsDone, record.failure == nil else {
-                return nil
-            }
-            guard let waiter = record.doneWaiter else {
-                record.isDone = true
-                state.channels[channelNumber] = record
-                return nil
-            }
-            state.channels[channelNumber] = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    // MARK: - Used by the handler, on the event loop
-
-    /// Takes every queued message and control frame; or, when there are none and `bulkAllowed`, one
-    /// channel frame; or marks the queue idle and returns `nil`.
-    func takeNext(bulkAllowed: Bool) -> OutboundWork? {
-        let (work, waiters) = outbound.withLock { state -> (OutboundWork?, [CheckedContinuation<Void, any Error>]) in
-            if !state.pending.isEmpty {
-                let batch = state.pending
-                state.pending = CircularBuffer()
-                state.pendingBytes = 0
-                let waiters = state.waiters
-                state.waiters = []
-                return (.urgent(batch), waiters)
-            }
-            guard bulkAllowed, let (channelNumber, frame) = state.bulk.popNext() else {
-                state.drainScheduled = false
-                return (nil, [])
-            }
-            guard var record = state.channels[channelNumber] else { return (.bulk(frame), []) }
-            record.openWritten = true
-            record.queuedBytes -= frame.readableBytes
-            var waiters: [CheckedContinuation<Void, any Error>] = []
-            // Woken once half the queue has gone, not as soon as one chunk has (a thread wake-up per
-            // 64 KiB), and only when the credit lets it write.
-            if let writer = record.writer, record.credit >= record.writerNeeds,
-                record.queuedBytes <= channelQueueLimit / 2
-            {
-                record.writer = nil
-                waiters.append(writer)
-            }
-            state.channels[channelNumber] = record
-            return (.bulk(frame), waiters)
-        }
-        for waiter in waiters { waiter.resume() }
-        return work
-    }
-
-    /// The peer granted credit on a channel this side writes.
-    func credited(_ increment: UInt32, on channelNumber: UInt32) {
-        let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber], record.failure == nil else { return nil }
-            record.credit = min(record.credit + Int(increment), WireProtocol.maximumChannelWindow)
-            // A writer the queue holds back is woken as the queue drains (see `takeNext`).
-            let writer =
-                record.canQueue(payloadLength: record.writerNeeds, queueLimit: channelQueueLimit) ? record.writer : nil
-            if writer != nil { record.writer = nil }
-            state.channels[channelNumber] = record
-            return writer
-        }
-        writer?.resume()
-    }
-
-    /// The peer reset a channel this side writes: drop its frames, fail whoever waits on it.
-    func resetByPeer(_ channelNumber: UInt32, _ code: ChannelResetCode) {
-        let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: true))
-        let waiters = outbound.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard var record = state.channels[channelNumber], record.failure == nil else { return [] }
-            state.bulk.removeAll(on: channelNumber)
-            let waiters = record.continuations
-            record.writer = nil
-            record.doneWaiter = nil
-            record.queuedBytes = 0
-            record.failure = error
-            state.channels[channelNumber] = record
-            return waiters
-        }
-        for waiter in waiters { waiter.resume(throwing: error) }
-    }
-
-    /// Refuses further sends and fails those waiting; queued frames not yet written are dropped.
-    func markClosed(_ error: ConnectionClosedError) {
-        let (waiters, channelWaiters) = outbound.withLock {
-            state -> ([CheckedContinuation<Void, any Error>], [(UInt32, CheckedContinuation<Void, any Error>)]) in
-            if state.closed == nil { state.closed = error }
-            state.pending.removeAll()
-            state.pendingBytes = 0
-            state.bulk.removeAll()
-            let waiters = state.waiters
-            state.waiters = []
-            let channelWaiters = state.channels.flatMap { number, record in record.continuations.map { (number, $0) } }
-            state.channels = [:]
-            return (waiters, channelWaiters)
-        }
-        for waiter in waiters { waiter.resume(throwing: error) }
-        for (number, waiter) in channelWaiters {
-            waiter.resume(throwing: ChannelClosedError(channel: number, cause: .connectionClosed(error.reason)))
-        }
-    }
-
-    /// Refuses further sends but keeps what is queued, so a GOODBYE can follow it.
-    func refuseNewSends(_ error: ConnectionClosedError) {
-        outbound.withLock { state in
-            if state.closed == nil { state.closed = error }
-        }
-    }
-
     // MARK: - Helpers
 
     /// Marks a drain as scheduled; `true` if the caller must schedule it.
-    private static func claimDrain(_ state: inout Outbound) -> Bool {
+    static func claimDrain(_ state: inout Outbound) -> Bool {
         defer { state.drainScheduled = true }
         return !state.drainScheduled
     }
@@ -524,7 +244,7 @@ package final class Connection: Sendable {
     /// - Parameter batching: always ask the event loop, even from a task on it: for channel chunks,
     ///   so that what every writer on the loop queues in this turn goes out in one batch, not a write
     ///   per chunk.
-    private func scheduleDrain(batching: Bool = false) {
+    func scheduleDrain(batching: Bool = false) {
         let handler = self.handler
         if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
             handler.value.drainOutbound()
@@ -535,7 +255,7 @@ package final class Connection: Sendable {
 
     /// The record of an open channel; throws if it has ended (reset by either side, or finished) or
     /// the connection has.
-    private static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutboundChannel {
+    static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutboundChannel {
         if let closed = state.closed {
             throw ChannelClosedError(channel: number, cause: .connectionClosed(closed.reason))
         }
@@ -546,7 +266,7 @@ package final class Connection: Sendable {
         return record
     }
 
-    private func waitToWrite(on channelNumber: UInt32, payloadLength: Int) async throws {
+    func waitToWrite(on channelNumber: UInt32, payloadLength: Int) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let verdict = outbound.withLock { state -> Result<Void, any Error>? in
@@ -576,7 +296,7 @@ package final class Connection: Sendable {
         }
     }
 
-    private func waitForRoom() async throws {
+    func waitForRoom() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let verdict = outbound.withLock { state -> Result<Void, any Error>? in
                 if let closed = state.closed { return .failure(closed) }

@@ -205,7 +205,7 @@ package enum FrameFuzzer {
                 }
             }
             switch action {
-            case .none, .send, .peerIdentified:
+            case .none, .send, .peerIdentified, .scheduleDeadline:
                 break
             case .startTLS, .decideCertificate, .deliverDatagramKey:
                 // The fuzzed machine's preference is none: whatever the peer's HELLO says, it never encrypts.
@@ -218,9 +218,9 @@ package enum FrameFuzzer {
                 limit = WireProtocol.maximumFrameLength(forMessageLength: WireProtocol.defaultMaximumMessageLength)
             case .deliverResumeSecret, .deliverAck:
                 precondition(wasEstablished, "\(action) delivered before the connection was established")
-            case .deliverData, .deliverDatagramEndpoint, .deliverMembership, .channel:
+            case .deliverData, .deliverDatagramEndpoint, .deliverMembership, .channel, .resetByPeer:
                 precondition(wasEstablished, "\(action) delivered before the connection was established")
-                if case .channel(.opened(let open)) = action {
+                if case .channel(.opened(let open), _) = action {
                     channelsSeen.append(open.channel)
                     if options & 0x40 != 0 {
                         play { $0.grantCredit(1 << 16, on: open.channel) }

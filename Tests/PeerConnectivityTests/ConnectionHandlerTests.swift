@@ -1,0 +1,279 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import PeerConnectivityCore
+import Testing
+
+@testable import PeerConnectivityTransport
+
+/// The connection handler on an `EmbeddedChannel`: frames in and out as bytes, timers on the embedded
+/// loop's clock, no socket.
+@Suite("ConnectionHandler")
+struct ConnectionHandlerTests {
+    private static let alice = try! PeerID(displayName: "alice")
+    private static let bob = try! PeerID(displayName: "bob")
+
+    /// A handler with one channel, its connection, and the events it reported.
+    private struct Rig {
+        let channel: EmbeddedChannel
+        let connection: Connection
+        let events: RecordingEventHandler
+        let reads: ReadCounter
+
+        /// Installs a handler for alice in `role` and activates the channel.
+        init(role: ConnectionStateMachine.Role, demand: ConnectionReadDemand = .more) throws {
+            channel = EmbeddedChannel()
+            reads = ReadCounter()
+            // In front of the connection handler: it sees the reads the handler lets through.
+            try channel.pipeline.syncOperations.addHandler(reads)
+            events = RecordingEventHandler(demand: demand)
+            let configuration = ConnectionConfiguration(
+                maximumMessageLength: 1 << 20,
+                handshakeTimeout: .seconds(7),
+                keepaliveInterval: .seconds(30),
+                livenessTimeout: .seconds(90),
+                logger: Logger(label: "connection-handler-test")
+            )
+            connection = try ConnectionHandler.install(
+                on: channel,
+                localPeer: ConnectionHandlerTests.alice,
+                role: role,
+                configuration: configuration,
+                handler: events
+            )
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        }
+
+        /// Everything the handler wrote, decoded.
+        func written() throws -> [Frame] {
+            var reader = FrameReader(limit: FrameLengthLimit(1 << 21))
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                reader.append(buffer)
+            }
+            var frames: [Frame] = []
+            while let frame = try reader.next(allocator: channel.allocator) {
+                frames.append(frame)
+            }
+            return frames
+        }
+
+        /// Feeds `frame` to the handler as the bytes the peer sent.
+        func receive(_ frame: Frame) throws {
+            try channel.writeInbound(FrameEncoder.buffer(for: frame, allocator: channel.allocator))
+        }
+
+        /// Takes alice, an inviter, to established with bob.
+        func establishAsInviter() throws {
+            _ = try written()
+            try receive(.hello(Frame.Hello(peer: ConnectionHandlerTests.bob)))
+            try receive(.accept)
+        }
+    }
+
+    private static let invitation = ConnectionStateMachine.Invitation(
+        expectedPeer: bob,
+        context: ByteBuffer(string: "join"),
+        timeout: .seconds(5)
+    )
+
+    @Test("an inviter writes HELLO and INVITE when the channel becomes active")
+    func helloAndInviteOnActivation() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        let frames = try rig.written()
+        #expect(frames.count == 2)
+        guard frames.count == 2, case .hello(let hello) = frames[0], case .invite(let invite) = frames[1] else {
+            Issue.record("expected HELLO then INVITE, got \(frames)")
+            return
+        }
+        #expect(hello.peer == Self.alice)
+        #expect(invite.timeoutMilliseconds == 5_000)
+        #expect(String(buffer: invite.context) == "join")
+        #expect(rig.events.events.isEmpty)
+    }
+
+    @Test("an invitee writes only its HELLO and reports the invitation with its timeout")
+    func inviteeReportsInvitation() throws {
+        let rig = try Rig(role: .invitee)
+        #expect(try rig.written() == [.hello(Frame.Hello(peer: Self.alice))])
+        try rig.receive(.hello(Frame.Hello(peer: Self.bob)))
+        try rig.receive(.invite(Frame.Invite(timeoutMilliseconds: 3_000, context: ByteBuffer(string: "hi"))))
+        guard case .invitation(let from, let context, let timeout) = rig.events.events.last else {
+            Issue.record("expected the invitation, got \(rig.events.events)")
+            return
+        }
+        #expect(from == Self.bob)
+        #expect(String(buffer: context) == "hi")
+        #expect(timeout == .seconds(3))
+        #expect(outcome(of: rig.connection.handshakeFinished)?.isSuccess == true)
+    }
+
+    @Test("a malformed frame closes the channel with a GOODBYE naming protocolViolation")
+    func malformedFrameCloses() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        _ = try rig.written()
+        // Length 1, type 0xEE: no such frame type.
+        var bytes = rig.channel.allocator.buffer(capacity: 5)
+        bytes.writeBytes([0, 0, 0, 1, 0xEE])
+        _ = try? rig.channel.writeInbound(bytes)
+        rig.channel.embeddedEventLoop.run()
+        #expect(try rig.written() == [.goodbye(.protocolViolation)])
+        #expect(!rig.channel.isActive)
+        #expect(rig.events.closedReasons == [.protocolViolation])
+    }
+
+    @Test("a DATA frame reaches the event handler as a message from the peer")
+    func dataBecomesMessage() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        try rig.receive(.data(ByteBuffer(string: "ping")))
+        guard case .message(let payload, let from) = rig.events.events.last else {
+            Issue.record("expected a message, got \(rig.events.events)")
+            return
+        }
+        #expect(String(buffer: payload) == "ping")
+        #expect(from == Self.bob)
+        #expect(rig.events.events.contains { if case .established(Self.bob) = $0 { true } else { false } })
+    }
+
+    @Test("a message answered with .pause stops reads until resumeReading")
+    func pauseStopsReads() throws {
+        let rig = try Rig(role: .inviter(Self.invitation), demand: .pause)
+        try rig.establishAsInviter()
+        rig.channel.read()
+        let before = rig.reads.count
+        #expect(before > 0, "a read before any message goes through")
+
+        try rig.receive(.data(ByteBuffer(string: "slow down")))
+        rig.channel.read()
+        rig.channel.read()
+        #expect(rig.reads.count == before, "no read passes while paused")
+
+        rig.connection.resumeReading()
+        rig.channel.embeddedEventLoop.run()
+        #expect(rig.reads.count == before + 1, "the read held back goes through once, on resume")
+        rig.channel.read()
+        #expect(rig.reads.count == before + 2)
+    }
+
+    @Test("the handshake deadline fires on the event loop's clock")
+    func handshakeDeadline() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        _ = try rig.written()
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(4))
+        #expect(rig.channel.isActive, "the invitation's 5 s have not passed")
+        #expect(try rig.written().isEmpty)
+
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(try rig.written() == [.goodbye(.timedOut)])
+        #expect(!rig.channel.isActive)
+        #expect(rig.events.closedReasons == [.timedOut])
+        #expect(outcome(of: rig.connection.established)?.isSuccess == false)
+    }
+
+    @Test("an invitee's deadline is its handshake timeout")
+    func inviteeDeadline() throws {
+        let rig = try Rig(role: .invitee)
+        _ = try rig.written()
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(6_999))
+        #expect(rig.channel.isActive)
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(try rig.written() == [.goodbye(.handshakeTimeout)])
+        #expect(rig.events.closedReasons == [.handshakeTimeout])
+    }
+
+    @Test("once established the deadline no longer fires")
+    func deadlineCancelledOnEstablish() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+        #expect(rig.channel.isActive)
+        #expect(rig.events.closedReasons.isEmpty)
+        #expect(try outcome(of: rig.connection.established)?.get() == Self.bob)
+    }
+
+    @Test(".closed is the last event, exactly once")
+    func closedOnceAndLast() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        try rig.receive(.goodbye(.localDisconnect))
+        rig.channel.embeddedEventLoop.run()
+        #expect(!rig.channel.isActive)
+        // Later requests and a second close report nothing more.
+        rig.connection.close(.localDisconnect)
+        rig.channel.close(promise: nil)
+        rig.channel.embeddedEventLoop.run()
+
+        #expect(rig.events.closedReasons.count == 1)
+        guard case .closed(let peer, let reason) = rig.events.events.last else {
+            Issue.record("the last event is not .closed: \(rig.events.events)")
+            return
+        }
+        #expect(peer == Self.bob)
+        #expect(reason == .peerDisconnected)
+        #expect(outcome(of: rig.connection.closed)?.isSuccess == true)
+    }
+
+    @Test("a RESET of a channel this side opened goes to the connection, not to the event handler")
+    func resetOfOwnChannel() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        let number = try rig.connection.openChannel(kind: .stream, size: 0, name: Array("s".utf8))
+        #expect(number % 2 == 1, "the inviter opens odd channels")
+        let count = rig.events.events.count
+        try rig.receive(.reset(channel: number, .cancelled))
+        #expect(rig.events.events.count == count, "no event for a reset of our own channel")
+        #expect(throws: (any Error).self) { try rig.connection.finishChannel(number, digest: nil) }
+    }
+}
+
+/// A future's result if it has completed, without blocking: on the embedded loop a callback on a
+/// completed future runs at once, and `wait()` on one that never completes would hang the test.
+private func outcome<Value>(of future: EventLoopFuture<Value>) -> Result<Value, any Error>? {
+    var result: Result<Value, any Error>?
+    future.assumeIsolated().whenComplete { result = $0 }
+    return result
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}
+
+/// Records a connection's events and answers every message with the same read demand.
+private final class RecordingEventHandler: ConnectionEventHandler {
+    private let recorded = NIOLockedValueBox<[ConnectionEvent]>([])
+    private let demand: ConnectionReadDemand
+
+    init(demand: ConnectionReadDemand) {
+        self.demand = demand
+    }
+
+    var events: [ConnectionEvent] { recorded.withLockedValue { $0 } }
+
+    /// The reasons of the `.closed` events, in order.
+    var closedReasons: [DisconnectReason] {
+        events.compactMap { if case .closed(_, let reason) = $0 { reason } else { nil } }
+    }
+
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        recorded.withLockedValue { $0.append(event) }
+        if case .message = event { return demand }
+        return .more
+    }
+}
+
+/// Counts the reads that reach it on their way to the socket.
+private final class ReadCounter: ChannelOutboundHandler, @unchecked Sendable {
+    // @unchecked: used only on the embedded channel's loop, which is the test's thread.
+    typealias OutboundIn = Any
+
+    private(set) var count = 0
+
+    func read(context: ChannelHandlerContext) {
+        count += 1
+        context.read()
+    }
+}
