@@ -7,6 +7,7 @@ import PeerConnectivityBench
 import PeerConnectivityCore
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 /// The benchmark's echo side: advertises, accepts every test-runner into a session of its own, echoes.
 @main
@@ -166,6 +167,9 @@ struct Reflector: AsyncParsableCommand {
             FileHandle.standardError.write(Data("reflector: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        // SIGTERM and SIGINT are caught from here on: one that comes just after "ready" still shuts the
+        // reflector down gracefully, rather than killing it before the service group has started.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         Log.line(
             "ready name=\(LogSafe.escaped(configuration.name)) service=_\(service)._tcp bind=\(bind) "
                 + "port=\(reflector.port ?? 0) raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") "
@@ -180,14 +184,17 @@ struct Reflector: AsyncParsableCommand {
         logger.logLevel = .warning
         var services = [ServiceGroupConfiguration.ServiceConfiguration(service: reflector)]
         if let exporter { services.append(.init(service: exporter)) }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                for await _ in signals {
+                    await group.triggerGracefulShutdown()
+                    return
+                }
+            }
+            try await group.run()
+            tasks.cancelAll()
+        }
         // Sessions' event streams end only when the sessions are released; leave without waiting for them.
         Foundation.exit(0)
     }
