@@ -78,14 +78,14 @@ struct ConnectionFloodTests {
         // before its HELLO went out is closed without a frame): the first gives way to the fourth.
         var sockets: [RawSocket] = []
         for _ in 0..<4 {
-            sockets.append(try RawSocket(port: advertiser.port!))
+            sockets.append(try await RawSocket(port: advertiser.port!))
             try await Task.sleep(for: .milliseconds(50))
         }
         let first = sockets[0]
-        #expect(first.readFrame(ofType: 0x01) != nil)  // the advertiser's HELLO
-        let goodbye = first.readFrame(ofType: 0x12)
+        #expect(await first.readFrame(ofType: 0x01) != nil)  // the advertiser's HELLO
+        let goodbye = await first.readFrame(ofType: 0x12)
         #expect(goodbye == [21], "expected GOODBYE 21 (overloaded), got \(String(describing: goodbye))")
-        #expect(first.readUntilClosed() != nil)
+        #expect(await first.readUntilClosed() != nil)
         // The other three are still pending: one of them completes its handshake.
         sockets[3].send(HandFrames.hello() + HandFrames.invite())
         var invitations = advertiser.invitations.makeAsyncIterator()

@@ -51,8 +51,11 @@ struct DiscoveryTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = await onOwnThread {
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return output
+        }
         let resolved = output.split(separator: "\n").filter { $0.hasPrefix("=") }
         let line = try #require(
             resolved.first { $0.contains(peer.id.uuidString.lowercased()) },

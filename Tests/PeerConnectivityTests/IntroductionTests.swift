@@ -34,10 +34,10 @@ struct IntroductionTests {
         let host = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
         let acceptor = acceptAll(advertiser, into: host)
         defer { acceptor.cancel() }
-        let socket = try RawSocket(port: advertiser.port!)
+        let socket = try await RawSocket(port: advertiser.port!)
         let mallory = UUID()
         socket.send(HandFrames.hello(name: "mallory", id: mallory) + HandFrames.invite())
-        #expect(socket.readFrame(ofType: 0x03) != nil, "accepted")
+        #expect(await socket.readFrame(ofType: 0x03) != nil, "accepted")
         var body: [UInt8] = [1]
         body += withUnsafeBytes(of: Self.lateID(1).uuid) { Array($0) } + [6] + Array("victim".utf8)
         body += [4, 127, 0, 0, 1] + HandFrames.bigEndian(UInt16(target.port))

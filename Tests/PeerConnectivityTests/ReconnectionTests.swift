@@ -172,12 +172,12 @@ struct ReconnectionTests {
         defer { pair.acceptor.cancel() }
         let (client, host) = (pair.client, pair.host)
         try await #require(eventually { host.memberListenerPort != nil })
-        let socket = try RawSocket(port: host.memberListenerPort!)
+        let socket = try await RawSocket(port: host.memberListenerPort!)
         socket.send(HandFrames.hello(name: "pair-client", id: client.peer.id))
         let uuid = withUnsafeBytes(of: client.peer.id.uuid) { Array($0) }
         let resume = uuid + [UInt8](repeating: 0x66, count: 16) + HandFrames.bigEndian(UInt64(0))
         socket.send(HandFrames.frame(type: 0x17, body: resume))
-        #expect(socket.readFrame(ofType: 0x04) == [24], "DECLINE, reason 24 (resume refused)")
+        #expect(await socket.readFrame(ofType: 0x04) == [24], "DECLINE, reason 24 (resume refused)")
         try await client.send(Self.numbered(1), toPeers: [host.peer])
         _ = try await Self.waitForMessages(pair.hostLog, count: 1)
         #expect(Self.numbers(pair.hostLog.messages) == [1])

@@ -348,16 +348,16 @@ struct SecurityTests {
     @Test("bytes that arrive with the HELLO go to TLS, not to the frame decoder (the hand-off after HELLO)")
     func bytesPastHelloGoToTLS() async throws {
         let host = try await Host(identity: nil, .optional)
-        let socket = try RawSocket(port: host.port)
+        let socket = try await RawSocket(port: host.port)
         // One write: a HELLO that allows encryption, then a TLS record that is not a ClientHello.
         let notAClientHello: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x02, 0x03, 0x04, 0x05]
         socket.send(HandFrames.hello(encryption: 1) + notAClientHello)
-        let hello = try #require(socket.readFrame())
+        let hello = try #require(await socket.readFrame())
         #expect(hello.type == 0x01)
         #expect(hello.body.last == 1)  // the advertiser's preference: optional
         // TLS rejects the record with an alert (content type 21) and closes; had the bytes reached the
         // frame decoder, a GOODBYE frame (00 00 00 02 12 07) would have come instead.
-        let rest = try #require(socket.readUntilClosed())
+        let rest = try #require(await socket.readUntilClosed())
         #expect(rest.first == 0x15)
         #expect(rest.count < 64)
         #expect(host.invitations.withLock { $0.isEmpty })
