@@ -4,7 +4,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// Browser events for any number of subscribers, through the real avahi-daemon.
-@Suite("Browser events", .timeLimit(.minutes(1)))
+@Suite("Browser events", .timeLimit(.minutes(1)), .avahi)
 struct BrowserEventsTests {
     /// Collects a browser's events from one iterator, in the background.
     final class Collector: Sendable {

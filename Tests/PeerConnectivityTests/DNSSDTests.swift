@@ -16,7 +16,7 @@ struct DNSSDTests {
     /// Whether this process is the child that ``failsAtOnceWhenTheDaemonIsUnreachable()`` starts.
     static let isProbeProcess = ProcessInfo.processInfo.environment[probeVariable] != nil
 
-    @Test("register, browse, avahi-browse, resolve, withdraw", .disabled(if: isProbeProcess))
+    @Test("register, browse, avahi-browse, resolve, withdraw", .disabled(if: isProbeProcess), .avahi)
     func registerBrowseResolveAndWithdraw() async throws {
         let service = TestService.unique(namePrefix: "PC test Ünï ☃")
         let clock = ContinuousClock()
@@ -99,7 +99,11 @@ struct DNSSDTests {
         )
     }
 
-    @Test("a name this host already advertises for the type fails with NameConflict", .disabled(if: isProbeProcess))
+    @Test(
+        "a name this host already advertises for the type fails with NameConflict",
+        .disabled(if: isProbeProcess),
+        .avahi
+    )
     func sameNameTwiceOnOneHost() async throws {
         let service = TestService.unique(namePrefix: "PC clash")
         let first = try await service.register()
@@ -116,7 +120,7 @@ struct DNSSDTests {
         #expect(ContinuousClock.now - start < .seconds(2))
     }
 
-    @Test("resolving an instance that does not exist times out", .disabled(if: isProbeProcess))
+    @Test("resolving an instance that does not exist times out", .disabled(if: isProbeProcess), .avahi)
     func resolveTimesOut() async throws {
         let service = TestService.unique(namePrefix: "PC absent")
         let start = ContinuousClock.now
@@ -129,7 +133,7 @@ struct DNSSDTests {
         #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
     }
 
-    @Test("cancelling the calling task cancels the resolve", .disabled(if: isProbeProcess))
+    @Test("cancelling the calling task cancels the resolve", .disabled(if: isProbeProcess), .avahi)
     func resolveIsCancelled() async throws {
         let service = TestService.unique(namePrefix: "PC absent")
         let resolve = Task { try await DNSServiceResolution.resolve(service.instance, timeout: .seconds(30)) }
@@ -142,7 +146,8 @@ struct DNSSDTests {
 
     @Test(
         "each resolve deallocates its ref: more resolves than D-Bus allows live connections",
-        .disabled(if: isProbeProcess)
+        .disabled(if: isProbeProcess),
+        .avahiAlone
     )
     func resolvesDoNotLeakRefs() async throws {
         let service = TestService.unique(namePrefix: "PC many")

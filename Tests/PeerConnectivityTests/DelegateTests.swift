@@ -238,7 +238,7 @@ struct DelegateTests {
         #expect(recorder.notStarted.first as? DiscoveryError == .notRestartable)
     }
 
-    @Test("BrowserDelegate: found with discoveryInfo, lost, and didNotStart after stop")
+    @Test("BrowserDelegate: found with discoveryInfo, lost, and didNotStart after stop", .avahi)
     func browserDelegate() async throws {
         let service = uniqueServiceType("deleg")
         let me = try PeerID(displayName: "delegate-browser")

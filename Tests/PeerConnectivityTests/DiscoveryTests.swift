@@ -39,7 +39,7 @@ struct DiscoveryTests {
         _ = try Advertiser(peer: peer, discoveryInfo: ["k": String(repeating: "v", count: 253)], serviceType: "chat")
     }
 
-    @Test("avahi-browse, a DNS-SD client we did not write, sees the advertiser with its TXT record")
+    @Test("avahi-browse, a DNS-SD client we did not write, sees the advertiser with its TXT record", .avahi)
     func avahiBrowseSeesAdvertiser() async throws {
         let service = uniqueServiceType("avb")
         let peer = try PeerID(displayName: "visible peer")
@@ -69,7 +69,7 @@ struct DiscoveryTests {
         await advertiser.stop()
     }
 
-    @Test("the browser reports each peer once, never itself, and reports it lost when it stops")
+    @Test("the browser reports each peer once, never itself, and reports it lost when it stops", .avahi)
     func foundOnceNeverSelf() async throws {
         let service = uniqueServiceType("once")
         let me = try PeerID(displayName: "self")

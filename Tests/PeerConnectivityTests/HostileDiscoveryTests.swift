@@ -4,7 +4,7 @@ import Testing
 
 /// Services published with avahi-publish (a child process) through the real avahi-daemon, with TXT
 /// records no Advertiser would write: the Browser skips or cleans them and keeps reporting good peers.
-@Suite("Hostile discovery through avahi-daemon", .timeLimit(.minutes(1)))
+@Suite("Hostile discovery through avahi-daemon", .timeLimit(.minutes(1)), .avahi)
 struct HostileDiscoveryTests {
     /// `avahi-publish -s` run by /bin/sh, so that arguments can hold bytes that are not UTF-8 (`printf`).
     private final class Publication {

@@ -123,7 +123,7 @@ struct SessionModelTests {
         try await eventually { sender.transfers.isEmpty && receiver.transfers.isEmpty }
     }
 
-    @Test("discovered follows the browser: found with discoveryInfo, lost, and empty once it stops")
+    @Test("discovered follows the browser: found with discoveryInfo, lost, and empty once it stops", .avahi)
     func discovered() async throws {
         let service = uniqueServiceType("model")
         let me = try PeerID(displayName: "model-browser")

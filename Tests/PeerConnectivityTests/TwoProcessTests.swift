@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Two processes on loopback, through the real avahi-daemon: this test process and a `peer-demo` child.
-@Suite("Two processes on loopback", .serialized, .timeLimit(.minutes(3)))
+@Suite("Two processes on loopback", .serialized, .timeLimit(.minutes(3)), .avahi)
 struct TwoProcessTests {
     /// The messages of the bulk test: mostly small, every tenth 64 KiB, every hundredth 1 MiB.
     static func size(of sequence: Int) -> Int {
