@@ -130,7 +130,7 @@ struct DNSSDTests {
             (error as? DNSServiceFailure)?.isTimeout == true
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(300) + promptly, "timed out after \(elapsed)")
     }
 
     @Test("cancelling the calling task cancels the resolve", .disabled(if: isProbeProcess), .avahi)
@@ -141,7 +141,7 @@ struct DNSSDTests {
         let start = ContinuousClock.now
         resolve.cancel()
         await #expect(throws: CancellationError.self) { _ = try await resolve.value }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
     }
 
     @Test(

@@ -117,7 +117,7 @@ struct StreamTests {
         #expect(received.count == 4 << 20)
     }
 
-    @Test("the writer cancels: the reader's iteration throws cancelledByPeer within 1 s")
+    @Test("the writer cancels: the reader's iteration throws cancelledByPeer promptly")
     func writerCancels() async throws {
         let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "doomed", toPeer: pair.host.peer)
@@ -130,14 +130,14 @@ struct StreamTests {
         await #expect(throws: TransferError.cancelledByPeer(peer: pair.client.peer, name: "doomed")) {
             _ = try await iterator.next()
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
         await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "doomed")) {
             try await stream.write(Data(count: 1))
         }
         #expect(pair.client.connectedPeers == [pair.host.peer], "a cancelled stream leaves the connection up")
     }
 
-    @Test("the reader cancels: the writer's next write throws cancelledByPeer within 1 s")
+    @Test("the reader cancels: the writer's next write throws cancelledByPeer promptly")
     func readerCancels() async throws {
         let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "unwanted", toPeer: pair.host.peer)
@@ -150,7 +150,7 @@ struct StreamTests {
             }
         }
         #expect(error == .cancelledByPeer(peer: pair.host.peer, name: "unwanted"))
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
         await #expect(throws: TransferError.cancelled(peer: pair.client.peer, name: "unwanted")) {
             _ = try await readAll(incoming)
         }

@@ -105,7 +105,7 @@ struct TwoProcessTests {
         }
         let elapsed = start.duration(to: .now)
         #expect(error?.reason == .timedOut)
-        #expect(elapsed >= .milliseconds(790) && elapsed < .seconds(3), "timed out after \(elapsed)")
+        #expect(elapsed >= .milliseconds(790) && elapsed < .milliseconds(800) + promptly, "timed out after \(elapsed)")
         try await log.waitFor(found, .notConnected)
         #expect(log.states(of: found).last?.1 == .timedOut)
     }
@@ -148,7 +148,8 @@ struct TwoProcessTests {
         let reason = try await log.waitFor(peer, .notConnected, timeout: .seconds(6))
         let elapsed = start.duration(to: .now)
         #expect(reason == .some(.livenessTimeout))
-        #expect(elapsed >= .seconds(1.5) && elapsed <= .seconds(3), "reported after \(elapsed)")
+        // Its 2 s, not the default 5 s; up to 2 s late on a loaded machine.
+        #expect(elapsed >= .seconds(1.5) && elapsed <= .seconds(4), "reported after \(elapsed)")
     }
 
     @Test("with avahi-daemon unreachable, advertising fails within 1 s saying how to start it")
@@ -222,7 +223,7 @@ struct TwoProcessTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
         #expect(error == .connectionClosed(nil, peer: peer, name: "big"))
-        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(start.duration(to: .now) < promptly, "not at once: the liveness timeout, 5 s, would be later")
         #expect(transfer.progress.completedUnitCount < transfer.progress.totalUnitCount)
         // The child may die before it has created the directory (it does so off the event loop): then it kept nothing.
         let kept = ((try? scratch.contents("received")) ?? []).filter { !$0.hasPrefix(".partial-") }
