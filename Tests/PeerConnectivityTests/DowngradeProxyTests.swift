@@ -78,7 +78,7 @@ struct DowngradeProxyTests {
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: false)
         defer { Task { await proxy.stop() } }
         let client = try Self.client()
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: invitationTimeout)
         let security = try #require(client.securityInfo(for: peer))
         #expect(security.isEncrypted)
         #expect(security.tlsVersion == "TLS 1.3")
@@ -108,7 +108,11 @@ struct DowngradeProxyTests {
         let client = try Self.client(.optional, policy: .trustOnFirstUse(clientPins))
 
         // First meeting, untouched: encrypted, and each side pins the other's key.
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(
+            host: "127.0.0.1",
+            port: host.advertiser.port!,
+            timeout: invitationTimeout
+        )
         #expect(client.securityInfo(for: peer)?.isEncrypted == true)
         #expect(clientPins.pinnedKey(for: peer.id) != nil)
         #expect(hostPins.pinnedKey(for: client.peer.id) != nil)
@@ -145,7 +149,7 @@ struct DowngradeProxyTests {
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: true)
         defer { Task { await proxy.stop() } }
         let client = try Self.client(.optional, logger: clientLogs.logger(label: "client"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: invitationTimeout)
         let security = try #require(client.securityInfo(for: peer))
         #expect(!security.isEncrypted)
         #expect(security.tlsVersion == nil && security.cipherSuite == nil)

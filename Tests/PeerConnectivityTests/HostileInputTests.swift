@@ -22,7 +22,7 @@ struct HostileInputTests {
         /// A real peer still connects.
         func stillServes() async throws {
             let visitor = Session(peer: try PeerID(displayName: "visitor"), encryptionPreference: .none)
-            let peer = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+            let peer = try await visitor.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
             #expect(peer == advertiser.peer)
             await visitor.disconnect()
         }
@@ -95,7 +95,7 @@ struct HostileInputTests {
         _ = await invitations.next()
         let session = Session(peer: try PeerID(displayName: "one-too-many"), encryptionPreference: .none)
         let error = await #expect(throws: InvitationError.self) {
-            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
         #expect(error?.reason == .busy)
     }

@@ -56,7 +56,7 @@ struct InvitationFloodTests {
 
         // Another peer on the same host still gets in.
         let visitor = Session(peer: try PeerID(displayName: "welcome"), encryptionPreference: .none)
-        let peer = try await visitor.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await visitor.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         #expect(peer == advertiser.peer)
         let fromFlooder = seen.withLock { $0.filter { $0.id == flooder }.count }
         #expect(fromFlooder >= 1 && fromFlooder <= 2, "the app saw \(fromFlooder) of the flood's invitations")

@@ -34,7 +34,7 @@ struct MeshTests {
         for index in 1..<size {
             let session = Session(peer: try PeerID(displayName: "member-\(index)"), configuration: configuration)
             logs.append(EventLog(session))
-            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
             sessions.append(session)
         }
         let complete = try await waitForMesh(sessions)
@@ -59,8 +59,8 @@ struct MeshTests {
         defer { acceptor.cancel() }
         let one = Session(peer: try PeerID(displayName: "one"), configuration: configuration)
         let two = Session(peer: try PeerID(displayName: "two"), configuration: configuration)
-        try await one.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
-        try await two.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        try await one.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
+        try await two.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await Task.sleep(for: .milliseconds(500))
         #expect(one.connectedPeers == [host.peer])
         #expect(two.connectedPeers == [host.peer])

@@ -254,7 +254,7 @@ struct ReconnectionTests {
         for index in 1..<4 {
             let session = Session(peer: try PeerID(displayName: "member-\(index)"), configuration: configuration)
             logs.append(EventLog(session))
-            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
             sessions.append(session)
         }
         let members = sessions

@@ -69,7 +69,7 @@ struct ResourceTests {
         let secondLog = EventLog(secondSession)
         let acceptor = acceptAll(second, into: secondSession)
         defer { acceptor.cancel() }
-        try await first.client.connectPeer(host: "127.0.0.1", port: second.port!, timeout: .seconds(5))
+        try await first.client.connectPeer(host: "127.0.0.1", port: second.port!, timeout: invitationTimeout)
 
         let contents = (0..<4).map { pattern(count: (3 << 20) + $0 * 1000, seed: UInt64(100 + $0)) }
         let sources = try contents.enumerated().map { try file($1, named: "source-\($0)", in: scratch) }

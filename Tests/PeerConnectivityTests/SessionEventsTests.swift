@@ -22,7 +22,7 @@ struct SessionEventsTests {
         let acceptor = acceptAll(advertiser, into: host)
         defer { acceptor.cancel() }
         let client = Session(peer: try PeerID(displayName: "events-client"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         // Sent before anyone iterates the host's events: kept for the first iterator.
         try await client.send(Data("early".utf8), toPeers: [peer])
         try await Task.sleep(for: .milliseconds(100))
@@ -50,7 +50,7 @@ struct SessionEventsTests {
         let reader = host.events.makeAsyncIterator()
         _ = lagging
         let client = Session(peer: try PeerID(displayName: "fast-writer"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         let sent = Locked(0)
         let writer = Task {
             // 50 MiB: far more than the limit, the sockets, TLS and the outbound queue hold (some 20-25 MiB)

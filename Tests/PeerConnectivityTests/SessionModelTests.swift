@@ -21,7 +21,7 @@ struct SessionModelTests {
         try await eventually { model.isRunning }
 
         let joined = observeChange { _ = model.connectedPeers }
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await eventually { model.peers[peer]?.state == .connected }
         #expect(joined.value, "Observation signalled the change of connectedPeers")
         #expect(model.connectedPeers == [peer])

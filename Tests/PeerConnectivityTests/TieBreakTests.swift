@@ -30,12 +30,12 @@ struct TieBreakTests {
         async let aliceInvites = alice.session.connectPeer(
             host: "127.0.0.1",
             port: bob.advertiser.port!,
-            timeout: .seconds(5)
+            timeout: invitationTimeout
         )
         async let bobInvites = bob.session.connectPeer(
             host: "127.0.0.1",
             port: alice.advertiser.port!,
-            timeout: .seconds(5)
+            timeout: invitationTimeout
         )
         let (foundBob, foundAlice) = try await (aliceInvites, bobInvites)
         #expect(foundBob == bob.session.peer)

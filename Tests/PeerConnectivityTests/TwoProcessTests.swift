@@ -174,7 +174,7 @@ struct TwoProcessTests {
         let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
         let session = Session(peer: try PeerID(displayName: "dialer"))
         var events = session.events.makeAsyncIterator()
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
         #expect(peer.displayName == "direct")
         #expect(session.connectedPeers == [peer])
         try await session.send(Data("ping".utf8), toPeers: [peer])
@@ -240,7 +240,7 @@ struct TwoProcessTests {
         let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
         let session = Session(peer: try PeerID(displayName: "observer"))
         let log = EventLog(session)
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
         return (child, session, log, peer)
     }
 

@@ -6,3 +6,7 @@
 /// the library's 5 s timers (liveness, handshake, resolve), so a step that only happened once one of those fired,
 /// or once a transfer had run to its end, is still caught.
 let promptly: Duration = .seconds(4)
+
+/// The invitation timeout of tests that are not about it: an invitation over loopback takes milliseconds on an
+/// idle machine, and was seen to take more than 5 s with the suite in parallel on two CPUs.
+let invitationTimeout: Duration = .seconds(20)

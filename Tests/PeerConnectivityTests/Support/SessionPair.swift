@@ -27,7 +27,7 @@ struct SessionPair {
             configuration: clientConfiguration
         )
         let clientLog = EventLog(client)
-        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await hostLog.waitFor(client.peer, .connected)
         return SessionPair(
             client: client,
