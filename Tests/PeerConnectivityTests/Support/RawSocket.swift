@@ -49,6 +49,16 @@ final class RawSocket: Sendable {
         return fd
     }
 
+    /// Reads from now on give up after `timeout` of silence (at least a millisecond).
+    func setReadTimeout(_ timeout: Duration) {
+        let microseconds = max(
+            1000,
+            timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000
+        )
+        var value = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
     }
