@@ -108,7 +108,7 @@ struct ResourceTests {
             configuration.resourceWindow = 256 << 10
             pair = try await SessionPair.connect(host: configuration)
             transfer = try pair.client.sendResource(
-                at: try scratch.largeFile(mebibytes: 64),
+                at: try await scratch.largeFile(mebibytes: 64),
                 withName: name,
                 toPeer: pair.host.peer
             )

@@ -108,7 +108,7 @@ struct SessionModelTests {
         try await eventually { sender.transfers.isEmpty && receiver.transfers.isEmpty }
 
         // A large one, caught in flight, then cancelled through the receiver's model.
-        let large = try scratch.largeFile(mebibytes: 128)
+        let large = try await scratch.largeFile(mebibytes: 128)
         let big = try pair.client.sendResource(at: large, withName: "large.bin", toPeer: hostPeer)
         try await eventually { !sender.transfers.isEmpty && !receiver.transfers.isEmpty }
         let outgoing = try #require(sender.transfers.values.first)

@@ -213,7 +213,7 @@ struct TwoProcessTests {
             options: ["--resource-directory", scratch.url.appendingPathComponent("received").path]
         )
         let transfer = try session.sendResource(
-            at: try scratch.largeFile(mebibytes: 256),
+            at: try await scratch.largeFile(mebibytes: 256),
             withName: "big",
             toPeer: peer
         )
