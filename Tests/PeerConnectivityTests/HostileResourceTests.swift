@@ -21,6 +21,9 @@ struct HostileResourceTests {
             scratch = try ScratchDirectory("hostile-resources")
             var configuration = Session.Configuration.default
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+            // The raw socket answers no keepalive: with the 5 s default, a loaded machine could end the link
+            // before a test is through.
+            configuration.livenessTimeout = .seconds(60)
             configure(&configuration)
             advertiser = try await loopbackAdvertiser("resource-target", encryption: .none)
             session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
