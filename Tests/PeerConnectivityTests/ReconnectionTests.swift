@@ -117,7 +117,8 @@ struct ReconnectionTests {
         let (client, host) = (pair.client, pair.host)
         for index in 0..<5 { try await client.send(Self.numbered(index, padding: 100), toPeers: [host.peer]) }
         _ = try await Self.waitForMessages(pair.hostLog, count: 5)
-        try await Task.sleep(for: .milliseconds(400))  // the acknowledgements (every 100 ms) are in
+        // The acknowledgements (every 100 ms) are in: 400 ms alone, longer on a loaded machine.
+        try await eventually { client.unconfirmedMessageCount(to: host.peer) == 0 }
         // Neither side can be reached again: the link stays down.
         client.closeMemberListener()
         host.closeMemberListener()
