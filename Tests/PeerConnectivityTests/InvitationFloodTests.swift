@@ -30,12 +30,13 @@ struct InvitationFloodTests {
     /// or two on a loaded machine (the suite in parallel on two CPUs), and a held one's never comes.
     private static let declineWait = 5
 
-    /// The reason bytes of the DECLINEs the flood's sockets received (nil: none within ``declineWait``).
+    /// The reason bytes of the DECLINEs the flood's sockets received (nil: none within ``declineWait`` times
+    /// ``slowdown``).
     private func declines(_ sockets: [RawSocket]) async -> [UInt8?] {
         await onOwnThread {
             // One wait for all: the first held invitation's socket waits out the rest of it, the others only read
             // what has come by then.
-            let deadline = ContinuousClock.now + .seconds(Self.declineWait)
+            let deadline = ContinuousClock.now + .seconds(Self.declineWait * slowdown)
             return sockets.map { socket in
                 socket.setReadTimeout(deadline - .now)
                 return socket.readFrameBlocking(ofType: 0x04)?.first

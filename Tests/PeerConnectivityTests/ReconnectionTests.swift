@@ -11,7 +11,7 @@ struct ReconnectionTests {
     static func configuration(
         window: Duration = .seconds(20),
         retainedBytesLimit: Int = 8 << 20,
-        liveness: Duration = .seconds(5)
+        liveness: Duration = .seconds(5) * slowdown
     ) -> Session.Configuration {
         var configuration = Session.Configuration.default
         var reconnection = Session.Reconnection.default

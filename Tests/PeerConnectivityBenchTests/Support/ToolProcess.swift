@@ -59,7 +59,7 @@ final class ToolProcess: Sendable {
     /// builds beside it) was seen to print its ready line after 10 s.
     func line(
         containing text: String,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(30) * slowdown,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String? {
         let clock = ContinuousClock()
