@@ -97,7 +97,9 @@ struct ReflectorHardeningTests {
 
     @Test("runners that only keep their link alive are dropped after the idle timeout; full means busy, not declined")
     func idleRunnersMakeRoom() async throws {
-        let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "2"])
+        // 2 s idle timeout; under ThreadSanitizer the three invitations alone take longer than that.
+        let idle = 2 * slowdown
+        let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "\(idle)"])
         defer { withExtendedLifetime(reflector) {} }
         let first = try await runner("idle-1", port: port, of: reflector)
         let second = try await runner("idle-2", port: port, of: reflector)
@@ -108,7 +110,7 @@ struct ReflectorHardeningTests {
         }
         #expect(refusal?.reason == .busy)
         // The two send nothing; after 2 s (and at most a second more) they are dropped and the third gets in.
-        try await Task.sleep(for: .seconds(3.5))
+        try await Task.sleep(for: .seconds(idle) + .milliseconds(1500) * slowdown)
         #expect(first.0.connectedPeers.isEmpty && second.0.connectedPeers.isEmpty, "idle runners were dropped")
         #expect(reflector.output.contains("dropping runner=idle-1"))
         let peer = try await third.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))
