@@ -41,7 +41,21 @@ struct ReflectorHardeningTests {
         return descriptor
     }
 
-    /// A runner of the library's own, connected directly.
+    /// How many descriptors `pid` holds once the count stays the same for 300 ms.
+    ///
+    /// Some are opened beside the ready line rather than before it (timers, signal handling): on a loaded machine a
+    /// count taken at once came out short, or the silent connections took the last descriptors before they were.
+    private func settledDescriptorCount(of pid: Int32) async throws -> Int {
+        var last = -1
+        for _ in 0..<(30 * slowdown) {
+            let count = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+            if count == last { return count }
+            last = count
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return last
+    }
+
     /// A runner of the library's own, connected directly; a failure says what the reflector wrote.
     private func runner(
         _ name: String,
@@ -70,13 +84,17 @@ struct ReflectorHardeningTests {
         // silent connections, and the rest wait in the backlog, where accept fails with EMFILE.
         let arguments = ["--encryption", "none", "--no-raw-echo", "--udp-ports", "ephemeral"]
         let (unlimited, _) = try await reflector(arguments)
-        let own = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(unlimited.pid)/fd").count
+        let own = try await settledDescriptorCount(of: unlimited.pid)
         unlimited.signal(SIGKILL)
         let (reflector, port) = try await reflector(arguments, openFileLimit: own + 6)
         defer { withExtendedLifetime(reflector) {} }
+        _ = try await settledDescriptorCount(of: reflector.pid)
         let silent = (0..<16).map { _ in silentConnection(to: port) }
         try await Task.sleep(for: .milliseconds(500))
-        let before = try #require(ProcessSample.of(pid: reflector.pid))
+        let before = try #require(
+            ProcessSample.of(pid: reflector.pid),
+            "the reflector is gone; it wrote: \(reflector.output) \(reflector.errors)"
+        )
         try await Task.sleep(for: .seconds(2))
         let after = try #require(ProcessSample.of(pid: reflector.pid))
         let share = (after.cpuSeconds - before.cpuSeconds) / 2
@@ -97,7 +115,9 @@ struct ReflectorHardeningTests {
 
     @Test("runners that only keep their link alive are dropped after the idle timeout; full means busy, not declined")
     func idleRunnersMakeRoom() async throws {
-        let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "2"])
+        // 2 s idle timeout; under ThreadSanitizer the three invitations alone take longer than that.
+        let idle = 2 * slowdown
+        let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "\(idle)"])
         defer { withExtendedLifetime(reflector) {} }
         let first = try await runner("idle-1", port: port, of: reflector)
         let second = try await runner("idle-2", port: port, of: reflector)
@@ -108,7 +128,7 @@ struct ReflectorHardeningTests {
         }
         #expect(refusal?.reason == .busy)
         // The two send nothing; after 2 s (and at most a second more) they are dropped and the third gets in.
-        try await Task.sleep(for: .seconds(3.5))
+        try await Task.sleep(for: .seconds(idle) + .milliseconds(1500) * slowdown)
         #expect(first.0.connectedPeers.isEmpty && second.0.connectedPeers.isEmpty, "idle runners were dropped")
         #expect(reflector.output.contains("dropping runner=idle-1"))
         let peer = try await third.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))

@@ -7,10 +7,39 @@ import Testing
 /// timeout at the latest, and a real peer still gets in and echoes meanwhile.
 @Suite("Connection floods against an advertiser", .serialized, .timeLimit(.minutes(1)))
 struct ConnectionFloodTests {
+    /// The environment variable that turns ``measuredFlood()`` on in a child process.
+    static let childVariable = "PEERCONNECTIVITY_FLOOD_CHILD"
+
+    /// Whether this process is the child that ``thousandConnections()`` starts.
+    static let isChild = ProcessInfo.processInfo.environment[childVariable] != nil
+
     @Test(
-        "1,000 idle, garbage and dribbling connections from 1,000 addresses: each closed by the timeout, a real peer echoes"
+        "1,000 idle, garbage and dribbling connections from 1,000 addresses: each closed by the timeout, a real peer echoes",
+        .disabled(if: isChild)
     )
     func thousandConnections() async throws {
+        // Measured in a process of its own (this test binary, running only `measuredFlood`): in the test process,
+        // the peak resident memory and the cooperative pool's queue are those of every test running in parallel
+        // (300 MiB more at the peak; the real peer's handshake waiting behind their tasks while 64 newer flood
+        // connections push it out), and neither says anything about the advertiser.
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childVariable] = "1"
+        environment["AVAHI_COMPAT_NOWARN"] = "1"
+        let child = try await ChildProcess.run(
+            "/proc/self/exe",
+            arguments: ["--testing-library", "swift-testing", "--filter", "measuredFlood"],
+            environment: environment,
+            timeout: .seconds(50)
+        )
+        #expect(child.status == 0, "the flood's measurement failed:\n\(child.output)")
+        let report = child.output.split(separator: "\n").filter { $0.hasPrefix("FLOOD ") }
+        #expect(report.count == 1, "the child did not measure the flood:\n\(child.output)")
+        print(report.joined(separator: "\n"))
+    }
+
+    /// Runs only in the child process of ``thousandConnections()``.
+    @Test(.enabled(if: isChild))
+    func measuredFlood() async throws {
         // The default limits: a 5 s handshake timeout, 64 pending handshakes, 16 per address.
         let echo = try await LoopbackEcho { $0.logger.logLevel = .critical }
         let timeout = Advertiser.Configuration.default.handshakeTimeout
@@ -45,6 +74,10 @@ struct ConnectionFloodTests {
         #expect(Double(dribble.maxNanoseconds) / 1e3 <= limit)
         let growth = peak - before
         #expect(growth < 64 << 20, "peak RSS grew by \(growth >> 20) MiB")
+        print(
+            "FLOOD connect \(connectTime), opening \(Int(report.openingMilliseconds)) ms, longest flood connection "
+                + "\(report.lifetime.maxNanoseconds / 1_000_000) ms, peak RSS growth \(growth >> 20) MiB"
+        )
     }
 
     @Test("connections that dribble a byte every 100 ms are still closed at the handshake timeout")
@@ -59,13 +92,15 @@ struct ConnectionFloodTests {
             behaviours: [.dribble],
             pacing: .milliseconds(10),
             dribbleInterval: .milliseconds(100),
-            watchLimit: .seconds(5)
+            watchLimit: .seconds(5) * slowdown
         )
         let report = await ConnectionFlood.run(plan)
         await advertiser.stop()
         #expect(report.closedByServer == 5)
         #expect(report.lifetime.p50Nanoseconds >= 900_000_000, "closed after \(report.lifetime.p50Nanoseconds) ns")
-        #expect(report.lifetime.maxNanoseconds < 2_500_000_000, "closed after \(report.lifetime.maxNanoseconds) ns")
+        // A timeout that each byte put off would let the HELLO finish (at 3.5 s) and close a second later.
+        let limit = UInt64(1_000_000_000 + 1_500_000_000 * slowdown)
+        #expect(report.lifetime.maxNanoseconds < limit, "closed after \(report.lifetime.maxNanoseconds) ns")
     }
 
     @Test("at the per-address cap the oldest connection from that address is closed with GOODBYE overloaded")
@@ -78,14 +113,14 @@ struct ConnectionFloodTests {
         // before its HELLO went out is closed without a frame): the first gives way to the fourth.
         var sockets: [RawSocket] = []
         for _ in 0..<4 {
-            sockets.append(try RawSocket(port: advertiser.port!))
+            sockets.append(try await RawSocket(port: advertiser.port!))
             try await Task.sleep(for: .milliseconds(50))
         }
         let first = sockets[0]
-        #expect(first.readFrame(ofType: 0x01) != nil)  // the advertiser's HELLO
-        let goodbye = first.readFrame(ofType: 0x12)
+        #expect(await first.readFrame(ofType: 0x01) != nil)  // the advertiser's HELLO
+        let goodbye = await first.readFrame(ofType: 0x12)
         #expect(goodbye == [21], "expected GOODBYE 21 (overloaded), got \(String(describing: goodbye))")
-        #expect(first.readUntilClosed() != nil)
+        #expect(await first.readUntilClosed() != nil)
         // The other three are still pending: one of them completes its handshake.
         sockets[3].send(HandFrames.hello() + HandFrames.invite())
         var invitations = advertiser.invitations.makeAsyncIterator()

@@ -16,7 +16,7 @@ struct DNSSDTests {
     /// Whether this process is the child that ``failsAtOnceWhenTheDaemonIsUnreachable()`` starts.
     static let isProbeProcess = ProcessInfo.processInfo.environment[probeVariable] != nil
 
-    @Test("register, browse, avahi-browse, resolve, withdraw", .disabled(if: isProbeProcess))
+    @Test("register, browse, avahi-browse, resolve, withdraw", .disabled(if: isProbeProcess), .avahi)
     func registerBrowseResolveAndWithdraw() async throws {
         let service = TestService.unique(namePrefix: "PC test Ünï ☃")
         let clock = ContinuousClock()
@@ -99,7 +99,11 @@ struct DNSSDTests {
         )
     }
 
-    @Test("a name this host already advertises for the type fails with NameConflict", .disabled(if: isProbeProcess))
+    @Test(
+        "a name this host already advertises for the type fails with NameConflict",
+        .disabled(if: isProbeProcess),
+        .avahi
+    )
     func sameNameTwiceOnOneHost() async throws {
         let service = TestService.unique(namePrefix: "PC clash")
         let first = try await service.register()
@@ -116,7 +120,7 @@ struct DNSSDTests {
         #expect(ContinuousClock.now - start < .seconds(2))
     }
 
-    @Test("resolving an instance that does not exist times out", .disabled(if: isProbeProcess))
+    @Test("resolving an instance that does not exist times out", .disabled(if: isProbeProcess), .avahi)
     func resolveTimesOut() async throws {
         let service = TestService.unique(namePrefix: "PC absent")
         let start = ContinuousClock.now
@@ -126,10 +130,10 @@ struct DNSSDTests {
             (error as? DNSServiceFailure)?.isTimeout == true
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(300) + promptly, "timed out after \(elapsed)")
     }
 
-    @Test("cancelling the calling task cancels the resolve", .disabled(if: isProbeProcess))
+    @Test("cancelling the calling task cancels the resolve", .disabled(if: isProbeProcess), .avahi)
     func resolveIsCancelled() async throws {
         let service = TestService.unique(namePrefix: "PC absent")
         let resolve = Task { try await DNSServiceResolution.resolve(service.instance, timeout: .seconds(30)) }
@@ -137,12 +141,13 @@ struct DNSSDTests {
         let start = ContinuousClock.now
         resolve.cancel()
         await #expect(throws: CancellationError.self) { _ = try await resolve.value }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
     }
 
     @Test(
         "each resolve deallocates its ref: more resolves than D-Bus allows live connections",
-        .disabled(if: isProbeProcess)
+        .disabled(if: isProbeProcess),
+        .avahiAlone
     )
     func resolvesDoNotLeakRefs() async throws {
         let service = TestService.unique(namePrefix: "PC many")
@@ -373,61 +378,5 @@ private struct AvahiBrowseLine {
             }
         }
         return strings
-    }
-}
-
-/// Runs a command with a time limit and collects its standard output and error.
-private enum ChildProcess {
-    /// How a command ended.
-    struct Outcome {
-        /// The exit status, or the signal number if the command was killed.
-        var status: Int32
-        /// Standard output and standard error together.
-        var output: String
-    }
-
-    /// Runs `executable` and waits for it, killing it after `timeout`.
-    static func run(
-        _ executable: String,
-        arguments: [String],
-        environment: [String: String]? = nil,
-        timeout: Duration
-    ) async throws -> Outcome {
-        let outputURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pc-dnssd-\(UInt64.random(in: 0...UInt64.max)).out")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let output = try FileHandle(forWritingTo: outputURL)
-        defer { try? output.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment {
-            process.environment = environment
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let exited = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        let hasExited = Atomic<Bool>(false)
-        process.terminationHandler = { _ in
-            hasExited.store(true, ordering: .releasing)
-            exited.withLock { $0.take() }?.resume()
-        }
-        try process.run()
-        let killer = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
-        }
-        await withCheckedContinuation { continuation in
-            exited.withLock { $0 = continuation }
-            if hasExited.load(ordering: .acquiring) {
-                exited.withLock { $0.take() }?.resume()
-            }
-        }
-        killer.cancel()
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        return Outcome(status: process.terminationStatus, output: text)
     }
 }

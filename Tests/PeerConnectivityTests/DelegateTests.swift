@@ -156,7 +156,7 @@ struct DelegateTests {
         defer { acceptor.cancel() }
 
         let client = Session(peer: try PeerID(displayName: "porter"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await client.send(Data("hi".utf8), toPeers: [peer])
         let stream = try client.startStream(withName: "log", toPeer: peer)
         try await stream.write(Data("line".utf8))
@@ -212,13 +212,13 @@ struct DelegateTests {
             host: "127.0.0.1",
             port: advertiser.port!,
             withContext: Data("yes".utf8),
-            timeout: .seconds(5)
+            timeout: invitationTimeout
         )
         #expect(session.connectedPeers == [welcome.peer])
 
         let refused = Session(peer: try PeerID(displayName: "refused"))
         await #expect(throws: InvitationError.self) {
-            try await refused.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await refused.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
         #expect(refused.connectedPeers.isEmpty)
 
@@ -227,7 +227,7 @@ struct DelegateTests {
             host: "127.0.0.1",
             port: advertiser.port!,
             withContext: Data("yes".utf8),
-            timeout: .seconds(5)
+            timeout: invitationTimeout
         )
         try await eventually { recorder.notAccepted == [tooMany.peer] }
         #expect(recorder.invitations == ["welcome yes", "refused nil", "too-many yes"])
@@ -238,7 +238,7 @@ struct DelegateTests {
         #expect(recorder.notStarted.first as? DiscoveryError == .notRestartable)
     }
 
-    @Test("BrowserDelegate: found with discoveryInfo, lost, and didNotStart after stop")
+    @Test("BrowserDelegate: found with discoveryInfo, lost, and didNotStart after stop", .avahi)
     func browserDelegate() async throws {
         let service = uniqueServiceType("deleg")
         let me = try PeerID(displayName: "delegate-browser")

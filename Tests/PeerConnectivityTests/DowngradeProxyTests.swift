@@ -24,6 +24,9 @@ struct DowngradeProxyTests {
             configuration.host = "127.0.0.1"
             configuration.publishesService = false
             configuration.certificatePolicy = policy
+            // No test here is about the handshake timeout; its 5 s default ran out before a TLS handshake through
+            // the proxy was done on a loaded machine.
+            configuration.handshakeTimeout = .seconds(30)
             if let logger { configuration.logger = logger }
             let peer = try PeerID(displayName: "host")
             advertiser = try Advertiser(
@@ -78,7 +81,7 @@ struct DowngradeProxyTests {
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: false)
         defer { Task { await proxy.stop() } }
         let client = try Self.client()
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: invitationTimeout)
         let security = try #require(client.securityInfo(for: peer))
         #expect(security.isEncrypted)
         #expect(security.tlsVersion == "TLS 1.3")
@@ -108,7 +111,11 @@ struct DowngradeProxyTests {
         let client = try Self.client(.optional, policy: .trustOnFirstUse(clientPins))
 
         // First meeting, untouched: encrypted, and each side pins the other's key.
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(
+            host: "127.0.0.1",
+            port: host.advertiser.port!,
+            timeout: invitationTimeout
+        )
         #expect(client.securityInfo(for: peer)?.isEncrypted == true)
         #expect(clientPins.pinnedKey(for: peer.id) != nil)
         #expect(hostPins.pinnedKey(for: client.peer.id) != nil)
@@ -145,7 +152,7 @@ struct DowngradeProxyTests {
         let proxy = try await HelloRewritingProxy.start(to: host.advertiser.port!, rewritesHellos: true)
         defer { Task { await proxy.stop() } }
         let client = try Self.client(.optional, logger: clientLogs.logger(label: "client"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: proxy.port, timeout: invitationTimeout)
         let security = try #require(client.securityInfo(for: peer))
         #expect(!security.isEncrypted)
         #expect(security.tlsVersion == nil && security.cipherSuite == nil)

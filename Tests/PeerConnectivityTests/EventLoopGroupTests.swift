@@ -28,7 +28,11 @@ struct EventLoopGroupTests {
         #expect(await !Task(executorPreference: elsewhere.taskExecutor) { loop.inEventLoop }.value)
 
         var events = client.events.makeAsyncIterator()
-        let hostPeer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let hostPeer = try await client.connectPeer(
+            host: "127.0.0.1",
+            port: advertiser.port!,
+            timeout: invitationTimeout
+        )
         try await hostLog.waitFor(client.peer, .connected)
         let echo = Task(executorPreference: host.taskExecutor) {
             for await case .dataReceived(let data, let peer, _) in host.events {

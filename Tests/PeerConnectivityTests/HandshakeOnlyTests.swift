@@ -34,8 +34,8 @@ struct HandshakeOnlyTests {
     ]
 
     /// Reads until the advertiser closes; returns the reason of its GOODBYE, if one came.
-    private func goodbyeReason(_ socket: RawSocket) -> UInt8? {
-        socket.readFrame(ofType: 0x12)?.first
+    private func goodbyeReason(_ socket: RawSocket) async -> UInt8? {
+        await socket.readFrame(ofType: 0x12)?.first
     }
 
     @Test("before HELLO and after it, each forbidden frame closes with GOODBYE 7; no invitation is delivered")
@@ -49,13 +49,13 @@ struct HandshakeOnlyTests {
             }
         }
         for (name, frame) in Self.forbidden {
-            let bare = try RawSocket(port: advertiser.port!)
+            let bare = try await RawSocket(port: advertiser.port!)
             bare.send(frame)
-            #expect(goodbyeReason(bare) == 7, "\(name) before HELLO")
+            #expect(await goodbyeReason(bare) == 7, "\(name) before HELLO")
             guard name != "INVITE" else { continue }
-            let greeted = try RawSocket(port: advertiser.port!)
+            let greeted = try await RawSocket(port: advertiser.port!)
             greeted.send(HandFrames.hello() + frame)
-            #expect(goodbyeReason(greeted) == 7, "\(name) after HELLO")
+            #expect(await goodbyeReason(greeted) == 7, "\(name) after HELLO")
         }
         try await Task.sleep(for: .milliseconds(100))
         #expect(delivered.value == 0)
@@ -75,11 +75,11 @@ struct HandshakeOnlyTests {
         var invitations = advertiser.invitations.makeAsyncIterator()
         let session = Session(peer: advertiser.peer, encryptionPreference: .none)
         for (name, frame) in Self.forbidden.filter({ $0.0 != "INVITE" }) + [("second INVITE", HandFrames.invite())] {
-            let socket = try RawSocket(port: advertiser.port!)
+            let socket = try await RawSocket(port: advertiser.port!)
             socket.send(HandFrames.hello() + HandFrames.invite())
             let invitation = try #require(await invitations.next())
             socket.send(frame)
-            #expect(goodbyeReason(socket) == 7, "\(name) while the invitation was pending")
+            #expect(await goodbyeReason(socket) == 7, "\(name) while the invitation was pending")
             await #expect(throws: InvitationError.self, "\(name)") { try await invitation.accept(into: session) }
         }
         #expect(session.connectedPeers.isEmpty)

@@ -21,14 +21,17 @@ struct HostileResourceTests {
             scratch = try ScratchDirectory("hostile-resources")
             var configuration = Session.Configuration.default
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+            // The raw socket answers no keepalive: with the 5 s default, a loaded machine could end the link
+            // before a test is through.
+            configuration.livenessTimeout = .seconds(60)
             configure(&configuration)
             advertiser = try await loopbackAdvertiser("resource-target", encryption: .none)
             session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
             log = EventLog(session)
             acceptor = acceptAll(advertiser, into: session)
-            socket = try RawSocket(port: advertiser.port!)
+            socket = try await RawSocket(port: advertiser.port!)
             socket.send(HandFrames.hello() + HandFrames.invite())
-            let accept = socket.readFrame(ofType: 0x03)
+            let accept = await socket.readFrame(ofType: 0x03)
             #expect(accept != nil, "the invitation was accepted")
         }
 
@@ -97,7 +100,7 @@ struct HostileResourceTests {
             content: Array(repeating: 7, count: 1000),
             digest: Array(repeating: 0, count: 32)
         )
-        let reset = target.socket.readFrame(ofType: 0x23)
+        let reset = await target.socket.readFrame(ofType: 0x23)
         #expect(reset == HandFrames.bigEndian(UInt32(1)) + [3])
         let finished = try await target.log.waitForResources(1)
         let error = #expect(throws: TransferError.self) { try finished.first?.result.get() }
@@ -110,12 +113,12 @@ struct HostileResourceTests {
         let target = try await Target()
         defer { target.scratch.remove() }
         target.send(channel: 1, name: Array("short".utf8), content: Array(repeating: 1, count: 5), size: 10)
-        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [4])
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [4])
         target.socket.send(
             HandFrames.openResource(channel: 3, size: 10, name: Array("long".utf8))
                 + HandFrames.chunk(channel: 3, Array(repeating: 2, count: 20))
         )
-        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [4])
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [4])
         let finished = try await target.log.waitForResources(2)
         for (_, result) in finished {
             let error = #expect(throws: TransferError.self) { try result.get() }
@@ -133,11 +136,11 @@ struct HostileResourceTests {
         let target = try await Target { $0.maximumResourceSize = 1000 }
         defer { target.scratch.remove() }
         target.socket.send(HandFrames.openResource(channel: 1, size: .max, name: Array("huge".utf8)))
-        let huge = target.socket.readFrame(ofType: 0x23)
+        let huge = await target.socket.readFrame(ofType: 0x23)
         // Over the configured maximum, or over the free space: either way refused before anything is written.
         #expect(huge == HandFrames.bigEndian(UInt32(1)) + [6] || huge == HandFrames.bigEndian(UInt32(1)) + [7])
         target.socket.send(HandFrames.openResource(channel: 3, size: 1001, name: Array("big".utf8)))
-        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [6], "RESET too large")
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [6], "RESET too large")
         #expect((try? target.scratch.contents("received")) ?? [] == [], "nothing was written")
         #expect(target.log.startedResources.isEmpty, "a refused resource is never announced to the application")
         // At the maximum it is taken.
@@ -154,7 +157,7 @@ struct HostileResourceTests {
         for channel: UInt32 in [1, 3, 5] {
             target.socket.send(HandFrames.openResource(channel: channel, size: 4, name: Array("r\(channel)".utf8)))
         }
-        #expect(target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(5)) + [8], "RESET busy")
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(5)) + [8], "RESET busy")
         for channel: UInt32 in [1, 3] {
             target.socket.send(
                 HandFrames.chunk(channel: channel, [1, 2, 3, 4])

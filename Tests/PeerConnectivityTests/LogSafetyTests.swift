@@ -23,11 +23,11 @@ struct LogSafetyTests {
         let host = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
         // Invitations wait unanswered: past the first they are declined as busy, logged with the inviter.
         for name in ["a\nforged line", "b\u{1B}[2J\u{1B}[31mred", "c\u{0}\r\nforged"] {
-            let socket = try RawSocket(port: advertiser.port!)
+            let socket = try await RawSocket(port: advertiser.port!)
             socket.send(HandFrames.hello(name: name) + HandFrames.invite(context: Array("ctx\nforged".utf8)))
             // A malformed frame after it: a protocol violation, logged with the peer.
             socket.send(HandFrames.frame(type: 0x7F, body: Array("\n\u{1B}".utf8)))
-            _ = socket.readUntilClosed()
+            _ = await socket.readUntilClosed()
         }
         try await Task.sleep(for: .milliseconds(300))
         #expect(host.connectedPeers.isEmpty)
@@ -51,19 +51,19 @@ struct LogSafetyTests {
         let advertiser = try await loopbackAdvertiser("flooded-log", encryption: .none) {
             $0.logger = logs.logger(label: "advertiser")
         }
-        func violate() throws {
-            let socket = try RawSocket(port: advertiser.port!)
+        func violate() async throws {
+            let socket = try await RawSocket(port: advertiser.port!)
             socket.send(HandFrames.hello() + HandFrames.data(Array("too early".utf8)))
-            _ = socket.readUntilClosed()
+            _ = await socket.readUntilClosed()
         }
         let started = ContinuousClock.now
-        for _ in 0..<80 { try violate() }
+        for _ in 0..<80 { try await violate() }
         let elapsed = started.duration(to: .now)
         let warnings = { logs.records.filter { $0.level == .warning } }
         let allowed = 20 + Int(elapsed.components.seconds) + 1
         #expect(warnings().count <= allowed, "\(warnings().count) warnings for 80 connections in \(elapsed)")
         try await Task.sleep(for: .milliseconds(1100))
-        try violate()
+        try await violate()
         try await eventually { warnings().contains { $0.message.contains("similar warnings left out") } }
     }
 }

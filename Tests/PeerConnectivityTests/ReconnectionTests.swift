@@ -11,7 +11,7 @@ struct ReconnectionTests {
     static func configuration(
         window: Duration = .seconds(20),
         retainedBytesLimit: Int = 8 << 20,
-        liveness: Duration = .seconds(5)
+        liveness: Duration = .seconds(5) * slowdown
     ) -> Session.Configuration {
         var configuration = Session.Configuration.default
         var reconnection = Session.Reconnection.default
@@ -117,7 +117,8 @@ struct ReconnectionTests {
         let (client, host) = (pair.client, pair.host)
         for index in 0..<5 { try await client.send(Self.numbered(index, padding: 100), toPeers: [host.peer]) }
         _ = try await Self.waitForMessages(pair.hostLog, count: 5)
-        try await Task.sleep(for: .milliseconds(400))  // the acknowledgements (every 100 ms) are in
+        // The acknowledgements (every 100 ms) are in: 400 ms alone, longer on a loaded machine.
+        try await eventually { client.unconfirmedMessageCount(to: host.peer) == 0 }
         // Neither side can be reached again: the link stays down.
         client.closeMemberListener()
         host.closeMemberListener()
@@ -172,12 +173,12 @@ struct ReconnectionTests {
         defer { pair.acceptor.cancel() }
         let (client, host) = (pair.client, pair.host)
         try await #require(eventually { host.memberListenerPort != nil })
-        let socket = try RawSocket(port: host.memberListenerPort!)
+        let socket = try await RawSocket(port: host.memberListenerPort!)
         socket.send(HandFrames.hello(name: "pair-client", id: client.peer.id))
         let uuid = withUnsafeBytes(of: client.peer.id.uuid) { Array($0) }
         let resume = uuid + [UInt8](repeating: 0x66, count: 16) + HandFrames.bigEndian(UInt64(0))
         socket.send(HandFrames.frame(type: 0x17, body: resume))
-        #expect(socket.readFrame(ofType: 0x04) == [24], "DECLINE, reason 24 (resume refused)")
+        #expect(await socket.readFrame(ofType: 0x04) == [24], "DECLINE, reason 24 (resume refused)")
         try await client.send(Self.numbered(1), toPeers: [host.peer])
         _ = try await Self.waitForMessages(pair.hostLog, count: 1)
         #expect(Self.numbers(pair.hostLog.messages) == [1])
@@ -254,7 +255,7 @@ struct ReconnectionTests {
         for index in 1..<4 {
             let session = Session(peer: try PeerID(displayName: "member-\(index)"), configuration: configuration)
             logs.append(EventLog(session))
-            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
             sessions.append(session)
         }
         let members = sessions

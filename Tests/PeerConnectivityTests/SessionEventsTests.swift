@@ -1,6 +1,7 @@
 import Foundation
-import PeerConnectivity
 import Testing
+
+@testable import PeerConnectivity
 
 /// Several subscribers to one session's events, and receive backpressure, over loopback sockets.
 @Suite("Session events", .timeLimit(.minutes(1)))
@@ -22,10 +23,12 @@ struct SessionEventsTests {
         let acceptor = acceptAll(advertiser, into: host)
         defer { acceptor.cancel() }
         let client = Session(peer: try PeerID(displayName: "events-client"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         // Sent before anyone iterates the host's events: kept for the first iterator.
         try await client.send(Data("early".utf8), toPeers: [peer])
-        try await Task.sleep(for: .milliseconds(100))
+        // Wait until the host has it, queued for its first iterator (its 5 bytes are the backlog): a fixed 100 ms
+        // was not always enough on a loaded machine, and then the second iterator saw it too.
+        try await eventually { host.core.events.backlog >= 5 }
         let first = host.events.makeAsyncIterator()
         let second = host.events.makeAsyncIterator()
         let messages = (0..<500).map { Data("message \($0)".utf8) }
@@ -50,7 +53,7 @@ struct SessionEventsTests {
         let reader = host.events.makeAsyncIterator()
         _ = lagging
         let client = Session(peer: try PeerID(displayName: "fast-writer"))
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         let sent = Locked(0)
         let writer = Task {
             // 50 MiB: far more than the limit, the sockets, TLS and the outbound queue hold (some 20-25 MiB)

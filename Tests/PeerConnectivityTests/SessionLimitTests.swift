@@ -22,9 +22,9 @@ struct SessionLimitTests {
         var configuration = Session.Configuration.default
         configuration.maximumPeers = 1
         let session = Session(peer: try PeerID(displayName: "small"), configuration: configuration)
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: first.port!, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: first.port!, timeout: invitationTimeout)
         await #expect(throws: SessionError.sessionFull(limit: 1)) {
-            try await session.connectPeer(host: "127.0.0.1", port: second.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: second.port!, timeout: invitationTimeout)
         }
         #expect(session.connectedPeers == [peer])
     }
@@ -35,10 +35,10 @@ struct SessionLimitTests {
         configuration.maximumPeers = 1
         let (advertiser, hostSession, _) = try await host("full-host", session: configuration)
         let one = Session(peer: try PeerID(displayName: "one"))
-        _ = try await one.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        _ = try await one.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         let two = Session(peer: try PeerID(displayName: "two"))
         let error = await #expect(throws: InvitationError.self) {
-            try await two.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await two.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
         #expect(error?.reason == .sessionFull)
         #expect(hostSession.connectedPeers == [one.peer])
@@ -52,7 +52,7 @@ struct SessionLimitTests {
         await #expect(throws: SessionError.peerNotConnected(stranger)) {
             try await session.send(Data("x".utf8), toPeers: [stranger])
         }
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         await #expect(throws: SessionError.peerNotConnected(stranger)) {
             try await session.send(Data("x".utf8), toPeers: [peer, stranger])
         }
@@ -64,7 +64,7 @@ struct SessionLimitTests {
             try await session.send(Data("x".utf8), toPeers: [])
         }
         await #expect(throws: SessionError.alreadyInSession(peer)) {
-            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+            try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
     }
 
@@ -74,14 +74,14 @@ struct SessionLimitTests {
         let hostLog = EventLog(hostSession)
         let session = Session(peer: try PeerID(displayName: "guest"))
         let log = EventLog(session)
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await hostLog.waitFor(session.peer, .connected)
         await session.disconnect()
         #expect(try await log.waitFor(peer, .notConnected) == .some(.localDisconnect))
         #expect(try await hostLog.waitFor(session.peer, .notConnected) == .some(.peerDisconnected))
         #expect(session.connectedPeers.isEmpty)
         #expect(hostLog.states(of: session.peer).map(\.0) == [.connecting, .connected, .notConnected])
-        _ = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        _ = try await session.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         #expect(session.connectedPeers == [peer])
     }
 }

@@ -21,7 +21,7 @@ struct SessionModelTests {
         try await eventually { model.isRunning }
 
         let joined = observeChange { _ = model.connectedPeers }
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await eventually { model.peers[peer]?.state == .connected }
         #expect(joined.value, "Observation signalled the change of connectedPeers")
         #expect(model.connectedPeers == [peer])
@@ -108,7 +108,7 @@ struct SessionModelTests {
         try await eventually { sender.transfers.isEmpty && receiver.transfers.isEmpty }
 
         // A large one, caught in flight, then cancelled through the receiver's model.
-        let large = try scratch.largeFile(mebibytes: 128)
+        let large = try await scratch.largeFile(mebibytes: 128)
         let big = try pair.client.sendResource(at: large, withName: "large.bin", toPeer: hostPeer)
         try await eventually { !sender.transfers.isEmpty && !receiver.transfers.isEmpty }
         let outgoing = try #require(sender.transfers.values.first)
@@ -123,7 +123,7 @@ struct SessionModelTests {
         try await eventually { sender.transfers.isEmpty && receiver.transfers.isEmpty }
     }
 
-    @Test("discovered follows the browser: found with discoveryInfo, lost, and empty once it stops")
+    @Test("discovered follows the browser: found with discoveryInfo, lost, and empty once it stops", .avahi)
     func discovered() async throws {
         let service = uniqueServiceType("model")
         let me = try PeerID(displayName: "model-browser")

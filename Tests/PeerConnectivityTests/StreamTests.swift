@@ -75,7 +75,7 @@ struct StreamTests {
         for index in 0..<100 {
             try await pair.client.send(Data("message \(index)".utf8), toPeers: [peer])
         }
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(10)
         while pair.hostLog.messages.count < 100, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -103,21 +103,23 @@ struct StreamTests {
             try stream.finish()
         }
         let incoming = try #require(try await pair.hostLog.waitForStreams(1).first)
+        // The writer fills the window (within 300 ms alone, seconds on a loaded machine), then 300 ms more to go
+        // further if it could.
+        let window = pair.host.configuration.streamWindow
+        try await eventually { written.withLock { $0 } >= window }
         try await Task.sleep(for: .milliseconds(300))
         let ahead = written.withLock { $0 }
         // The reader's window + the writer's queue (512 KiB) + one chunk in hand.
-        let window = pair.host.configuration.streamWindow
         #expect(
             ahead <= window + (512 + 64) << 10,
             "the writer got \(ahead) bytes ahead of a reader that reads nothing"
         )
-        #expect(ahead >= window, "the window was not granted: \(ahead) bytes")
         let received = try await readAll(incoming)
         try await writer.value
         #expect(received.count == 4 << 20)
     }
 
-    @Test("the writer cancels: the reader's iteration throws cancelledByPeer within 1 s")
+    @Test("the writer cancels: the reader's iteration throws cancelledByPeer promptly")
     func writerCancels() async throws {
         let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "doomed", toPeer: pair.host.peer)
@@ -130,14 +132,14 @@ struct StreamTests {
         await #expect(throws: TransferError.cancelledByPeer(peer: pair.client.peer, name: "doomed")) {
             _ = try await iterator.next()
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
         await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "doomed")) {
             try await stream.write(Data(count: 1))
         }
         #expect(pair.client.connectedPeers == [pair.host.peer], "a cancelled stream leaves the connection up")
     }
 
-    @Test("the reader cancels: the writer's next write throws cancelledByPeer within 1 s")
+    @Test("the reader cancels: the writer's next write throws cancelledByPeer promptly")
     func readerCancels() async throws {
         let pair = try await SessionPair.connect()
         let stream = try pair.client.startStream(withName: "unwanted", toPeer: pair.host.peer)
@@ -150,7 +152,7 @@ struct StreamTests {
             }
         }
         #expect(error == .cancelledByPeer(peer: pair.host.peer, name: "unwanted"))
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < promptly)
         await #expect(throws: TransferError.cancelled(peer: pair.client.peer, name: "unwanted")) {
             _ = try await readAll(incoming)
         }

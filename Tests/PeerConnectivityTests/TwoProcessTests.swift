@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Two processes on loopback, through the real avahi-daemon: this test process and a `peer-demo` child.
-@Suite("Two processes on loopback", .serialized, .timeLimit(.minutes(3)))
+@Suite("Two processes on loopback", .serialized, .timeLimit(.minutes(3)), .avahi)
 struct TwoProcessTests {
     /// The messages of the bulk test: mostly small, every tenth 64 KiB, every hundredth 1 MiB.
     static func size(of sequence: Int) -> Int {
@@ -24,7 +24,7 @@ struct TwoProcessTests {
         return data
     }
 
-    @Test("advertise, found within 1 s, invite, both connected, 10,000 mixed messages echoed complete and in order")
+    @Test("advertise, found promptly, invite, both connected, 10,000 mixed messages echoed complete and in order")
     func bulkEcho() async throws {
         let service = uniqueServiceType("bulk")
         let child = try DemoProcess(["advertise", "--service", service, "--name", "echo-bulk"])
@@ -37,7 +37,8 @@ struct TwoProcessTests {
         try browser.start()
         let found = try #require(try await waitForFound(browser, named: "echo-bulk", timeout: .seconds(5)))
         let foundAfter = browseStart.duration(to: .now)
-        #expect(foundAfter < .seconds(1), "found after \(foundAfter)")
+        // About 0.2 s alone (browse and resolve through avahi-daemon), 1.7 s seen on a loaded machine.
+        #expect(foundAfter < promptly, "found after \(foundAfter)")
 
         var events = session.events.makeAsyncIterator()
         try await browser.invitePeer(found, to: session, withContext: Data("bulk".utf8), timeout: .seconds(10))
@@ -105,7 +106,7 @@ struct TwoProcessTests {
         }
         let elapsed = start.duration(to: .now)
         #expect(error?.reason == .timedOut)
-        #expect(elapsed >= .milliseconds(790) && elapsed < .seconds(3), "timed out after \(elapsed)")
+        #expect(elapsed >= .milliseconds(790) && elapsed < .milliseconds(800) + promptly, "timed out after \(elapsed)")
         try await log.waitFor(found, .notConnected)
         #expect(log.states(of: found).last?.1 == .timedOut)
     }
@@ -148,7 +149,8 @@ struct TwoProcessTests {
         let reason = try await log.waitFor(peer, .notConnected, timeout: .seconds(6))
         let elapsed = start.duration(to: .now)
         #expect(reason == .some(.livenessTimeout))
-        #expect(elapsed >= .seconds(1.5) && elapsed <= .seconds(3), "reported after \(elapsed)")
+        // Its 2 s, not the default 5 s; up to 2 s late on a loaded machine.
+        #expect(elapsed >= .seconds(1.5) && elapsed <= .seconds(4), "reported after \(elapsed)")
     }
 
     @Test("with avahi-daemon unreachable, advertising fails within 1 s saying how to start it")
@@ -161,7 +163,7 @@ struct TwoProcessTests {
         let status = try await child.waitForExit(timeout: .seconds(5))
         let elapsed = start.duration(to: .now)
         #expect(status == 2)
-        #expect(elapsed < .seconds(1), "failed after \(elapsed)")
+        #expect(elapsed < .seconds(1) * slowdown, "failed after \(elapsed)")
         #expect(child.standardError.contains("avahi-daemon is not running"))
         #expect(child.standardError.contains("Scripts/start-avahi.sh"))
     }
@@ -173,7 +175,7 @@ struct TwoProcessTests {
         let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
         let session = Session(peer: try PeerID(displayName: "dialer"))
         var events = session.events.makeAsyncIterator()
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
         #expect(peer.displayName == "direct")
         #expect(session.connectedPeers == [peer])
         try await session.send(Data("ping".utf8), toPeers: [peer])
@@ -212,7 +214,7 @@ struct TwoProcessTests {
             options: ["--resource-directory", scratch.url.appendingPathComponent("received").path]
         )
         let transfer = try session.sendResource(
-            at: try scratch.largeFile(mebibytes: 256),
+            at: try await scratch.largeFile(mebibytes: 256),
             withName: "big",
             toPeer: peer
         )
@@ -222,7 +224,7 @@ struct TwoProcessTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
         #expect(error == .connectionClosed(nil, peer: peer, name: "big"))
-        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(start.duration(to: .now) < promptly, "not at once: the liveness timeout, 5 s, would be later")
         #expect(transfer.progress.completedUnitCount < transfer.progress.totalUnitCount)
         // The child may die before it has created the directory (it does so off the event loop): then it kept nothing.
         let kept = ((try? scratch.contents("received")) ?? []).filter { !$0.hasPrefix(".partial-") }
@@ -239,7 +241,7 @@ struct TwoProcessTests {
         let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
         let session = Session(peer: try PeerID(displayName: "observer"))
         let log = EventLog(session)
-        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(5))
+        let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
         return (child, session, log, peer)
     }
 

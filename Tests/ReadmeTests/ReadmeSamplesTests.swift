@@ -57,7 +57,7 @@ struct ReadmeSamplesTests {
     }
 
     @Test("the README's Package.swift sample is a manifest SwiftPM reads")
-    func manifestParses() throws {
+    func manifestParses() async throws {
         let manifest = try #require(Self.swiftBlocks().first { $0.hasPrefix("// swift-tools-version") })
         // The sample as written, in MyApp/ beside a PeerConnectivity/ that links to this checkout: SwiftPM
         // names a path dependency after its folder, whatever the checkout's own folder is called.
@@ -77,8 +77,15 @@ struct ReadmeSamplesTests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // SwiftPM takes seconds: read and wait on a thread of our own, not on one of the cooperative pool's
+        // (as many as CPUs), which the tests running beside this one need.
+        let text = await withCheckedContinuation { continuation in
+            Thread {
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: text)
+            }.start()
+        }
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains("\"PeerConnectivity\""))
     }

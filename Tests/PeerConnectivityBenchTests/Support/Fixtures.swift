@@ -147,3 +147,8 @@ enum Fixtures {
         )
     }
 }
+
+/// How many times slower the code under test runs than in a plain build: 5 under ThreadSanitizer
+/// (Scripts/tsan.sh), which makes every memory access and every lock several times dearer; otherwise 1. Waits on
+/// the tools are multiplied by it.
+let slowdown: Int = dlsym(nil, "__tsan_init") == nil ? 1 : 5

@@ -54,9 +54,12 @@ final class ToolProcess: Sendable {
     var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     /// The first output line containing `text`, waiting up to `timeout`; records an issue when none comes.
+    ///
+    /// The default is long: a tool starting while the machine is busy (the suite in parallel on two CPUs, other
+    /// builds beside it) was seen to print its ready line after 10 s.
     func line(
         containing text: String,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(30) * slowdown,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String? {
         let clock = ContinuousClock()

@@ -8,7 +8,7 @@ import Testing
 @MainActor
 @discardableResult
 func eventually(
-    timeout: Duration = .seconds(10),
+    timeout: Duration = .seconds(10) * slowdown,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () -> Bool
 ) async throws -> Bool {

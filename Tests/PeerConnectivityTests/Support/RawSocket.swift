@@ -4,37 +4,86 @@ import Foundation
     import Glibc
 #endif
 
-/// A plain blocking TCP client, to speak to an advertiser the way a hostile or broken peer would.
-final class RawSocket {
+/// A plain TCP client, to speak to an advertiser the way a hostile or broken peer would.
+///
+/// Its reads block, each on a thread of its own (``onOwnThread(_:)-(()->Result)``), never on the
+/// cooperative pool the session under test and every other test need.
+final class RawSocket: Sendable {
     let fd: Int32
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds of silence.
-    init(port: Int, timeout: Int = 3) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    ///
+    /// The default is long enough for a peer on a loaded machine (the whole suite in parallel on two CPUs)
+    /// to answer: only a test that expects silence waits for all of it.
+    init(port: Int, timeout: Int = 10) async throws {
+        fd = try await onOwnThread { try Self.connect(port: port, timeout: timeout) }
+    }
+
+    /// Connects as ``init(port:timeout:)`` does, blocking the calling thread: for a thread of the test's
+    /// own (``onOwnThread(_:)-(()->Result)``) that opens many at once.
+    init(blockingConnectTo port: Int, timeout: Int = 10) throws {
+        fd = try Self.connect(port: port, timeout: timeout)
     }
 
     deinit {
         close(fd)
     }
 
+    private static func connect(port: Int, timeout: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var timeout = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Reads from now on give up after `timeout` of silence (at least a millisecond).
+    func setReadTimeout(_ timeout: Duration) {
+        let microseconds = max(
+            1000,
+            timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000
+        )
+        var value = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
     }
 
-    /// Reads exactly `count` bytes, or nil on close, error or 3 s of silence.
-    func receive(count: Int) -> [UInt8]? {
+    /// Reads exactly `count` bytes, or nil on close, error or the timeout's silence.
+    func receive(count: Int) async -> [UInt8]? {
+        await onOwnThread { self.receiveBlocking(count: count) }
+    }
+
+    /// Reads the next frame: its type byte and body; nil on close, error or the timeout's silence.
+    func readFrame() async -> RawFrame? {
+        await onOwnThread { self.readFrameBlocking() }
+    }
+
+    /// Reads frames until one of `type` arrives, skipping others (KEEPALIVE, CREDIT, ...).
+    func readFrame(ofType type: UInt8) async -> [UInt8]? {
+        await onOwnThread { self.readFrameBlocking(ofType: type) }
+    }
+
+    /// Reads until the peer closes (returns everything read) or the timeout passes without data (returns nil).
+    func readUntilClosed() async -> [UInt8]? {
+        await onOwnThread { self.readUntilClosedBlocking() }
+    }
+
+    private func receiveBlocking(count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
@@ -45,24 +94,22 @@ final class RawSocket {
         return bytes
     }
 
-    /// Reads the next frame: its type byte and body; nil on close, error or 3 s of silence.
-    func readFrame() -> (type: UInt8, body: [UInt8])? {
-        guard let prefix = receive(count: 4) else { return nil }
+    private func readFrameBlocking() -> RawFrame? {
+        guard let prefix = receiveBlocking(count: 4) else { return nil }
         let length = Int(prefix.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-        guard length >= 1, let frame = receive(count: length) else { return nil }
-        return (frame[0], Array(frame.dropFirst()))
+        guard length >= 1, let frame = receiveBlocking(count: length) else { return nil }
+        return RawFrame(type: frame[0], body: Array(frame.dropFirst()))
     }
 
-    /// Reads frames until one of `type` arrives, skipping others (KEEPALIVE, CREDIT, ...).
-    func readFrame(ofType type: UInt8) -> [UInt8]? {
-        while let frame = readFrame() {
+    /// ``readFrame(ofType:)``, blocking the calling thread: for a thread of the test's own.
+    func readFrameBlocking(ofType type: UInt8) -> [UInt8]? {
+        while let frame = readFrameBlocking() {
             if frame.type == type { return frame.body }
         }
         return nil
     }
 
-    /// Reads until the peer closes (returns everything read) or 3 s pass without data (returns nil).
-    func readUntilClosed() -> [UInt8]? {
+    private func readUntilClosedBlocking() -> [UInt8]? {
         var all: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -72,6 +119,12 @@ final class RawSocket {
             all += buffer[0..<count]
         }
     }
+}
+
+/// A frame as read from a ``RawSocket``: its type byte and its body.
+struct RawFrame: Sendable {
+    var type: UInt8
+    var body: [UInt8]
 }
 
 /// Frames written by hand, as the wire format says (docs/PROTOCOL.md).
