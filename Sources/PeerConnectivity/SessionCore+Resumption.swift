@@ -85,10 +85,14 @@ extension SessionCore {
     /// The link did not come back (window ended, or the peer refused): the peer goes `notConnected`,
     /// saying how many messages it never confirmed; waiting `send`s throw.
     private func giveUp(_ peer: PeerID, generation: Int, reason: DisconnectReason) {
-        let outcome = withPeers { $0.giveUp(peer, generation: generation, reason: reason) }
+        let outcome = withPeers { table in
+            let outcome = table.giveUp(peer, generation: generation, reason: reason)
+            // Counted before the peer is reported gone: whoever sees it gone sees it counted.
+            if outcome != nil { LinkMetrics.linkGivenUp() }
+            return outcome
+        }
         guard let (waiters, full) = outcome else { return }
         configuration.logger.debug("gave up the link to \(peer): \(full)")
-        LinkMetrics.linkGivenUp()
         let error = SessionError.peerNotConnected(peer, reason: full)
         for waiter in waiters { waiter.resume(throwing: error) }
     }
