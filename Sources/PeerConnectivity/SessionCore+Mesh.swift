@@ -21,11 +21,14 @@ extension SessionCore {
 
     /// Binds the session's listener in the background; connections established meanwhile are told
     /// its port once it is bound.
-    func startMesh() {
+    ///
+    /// - Returns: the binding, which ``invite(expectedPeer:host:port:context:timeout:)`` and ``accept(_:from:)``
+    ///   wait for: the port then goes out right after RESUME-SECRET, so a link is resumable at once.
+    func startMesh() -> Task<Void, Never> {
         let localPeer = peer
         let configuration = connectionConfiguration
         let eventLoop = self.eventLoop
-        Task { [weak self] in
+        return Task { [weak self] in
             let listener = try? await ConnectionListener.bind(
                 host: "0.0.0.0",
                 port: 0,

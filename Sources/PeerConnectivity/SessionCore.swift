@@ -28,6 +28,8 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     let eventLoop: any EventLoop
     /// The session's own listener and what it knows of the other members' (see `SessionCore+Mesh.swift`).
     let mesh = Mutex(MeshState())
+    /// The binding of the session's listener, when it has one (mesh or reconnection).
+    private let listenerBinding = Mutex<Task<Void, Never>?>(nil)
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
     let peers: Mutex<PeerTable>
@@ -91,7 +93,8 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             self?.deliverUnreliable(data, from: peer) ?? false
         }
         if configuration.joinsMesh || configuration.reconnection != nil {
-            startMesh()
+            let binding = startMesh()
+            listenerBinding.withLock { $0 = binding }
         }
     }
 
@@ -223,6 +226,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
             throw SessionError.sessionFull(limit: configuration.maximumPeers)
         }
+        await listenerBound()
         let invitation = ConnectionStateMachine.Invitation(
             expectedPeer: expectedPeer,
             context: ByteBuffer(bytes: context),
@@ -288,6 +292,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             try await waitUntilConnected(peer)
             return
         }
+        await listenerBound()
         do {
             try await connection.accept(
                 handler: self,
@@ -304,6 +309,12 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             release(peer, connection: connection, reason: error.reason)
             throw InvitationError.notPending(peer: peer, reason: error.reason)
         }
+    }
+
+    /// Waits until the session's listener is bound (or failed to bind), so that a new link's peer learns
+    /// its port together with the link's secret.
+    private func listenerBound() async {
+        await listenerBinding.withLock { $0 }?.value
     }
 
     // MARK: - Leaving

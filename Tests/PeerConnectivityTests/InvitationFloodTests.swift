@@ -28,7 +28,7 @@ struct InvitationFloodTests {
 
     /// How long the flood's sockets wait for their DECLINEs, in seconds: a declined invitation's may take a second
     /// or two on a loaded machine (the suite in parallel on two CPUs), and a held one's never comes.
-    private static let declineWait = 5
+    private static let declineWait = 8
 
     /// The reason bytes of the DECLINEs the flood's sockets received (nil: none within ``declineWait`` times
     /// ``slowdown``).

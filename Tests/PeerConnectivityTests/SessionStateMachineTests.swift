@@ -155,6 +155,32 @@ struct SessionStateMachineTests {
         #expect(lost > 0 && none > 0, "\(lost) runs lost messages, \(none) did not")
     }
 
+    @Test("a link that drops before the dialling side learned the other's listener is reported gone at once")
+    func dropBeforeTheListenerIsKnown() throws {
+        let connection = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
+        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 4, reconnectionWindow: .seconds(10))
+        try table.reserve(Self.high)
+        let attached = table.attach(connection, to: Self.high)
+        let established = table.established(Self.high, on: connection)
+        #expect(attached && established != nil)
+        table[Self.high]?.link = SessionSimulation.Table.Link()
+        _ = table.firstFrame(from: Self.high, on: connection, resumeSecret: Array(repeating: 7, count: 16))
+        #expect(table[Self.high]?.link?.isResumable == true)
+        guard case .report = table.dropped(Self.high, connection: connection, reason: .connectionLost) else {
+            Issue.record("the lower peer id waits to dial a listener it does not know")
+            return
+        }
+        // Knowing it, the same drop is resumed.
+        table[Self.high]?.link?.endpoint = ("192.0.2.1", 4000)
+        guard
+            case .reconnect(_, let dial, _) = table.dropped(Self.high, connection: connection, reason: .connectionLost)
+        else {
+            Issue.record("a resumable link with a known listener is not re-established")
+            return
+        }
+        #expect(dial?.host == "192.0.2.1" && dial?.port == 4000)
+    }
+
     // MARK: - Invariants
 
     /// Both hold each other `connected`, over the same connection, the only one still open.

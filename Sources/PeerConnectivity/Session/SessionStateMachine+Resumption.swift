@@ -71,6 +71,10 @@ extension SessionStateMachine {
         guard record.connection === connection, record.state == .connected, link.isResumable,
             reason == .connectionLost || reason == .livenessTimeout
         else { return .report }
+        // The lower peer id dials the other's session listener: without its port it never could, and
+        // waiting out the window would only keep the peer `connecting` for nothing.
+        let dials = Self.winsTieBreak(inviter: localPeer, over: peer)
+        if dials, link.endpoint == nil, link.pendingResume == nil { return .report }
         reconnectGeneration += 1
         let generation = reconnectGeneration
         link.reconnecting = Link.Reconnecting(generation: generation)
@@ -82,7 +86,7 @@ extension SessionStateMachine {
         report(peer, .connecting, reason: reason)
         // The lower peer id dials; the other waits for its RESUME.
         var dial: (host: String, port: Int, secret: [UInt8])?
-        if pending == nil, Self.winsTieBreak(inviter: localPeer, over: peer), let endpoint = link.endpoint,
+        if pending == nil, dials, let endpoint = link.endpoint,
             let secret = link.peerSecret
         {
             dial = (endpoint.host, endpoint.port, secret)

@@ -56,9 +56,7 @@ final class SessionEchoDriver: EchoDriver {
                         inbox?.deliver(data)
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
-                    let error = BenchError.disconnected(
-                        "the reflector \(peer.displayName) left the session (\(reason.map { "\($0)" } ?? "no reason"))"
-                    )
+                    let error = Self.reflectorLeft(peer, reason: reason)
                     phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
                     inbox?.fail(error)
@@ -133,6 +131,11 @@ final class SessionEchoDriver: EchoDriver {
                 message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
                 do {
                     try await session.send(message, toPeers: peers, mode: mode)
+                } catch let error as SessionError where error.peer.map({ error == .peerNotConnected($0) }) == true {
+                    // The send saw the reflector gone before the event stream said so: the same failure.
+                    let gone = Self.reflectorLeft(error.peer!, reason: error.reason)
+                    controller.fail(gone)
+                    throw gone
                 } catch {
                     controller.fail(error)
                     throw error
@@ -146,6 +149,13 @@ final class SessionEchoDriver: EchoDriver {
                 return
             }
         }
+    }
+
+    /// The failure of a run whose reflector left, seen by the event stream or by a send.
+    static func reflectorLeft(_ peer: PeerID, reason: DisconnectReason?) -> BenchError {
+        BenchError.disconnected(
+            "the reflector \(peer.displayName) left the session (\(reason.map { "\($0)" } ?? "no reason"))"
+        )
     }
 
     func close() async {
