@@ -73,18 +73,12 @@ extension ConnectionHandler {
         livenessTimeout: TimeAmount,
         maximumMessageLength: Int
     ) throws {
-        guard let action = stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
-        else {
-            // Closed meanwhile (a protocol violation, the peer's GOODBYE, ...): say why, not "timed out".
-            throw ConnectionClosedError(
-                reason: stateMachine.closeReason
-                    ?? .timedOut.with(detail: "the invitation is no longer pending"),
-                peer: stateMachine.peer
-            )
-        }
-        self.eventHandler = eventHandler
-        self.maximumMessageLength = maximumMessageLength
-        run(action)
+        try answer(
+            stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout),
+            pending: "invitation",
+            handler: eventHandler,
+            maximumMessageLength: maximumMessageLength
+        )
     }
 
     func acceptResume(
@@ -94,16 +88,32 @@ extension ConnectionHandler {
         livenessTimeout: TimeAmount,
         maximumMessageLength: Int
     ) throws {
-        guard
-            let action = stateMachine.acceptResume(
+        try answer(
+            stateMachine.acceptResume(
                 nextExpected: nextExpected,
                 keepaliveInterval: keepaliveInterval,
                 livenessTimeout: livenessTimeout
-            )
-        else {
+            ),
+            pending: "resume",
+            handler: eventHandler,
+            maximumMessageLength: maximumMessageLength
+        )
+    }
+
+    /// Carries out the machine's answer to an accept: from now on the connection's events go to
+    /// `eventHandler`, with its message limit.
+    ///
+    /// - Throws: ``ConnectionClosedError`` when the machine had nothing pending (`action` is `nil`).
+    private func answer(
+        _ action: ConnectionStateMachine.Action?,
+        pending what: String,
+        handler eventHandler: any ConnectionEventHandler,
+        maximumMessageLength: Int
+    ) throws {
+        guard let action else {
+            // Closed meanwhile (a protocol violation, the peer's GOODBYE, ...): say why, not "timed out".
             throw ConnectionClosedError(
-                reason: stateMachine.closeReason
-                    ?? .timedOut.with(detail: "the resume is no longer pending"),
+                reason: stateMachine.closeReason ?? .timedOut.with(detail: "the \(what) is no longer pending"),
                 peer: stateMachine.peer
             )
         }

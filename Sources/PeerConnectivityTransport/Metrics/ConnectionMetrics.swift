@@ -99,26 +99,21 @@ package final class ConnectionMetrics {
 
     /// Records what was read since the last call: after a burst of reads.
     package func flushReceived() {
-        if pendingBytesReceived > 0 {
-            bytesReceived.increment(by: pendingBytesReceived)
-            pendingBytesReceived = 0
-        }
-        if pendingFramesReceived > 0 {
-            framesReceived.increment(by: pendingFramesReceived)
-            pendingFramesReceived = 0
-        }
+        Self.flush(&pendingBytesReceived, into: bytesReceived)
+        Self.flush(&pendingFramesReceived, into: framesReceived)
     }
 
     /// Records what was written since the last call: at a flush.
     package func flushSent() {
-        if pendingBytesSent > 0 {
-            bytesSent.increment(by: pendingBytesSent)
-            pendingBytesSent = 0
-        }
-        if pendingFramesSent > 0 {
-            framesSent.increment(by: pendingFramesSent)
-            pendingFramesSent = 0
-        }
+        Self.flush(&pendingBytesSent, into: bytesSent)
+        Self.flush(&pendingFramesSent, into: framesSent)
+    }
+
+    /// Adds what `pending` counted to `counter`, if anything, and starts it again.
+    private static func flush(_ pending: inout Int, into counter: Counter) {
+        guard pending > 0 else { return }
+        counter.increment(by: pending)
+        pending = 0
     }
 
     /// This side is closing: when it says DECLINE, counts a refused invitation (or resume) by reason.
