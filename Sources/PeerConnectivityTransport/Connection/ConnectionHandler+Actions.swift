@@ -59,11 +59,13 @@ extension ConnectionHandler {
 
         case .send(let frames):
             for frame in frames {
-                context.write(
-                    wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+                send(
+                    FrameEncoder.buffer(for: frame, allocator: context.channel.allocator),
+                    context: context,
                     promise: nil
                 )
             }
+            metrics.flushSent()
             context.flush()
 
         case .scheduleDeadline(let timeout, let frames):
@@ -139,9 +141,9 @@ extension ConnectionHandler {
             while let work = connection.takeNext(bulkAllowed: true) {
                 switch work {
                 case .urgent(let batch):
-                    for buffer in batch { context.write(wrapOutboundOut(buffer), promise: nil) }
+                    for buffer in batch { send(buffer, context: context, promise: nil) }
                 case .bulk(let buffer):
-                    context.write(wrapOutboundOut(buffer), promise: nil)
+                    send(buffer, context: context, promise: nil)
                 }
             }
             guard let frame else {
@@ -149,10 +151,13 @@ extension ConnectionHandler {
                 return
             }
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(
-                wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
+            send(
+                FrameEncoder.buffer(for: frame, allocator: context.channel.allocator),
+                context: context,
                 promise: written
             )
+            metrics.flushSent()
+            context.flush()
             let grace = context.eventLoop.assumeIsolated().scheduleTask(in: Self.goodbyeGracePeriod) {
                 context.close(promise: nil)
             }
@@ -193,9 +198,15 @@ extension ConnectionHandler {
 
     /// Writes and flushes one frame at once, ahead of the connection's queues.
     func write(_ frame: Frame, context: ChannelHandlerContext) {
-        context.writeAndFlush(
-            wrapOutboundOut(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator)),
-            promise: nil
-        )
+        send(FrameEncoder.buffer(for: frame, allocator: context.channel.allocator), context: context, promise: nil)
+        metrics.flushSent()
+        context.flush()
+    }
+
+    /// Writes `buffer` towards the socket (not flushed), counted for the metrics: every write of the
+    /// handler goes through here.
+    func send(_ buffer: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        metrics.sent(buffer)
+        context.write(wrapOutboundOut(buffer), promise: promise)
     }
 }

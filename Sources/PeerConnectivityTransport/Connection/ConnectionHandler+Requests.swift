@@ -25,14 +25,14 @@ extension ConnectionHandler {
             switch work {
             case .urgent(let batch):
                 for frame in batch {
-                    if let last { context.write(wrapOutboundOut(last), promise: nil) }
+                    if let last { send(last, context: context, promise: nil) }
                     last = frame
                 }
                 // Encrypted, the queue is not asked again: it would mark itself idle, and every send
                 // until this batch is written would then schedule a drain that cannot take anything.
                 if encrypted { break taking }
             case .bulk(let frame):
-                if let last { context.write(wrapOutboundOut(last), promise: nil) }
+                if let last { send(last, context: context, promise: nil) }
                 last = frame
                 bulkLength += frame.readableBytes
             }
@@ -41,7 +41,7 @@ extension ConnectionHandler {
         if bulkLength > 0 || encrypted {
             writeInFlight = true
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.write(wrapOutboundOut(last), promise: written)
+            send(last, context: context, promise: written)
             written.futureResult.assumeIsolated().whenComplete { [self, bulkLength] _ in
                 writeInFlight = false
                 if bulkLength > 0 {
@@ -51,10 +51,11 @@ extension ConnectionHandler {
                 drainOutbound()
             }
         } else {
-            context.write(wrapOutboundOut(last), promise: nil)
+            send(last, context: context, promise: nil)
         }
         let outer = flushing
         flushing = true
+        metrics.flushSent()
         context.flush()
         flushing = outer
     }

@@ -151,7 +151,6 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         if let remote = channel.remoteAddress {
             handler.logger[metadataKey: "remote"] = "\(remote)"
         }
-        try channel.pipeline.syncOperations.addHandler(SentFrameCounter(metrics: handler.metrics))
         try channel.pipeline.syncOperations.addHandler(handler)
         return connection
     }

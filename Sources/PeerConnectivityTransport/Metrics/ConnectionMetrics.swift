@@ -4,8 +4,8 @@ import PeerConnectivityCore
 
 /// What one connection records: its opening, handshake, traffic and close (see ``PeerMetrics``).
 ///
-/// Lives on the connection's event loop, shared by its ``ConnectionHandler`` and its
-/// ``SentFrameCounter``. The metric objects are made once, when the connection is made, from the
+/// Lives on the connection's event loop, in its ``ConnectionHandler``, whose every write goes through
+/// ``sent(_:)``. The metric objects are made once, when the connection is made, from the
 /// factory bootstrapped then; bytes and frames are counted in plain integers and added to them in
 /// batches (once per read burst, once per flush), so the message path makes no metric call.
 package final class ConnectionMetrics {
@@ -28,6 +28,10 @@ package final class ConnectionMetrics {
     private var pendingFramesReceived = 0
     private var pendingBytesSent = 0
     private var pendingFramesSent = 0
+    /// Bytes of the frame being written still to come in later writes.
+    private var remainingInFrame = 0
+    /// A length prefix was cut across two writes: frames are no longer counted (bytes still are).
+    private var lostTrack = false
 
     /// Makes the metric objects of a new connection; records nothing yet.
     ///
@@ -86,15 +90,25 @@ package final class ConnectionMetrics {
         pendingFramesReceived &+= 1
     }
 
-    /// Frames and bytes written to the channel; counted, not yet recorded.
-    ///
-    /// - Parameters:
-    ///   - frames: frames that start in what was written.
-    ///   - bytes: bytes written.
-    @inline(__always)
-    package func sent(frames: Int, bytes: Int) {
-        pendingFramesSent &+= frames
-        pendingBytesSent &+= bytes
+    /// A buffer the connection handler writes: its bytes, and the frames whose length prefix is in it
+    /// (a large DATA frame written as several buffers counts once). Counted, not yet recorded.
+    package func sent(_ buffer: ByteBuffer) {
+        pendingBytesSent &+= buffer.readableBytes
+        var offset = buffer.readerIndex
+        let end = buffer.writerIndex
+        while !lostTrack, offset < end {
+            if remainingInFrame == 0 {
+                guard let length = buffer.getInteger(at: offset, as: UInt32.self) else {
+                    lostTrack = true
+                    break
+                }
+                pendingFramesSent &+= 1
+                remainingInFrame = 4 + Int(length)
+            }
+            let taken = min(remainingInFrame, end - offset)
+            remainingInFrame -= taken
+            offset += taken
+        }
     }
 
     /// Records what was read since the last call: after a burst of reads.
