@@ -17,6 +17,14 @@ private let aliceKey = Array(repeating: UInt8(0xA1), count: 65)
 private let bobKey = Array(repeating: UInt8(0xB0), count: 65)
 private let nonceA = Array(repeating: UInt8(0x0A), count: 32)
 private let nonceB = Array(repeating: UInt8(0x0B), count: 32)
+
+/// Alice's (the inviter's) and Bob's halves of one pairing exchange, with the toy hash.
+private func pairingExchanges() -> (inviter: PairingExchange, invitee: PairingExchange) {
+    (
+        PairingExchange(isInviter: true, localKey: aliceKey, peerKey: bobKey, localNonce: nonceA, hash: toyHash),
+        PairingExchange(isInviter: false, localKey: bobKey, peerKey: aliceKey, localNonce: nonceB, hash: toyHash)
+    )
+}
 private let invitation = ConnectionStateMachine.Invitation(
     expectedPeer: F.bob,
     context: F.buffer("join"),
@@ -135,20 +143,7 @@ struct SecureHandshakeTests {
         }
         #expect(violation == .protocolViolation)
 
-        let pairingA = PairingExchange(
-            isInviter: true,
-            localKey: aliceKey,
-            peerKey: bobKey,
-            localNonce: nonceA,
-            hash: toyHash
-        )
-        let pairingB = PairingExchange(
-            isInviter: false,
-            localKey: bobKey,
-            peerKey: aliceKey,
-            localNonce: nonceB,
-            hash: toyHash
-        )
+        let (pairingA, pairingB) = pairingExchanges()
         #expect(inviter.secured(pairingA) == .none)
         let commit = frames(invitee.secured(pairingB))
         #expect(commit == [.pairCommit(pairingB.localCommitment)])
@@ -336,20 +331,7 @@ struct SecureHandshakeTests {
             invitee.frameReceived(.hello(Frame.Hello(peer: F.alice, encryption: .optional)))
                 == .startTLS(asClient: false)
         )
-        let pairingA = PairingExchange(
-            isInviter: true,
-            localKey: aliceKey,
-            peerKey: bobKey,
-            localNonce: nonceA,
-            hash: toyHash
-        )
-        let pairingB = PairingExchange(
-            isInviter: false,
-            localKey: bobKey,
-            peerKey: aliceKey,
-            localNonce: nonceB,
-            hash: toyHash
-        )
+        let (pairingA, pairingB) = pairingExchanges()
         _ = inviter.secured(pairingA)
         let commit = frames(invitee.secured(pairingB))
         let nonce = frames(inviter.frameReceived(commit[0]))
