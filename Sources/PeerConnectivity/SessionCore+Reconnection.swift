@@ -132,13 +132,14 @@ extension SessionCore {
 
     /// A reliable message arrived on a link: count it, and acknowledge when a batch is due.
     func countReceived(_ bytes: Int, from peer: PeerID, on connection: Connection) {
-        if peers.withLock({ $0[peer]?.connection === connection && $0[peer]?.link?.peerResumes == nil }) {
-            notePeerFrame(from: peer, on: connection)
+        // One lock per message: the first frame's verdict (if it is the first) and the count together.
+        let (action, waiters) = peers.withLock {
+            table -> (DeliveryLedger<EncodedFrame>.InboundAction?, [CheckedContinuation<Void, any Error>]) in
+            guard table[peer]?.connection === connection else { return (nil, []) }
+            let waiters = table.firstFrame(from: peer, on: connection, resumeSecret: nil)
+            return (table[peer]?.link?.ledger.received(bytes: bytes), waiters)
         }
-        let action = peers.withLock { table -> DeliveryLedger<EncodedFrame>.InboundAction? in
-            guard table[peer]?.connection === connection else { return nil }
-            return table[peer]?.link?.ledger.received(bytes: bytes)
-        }
+        for waiter in waiters { waiter.resume() }
         switch action {
         case .deliverAndAck(let count):
             connection.sendControl(.ack(count))

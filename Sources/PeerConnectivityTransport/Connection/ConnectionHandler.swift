@@ -184,8 +184,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !readerStopped else { return }
-        metrics.received(bytes: unwrapInboundIn(data).readableBytes)
-        reader.append(unwrapInboundIn(data))
+        let bytes = unwrapInboundIn(data)
+        metrics.received(bytes: bytes.readableBytes)
+        reader.append(bytes)
         guard !decoding else { return }
         decoding = true
         while !readerStopped {
