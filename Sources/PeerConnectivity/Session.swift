@@ -300,7 +300,7 @@ public final class Session: Sendable {
 
     /// The port of the session's own listener (mesh members and reconnection dial it), once bound.
     package var memberListenerPort: Int? {
-        core.mesh.withLock { $0.listener?.port }
+        core.mesh.withLock { $0.machine.listenerPort }
     }
 
     /// Closes the session's own listener, so that no member can connect nor resume through it (tests).

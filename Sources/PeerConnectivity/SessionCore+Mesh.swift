@@ -4,14 +4,9 @@ import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
-/// Full mesh, as MPC: a peer accepted into a session that holds others is connected to every member.
-///
-/// Each session listens on a TCP port of its own for other members, and tells each connected peer
-/// that port (SESSION-LISTENER). When a member M learns the port of a peer P, M tells P about its
-/// other members, and tells them about P (MEMBERS, with addresses as M sees them). Of two members
-/// that lack a connection to each other, the one with the lower peer id dials the other's listener;
-/// the listener accepts only peers a member has introduced (an invitation that arrives before its
-/// introduction waits up to ``SessionCore/introductionGracePeriod``).
+/// Full mesh, as MPC: the I/O of ``MeshStateMachine``, which decides who tells whom about which
+/// member, who dials, and which connections to the session's listener it accepts. This file binds the
+/// listener, sends SESSION-LISTENER and MEMBERS, dials, accepts and declines as the machine says.
 extension SessionCore {
     /// How long a connection to the session's listener waits for a member to introduce its peer.
     static let introductionGracePeriod = Duration.seconds(3)
@@ -49,10 +44,9 @@ extension SessionCore {
 
     private func listenerBound(_ listener: ConnectionListener) {
         let waiting = mesh.withLock { state -> [Connection]? in
-            guard !state.closed else { return nil }
+            guard let waiting = state.machine.listenerBound(port: listener.port) else { return nil }
             state.listener = listener
-            defer { state.waiting = [] }
-            return state.waiting
+            return waiting
         }
         guard let waiting else {
             Task { await listener.close() }
@@ -66,7 +60,7 @@ extension SessionCore {
     /// Closes the session's listener.
     func stopMesh() {
         let listener = mesh.withLock { state -> ConnectionListener? in
-            state.closed = true
+            state.machine.close()
             defer { state.listener = nil }
             return state.listener
         }
@@ -77,31 +71,14 @@ extension SessionCore {
     func meshEstablished(_ connection: Connection) {
         // Reconnection dials the peer's session listener too, so it is announced with either.
         guard configuration.joinsMesh || configuration.reconnection != nil else { return }
-        let port = mesh.withLock { state -> Int? in
-            guard let listener = state.listener else {
-                if !state.closed { state.waiting.append(connection) }
-                return nil
-            }
-            return listener.port
+        if let port = mesh.withLock({ $0.machine.established(connection) }) {
+            connection.sendControl(.sessionListener(port: UInt16(port)))
         }
-        if let port { connection.sendControl(.sessionListener(port: UInt16(port))) }
     }
 
     /// A connection closed: forget what was learned over it.
     func meshClosed(_ connection: Connection) {
-        let key = ObjectIdentifier(connection)
-        mesh.withLock { state in
-            state.waiting.removeAll { $0 === connection }
-            for (peer, endpoint) in state.endpoints where endpoint.connection == key {
-                state.endpoints[peer] = nil
-            }
-            for (peer, pending) in state.pending where pending === connection {
-                state.pending[peer] = nil
-            }
-            for (peer, introduction) in state.introduced where introduction.introducer == key {
-                state.introduced[peer] = nil
-            }
-        }
+        mesh.withLock { $0.machine.closed(connection) }
     }
 
     /// SESSION-LISTENER or MEMBERS from a connected peer.
@@ -121,7 +98,7 @@ extension SessionCore {
                 )
                 return
             }
-            for member in members where member.peer != peer && member.peer != sender {
+            for member in members where member.peer != sender {
                 introduce(member, by: connection)
             }
         default:
@@ -132,56 +109,45 @@ extension SessionCore {
     /// `member`'s listener is known: tell it about the other members, and them about it.
     private func learned(_ member: Frame.Member, over connection: Connection) {
         let connected = Set(peers(in: .connected))
-        let others = mesh.withLock { state -> [Frame.Member] in
-            state.endpoints[member.peer] = (member, ObjectIdentifier(connection))
-            return state.endpoints.values.map(\.member).filter {
-                $0.peer != member.peer && connected.contains($0.peer)
-            }
+        let introductions = mesh.withLock { state in
+            state.machine.learned(member, over: connection, isConnected: connected.contains)
         }
-        if !others.isEmpty {
-            connection.sendControl(.members(Array(others.prefix(Int(UInt8.max)))))
+        if !introductions.toNewcomer.isEmpty {
+            connection.sendControl(.members(introductions.toNewcomer))
         }
-        for other in others {
-            if let otherConnection = try? self.connection(to: other.peer) {
+        for other in introductions.newcomerTo {
+            if let otherConnection = try? self.connection(to: other) {
                 otherConnection.sendControl(.members([member]))
             }
         }
     }
 
-    /// A member told this side about `member`: connect to it if it lacks a connection, as the
-    /// lower peer id; accept it if it is already knocking.
+    /// A member told this side about `member`: accept it if it is knocking already, dial it if the
+    /// machine says so.
     private func introduce(_ member: Frame.Member, by introducer: Connection) {
-        let introducerKey = ObjectIdentifier(introducer)
-        let knocking = mesh.withLock { state -> Connection? in
-            state.introduced[member.peer] = (member, introducerKey)
-            return state.pending.removeValue(forKey: member.peer)
-        }
-        if let knocking {
+        let isHeld = state(of: member.peer) != .notConnected
+        switch mesh.withLock({ $0.machine.introduced(member, by: introducer, isHeld: isHeld) }) {
+        case .accept(let knocking):
             Task { try? await accept(knocking, from: member.peer) }
-            return
-        }
-        guard state(of: member.peer) == .notConnected, PeerTable.winsTieBreak(inviter: peer, over: member.peer),
-            let host = Platform.addressString(member.address)
-        else { return }
-        let mayDial = mesh.withLock { state -> Bool in
-            guard state.dialsInFlight[introducerKey, default: 0] < Self.maximumDialsPerIntroducer else { return false }
-            state.dialsInFlight[introducerKey, default: 0] += 1
-            return true
-        }
-        guard mayDial else {
+        case .dial(let member):
+            dial(member, introducedBy: ObjectIdentifier(introducer))
+        case .deferred:
             configuration.logger.debug(
                 "mesh: not dialing \(member.peer) yet: enough dials under way for its introducer"
             )
+        case .none:
+            break
+        }
+    }
+
+    private func dial(_ member: Frame.Member, introducedBy introducer: ObjectIdentifier) {
+        guard let host = Platform.addressString(member.address) else {
+            mesh.withLock { $0.machine.dialEnded(introducedBy: introducer) }
             return
         }
         let logger = configuration.logger
         Task {
-            defer {
-                mesh.withLock { state in
-                    let left = state.dialsInFlight[introducerKey, default: 1] - 1
-                    state.dialsInFlight[introducerKey] = left > 0 ? left : nil
-                }
-            }
+            defer { mesh.withLock { $0.machine.dialEnded(introducedBy: introducer) } }
             do {
                 _ = try await invite(
                     expectedPeer: member.peer,
@@ -199,23 +165,15 @@ extension SessionCore {
     /// A connection to the session's listener invites this side: accept it if a member introduced
     /// the peer, else hold it for a moment.
     func meshInvitation(_ connection: Connection, from inviter: PeerID) {
-        let introduced = mesh.withLock { state -> Bool in
-            if state.introduced[inviter] != nil { return true }
-            state.pending[inviter]?.decline(.declined.with(detail: "replaced by a newer connection"))
-            state.pending[inviter] = connection
-            return false
-        }
-        if introduced {
+        switch mesh.withLock({ $0.machine.invitation(from: inviter, on: connection) }) {
+        case .accept:
             Task { try? await accept(connection, from: inviter) }
-            return
-        }
-        connection.eventLoop.scheduleTask(in: TimeAmount(Self.introductionGracePeriod)) { [weak self] in
-            let stale = self?.mesh.withLock { state -> Bool in
-                guard state.pending[inviter] === connection else { return false }
-                state.pending[inviter] = nil
-                return true
-            }
-            if stale == true {
+        case .hold(let replaced):
+            replaced?.decline(.declined.with(detail: "replaced by a newer connection"))
+            connection.eventLoop.scheduleTask(in: TimeAmount(Self.introductionGracePeriod)) { [weak self] in
+                guard self?.mesh.withLock({ $0.machine.holdExpired(inviter, connection: connection) }) == true else {
+                    return
+                }
                 connection.decline(.declined.with(detail: "no member of this session introduced \(inviter)"))
             }
         }

@@ -27,7 +27,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     /// ``Session/taskExecutor``.
     let eventLoop: any EventLoop
     /// The session's own listener and what it knows of the other members' (see `SessionCore+Mesh.swift`).
-    let mesh = Mutex(MeshState())
+    let mesh: Mutex<MeshState>
     /// The binding of the session's listener, when it has one (mesh or reconnection).
     private let listenerBinding = Mutex<Task<Void, Never>?>(nil)
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
@@ -66,6 +66,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     init(peer: PeerID, configuration: Session.Configuration, security: ConnectionSecurity?) {
         self.peer = peer
         self.configuration = configuration
+        self.mesh = Mutex(MeshState(localPeer: peer, maximumDialsPerIntroducer: Self.maximumDialsPerIntroducer))
         self.peers = Mutex(
             PeerTable(
                 localPeer: peer,

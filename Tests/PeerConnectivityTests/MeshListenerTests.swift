@@ -13,7 +13,7 @@ struct MeshListenerTests {
         var port: Int?
         let deadline = ContinuousClock.now + .seconds(10)
         while port == nil, ContinuousClock.now < deadline {
-            port = session.core.mesh.withLock { $0.listener?.port }
+            port = session.core.mesh.withLock { $0.machine.listenerPort }
             try await Task.sleep(for: .milliseconds(5))
         }
         let listenerPort = try #require(port, "the session's listener was not bound")

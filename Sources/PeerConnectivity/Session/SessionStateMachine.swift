@@ -9,8 +9,9 @@ import PeerConnectivityCore
 /// and continuations. It lives beside the session, in one module, so that the per-message lookups
 /// (``connectedConnection(to:)``) are specialised.
 ///
-/// Reconnection's decisions are here too (`SessionStateMachine+Resumption.swift`); the mesh still
-/// changes ``Record``s in place through ``subscript(_:)`` (see docs/ARCHITECTURE.md).
+/// Reconnection's decisions are here too (`SessionStateMachine+Resumption.swift`); the mesh's are
+/// ``MeshStateMachine``'s. The link bookkeeping of the message path (numbering, acknowledgements) changes
+/// ``Record``s in place through ``subscript(_:)``, so that a send costs one lookup.
 struct SessionStateMachine<Connection: AnyObject, Waiter> {
     /// A peer's link, with reconnection on.
     typealias Link = ResumableLink<Connection, Waiter>

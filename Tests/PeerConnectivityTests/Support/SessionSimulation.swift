@@ -22,6 +22,10 @@ final class SimulatedConnection: CustomStringConvertible {
     var resumes = false
     /// The cable is cut: nothing more crosses, each end notices in its own time.
     var cut = false
+    /// Dialled to the invitee's session listener (a mesh member's dial), not to its advertiser.
+    var toListener = false
+    /// For a mesh member's dial, the connection whose MEMBERS introduced the invitee (its dial count).
+    var introducer: ObjectIdentifier?
 
     init(number: Int, inviter: Int, invitee: Int) {
         self.number = number
@@ -58,6 +62,8 @@ struct SessionSimulation {
         case ack(UInt64)
         case resume(secret: [UInt8], nextExpected: UInt64)
         case resumed(nextExpected: UInt64)
+        // Mesh.
+        case members([PeerConnectivityCore.Frame.Member])
     }
 
     /// Something a side does or receives: a frame arriving, or the application's own step.
@@ -73,6 +79,10 @@ struct SessionSimulation {
         case send(from: Int, to: Int, index: Int)
         /// A receiver's acknowledgement timer fires.
         case ackTimer(SimulatedConnection, at: Int)
+        /// A mesh member dials an introduced member's listener.
+        case meshDial(from: Int, to: Int, introducer: ObjectIdentifier)
+        /// The session accepts a member's invitation to its listener.
+        case acceptMember(SimulatedConnection, at: Int, from: Int)
     }
 
     let peers: [PeerID]
@@ -82,10 +92,10 @@ struct SessionSimulation {
     /// Invitations each side's application declines rather than accepts (by inviter).
     var declines: Set<[Int]> = []
     /// Frames in flight, per connection and direction (FIFO), and the application steps not yet taken.
-    private var inFlight: [(key: String, steps: [Step])] = []
+    var inFlight: [(key: String, steps: [Step])] = []
     private var pendingDeclines: [(side: Int, connection: SimulatedConnection, peer: Int)] = []
     private var awaitingReplacement: [(side: Int, peer: Int)] = []
-    private var nextNumber = 1
+    var nextNumber = 1
     private var cutsOnlyConnected = false
     /// Messages each side delivered to its application, by sender, in order (reconnection runs).
     var delivered: [[Int]]
@@ -99,12 +109,41 @@ struct SessionSimulation {
     /// What each RESUME said its sender had received, by connection, until the link resumes.
     fileprivate var pendingExpectations: [Int: UInt64] = [:]
     private var generator: SplitMix64
-    private(set) var connections: [SimulatedConnection] = []
+    var connections: [SimulatedConnection] = []
+    /// With the mesh on, each side's mesh decisions.
+    var meshes: [MeshStateMachine<SimulatedConnection>]?
+    /// Invitations to a side's listener held until their introduction (mesh).
+    var held: [(side: Int, inviter: Int, connection: SimulatedConnection)] = []
     /// What happened, in order, to print when an invariant fails.
-    private(set) var trace: [String] = []
+    var trace: [String] = []
+    /// Mesh: introductions naming a member at an address or port not its listener's.
+    var misdirected = 0
+    /// Mesh: introductions left for a later MEMBERS because the introducer had enough dials under way.
+    var deferredDials = 0
+    /// Mesh: invitations to a listener held until their introduction came, then accepted.
+    var acceptedOnceIntroduced = 0
+    /// Mesh: invitations to a listener declined because no introduction came.
+    var refusedAtListener = 0
 
-    init(peers: [PeerID], seed: UInt64, maximumPeers: Int = 16, reconnectionWindow: Duration? = nil) {
+    init(
+        peers: [PeerID],
+        seed: UInt64,
+        maximumPeers: Int = 16,
+        reconnectionWindow: Duration? = nil,
+        joinsMesh: Bool = false,
+        maximumDialsPerIntroducer: Int = 4
+    ) {
         self.peers = peers
+        if joinsMesh {
+            self.meshes = peers.indices.map { side in
+                var mesh = MeshStateMachine<SimulatedConnection>(
+                    localPeer: peers[side],
+                    maximumDialsPerIntroducer: maximumDialsPerIntroducer
+                )
+                _ = mesh.listenerBound(port: Self.listenerPort(of: side))
+                return mesh
+            }
+        }
         self.tables = peers.map {
             Table(localPeer: $0, maximumPeers: maximumPeers, reconnectionWindow: reconnectionWindow)
         }
@@ -156,6 +195,10 @@ struct SessionSimulation {
                 }
                 continue
             }
+            if !held.isEmpty {
+                expireHolds()
+                continue
+            }
             guard !awaitingReplacement.isEmpty else { return }
             let expired = awaitingReplacement
             awaitingReplacement = []
@@ -183,7 +226,7 @@ struct SessionSimulation {
         return ready[Int(generator.next() % UInt64(ready.count))]
     }
 
-    private mutating func send(_ frame: Frame, on connection: SimulatedConnection, from side: Int) {
+    mutating func send(_ frame: Frame, on connection: SimulatedConnection, from side: Int) {
         guard !connection.cut else { return }
         let to = connection.other(than: side)
         let key = "\(connection.number)-\(side)"
@@ -196,7 +239,7 @@ struct SessionSimulation {
 
     // MARK: - Each side, as the session reacts
 
-    private mutating func record<R, Failure: Error>(
+    mutating func record<R, Failure: Error>(
         _ side: Int,
         _ body: (inout Table) throws(Failure) -> R
     ) throws(Failure) -> R {
@@ -261,6 +304,13 @@ struct SessionSimulation {
         case .send(let side, let peer, let index):
             sendData(index, from: side, to: peer)
 
+        case .meshDial(let side, let peer, let introducer):
+            meshDial(from: side, to: peer, introducer: introducer)
+
+        case .acceptMember(let connection, let side, let peer):
+            guard connection.closed[side] == false else { return }
+            answerInvitation(on: connection, at: side, from: peer)
+
         case .ackTimer(let connection, let side):
             let id = peers[connection.other(than: side)]
             guard tables[side][id]?.connection === connection,
@@ -275,10 +325,15 @@ struct SessionSimulation {
             switch frame {
             case .invite:
                 send(.hello, on: connection, from: side)
-                answerInvitation(on: connection, at: side, from: peer)
+                if connection.toListener {
+                    meshInvitation(on: connection, at: side, from: peer)
+                } else {
+                    answerInvitation(on: connection, at: side, from: peer)
+                }
             case .hello:
                 identified(peer, on: connection, at: side)
             case .accept:
+                meshDialEnded(connection, at: side)
                 if record(side, { $0.established(id, on: connection) }) == nil {
                     close(connection, at: side, .unexpectedPeer)
                 } else {
@@ -293,6 +348,9 @@ struct SessionSimulation {
             case .listener:
                 let host = "side-\(peer)"
                 record(side) { $0.resumeEndpoint(host: host, port: 1, of: id, on: connection) }
+                meshLearned(peer, over: connection, at: side)
+            case .members(let members):
+                meshIntroduced(members, by: peer, over: connection, at: side)
             case .data(let index):
                 received(index, from: peer, on: connection, at: side)
             case .ack(let count):
@@ -308,7 +366,7 @@ struct SessionSimulation {
         }
     }
 
-    private mutating func answerInvitation(on connection: SimulatedConnection, at side: Int, from peer: Int) {
+    mutating func answerInvitation(on connection: SimulatedConnection, at side: Int, from peer: Int) {
         if declines.contains([side, peer]) {
             decline(connection, at: side, .declined)
             return
@@ -370,7 +428,7 @@ struct SessionSimulation {
         }
     }
 
-    private mutating func decline(_ connection: SimulatedConnection, at side: Int, _ reason: DisconnectReason) {
+    mutating func decline(_ connection: SimulatedConnection, at side: Int, _ reason: DisconnectReason) {
         guard connection.closed[side] == false else { return }
         send(.decline(reason), on: connection, from: side)
         closed(connection, at: side, reason)
@@ -389,6 +447,8 @@ struct SessionSimulation {
         connection.closed[side] = true
         connection.closeReason[side] = reason
         trace.append("  closed \(connection) at \(side): \(reason)")
+        meshes?[side].closed(connection)
+        meshDialEnded(connection, at: side)
         guard connection.ownedBy.contains(side) else { return }
         let peer = connection.other(than: side)
         let id = peers[peer]
@@ -438,14 +498,18 @@ extension SessionSimulation {
         Int(frame.head.getInteger(at: frame.head.readerIndex, as: UInt32.self) ?? 0)
     }
 
-    /// With reconnection on, a new link: RESUME-SECRET first, then the session listener.
+    /// A new link: with reconnection on, RESUME-SECRET first; with reconnection or the mesh, the
+    /// session listener.
     fileprivate mutating func startLink(to peer: Int, on connection: SimulatedConnection, at side: Int) {
-        guard tables[side].reconnectionWindow != nil else { return }
-        let id = peers[peer]
-        let link = Table.Link()
-        tables[side][id]?.link = link
-        send(.resumeSecret(link.localSecret), on: connection, from: side)
-        send(.listener, on: connection, from: side)
+        let resumes = tables[side].reconnectionWindow != nil
+        if resumes {
+            let id = peers[peer]
+            let link = Table.Link()
+            tables[side][id]?.link = link
+            send(.resumeSecret(link.localSecret), on: connection, from: side)
+        }
+        let meshPort = meshes?[side].established(connection)
+        if resumes || meshPort != nil { send(.listener, on: connection, from: side) }
     }
 
     /// As `sendResumable`: refused when not connected, else numbered and kept by the ledger, and written
