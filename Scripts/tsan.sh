@@ -21,7 +21,8 @@ built=$(date +%s)
 
 echo "== swift test --sanitize=thread"
 # halt_on_error=0: every race is reported and the run goes on; the process then exits 66 if there was any.
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1}
+# Scripts/tsan-suppressions.txt: reports that are not races, each with its reason.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1 suppressions=$PWD/Scripts/tsan-suppressions.txt}
 status=0
 LD_PRELOAD="$shim" swift test --skip-build --sanitize=thread --scratch-path "$scratch" "$@" || status=$?
 finished=$(date +%s)

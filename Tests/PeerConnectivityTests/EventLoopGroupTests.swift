@@ -11,6 +11,12 @@ struct EventLoopGroupTests {
     @Test("a session and an advertiser given a group run on it, connect and echo; without one they do not")
     func ownGroup() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The group must outlive the sessions and the advertiser: they are gone when `exercise` returns.
+        try await exercise(group)
+        try await group.shutdownGracefully()
+    }
+
+    private func exercise(_ group: MultiThreadedEventLoopGroup) async throws {
         let loop = group.next()
         var hostConfiguration = Session.Configuration.default
         hostConfiguration.eventLoopGroup = group
@@ -56,6 +62,5 @@ struct EventLoopGroupTests {
         await client.disconnect()
         await host.disconnect()
         await advertiser.stop()
-        try await group.shutdownGracefully()
     }
 }
