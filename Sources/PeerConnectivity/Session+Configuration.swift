@@ -8,8 +8,10 @@ extension Session {
     public struct Configuration: Sendable {
         /// The most peers the session holds, connected or connecting (MPC's limit: 8).
         public var maximumPeers: Int = 8
-        /// The largest data message sent or accepted, in bytes (default 1 MiB). A peer that sends a
-        /// larger one is disconnected with a protocol violation.
+        /// The largest data message sent or accepted, in bytes (default 1 MiB). The session announces it
+        /// to each peer when the connection is made, and a peer's `send` of a larger message fails there
+        /// with ``SessionError/messageTooLargeForPeer(_:size:limit:)``; a peer that sends one anyway is
+        /// disconnected with a protocol violation.
         public var maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
         /// How often a keepalive frame is sent to each connected peer.
         public var keepaliveInterval: Duration = .seconds(1)

@@ -190,7 +190,8 @@ public final class Session: Sendable {
     ///   - peers: the targets; each must be connected.
     ///   - mode: ``SendMode/reliable`` or ``SendMode/unreliable``.
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` naming a target that is not connected,
-    ///   ``SessionError/messageTooLarge(size:limit:)``, or ``SessionError/noPeers``.
+    ///   ``SessionError/messageTooLarge(size:limit:)``, ``SessionError/messageTooLargeForPeer(_:size:limit:)``
+    ///   (a target accepts less; nothing is sent to any target), or ``SessionError/noPeers``.
     public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
         let limit =
             mode == .unreliable
@@ -204,26 +205,45 @@ public final class Session: Sendable {
             try await sendUnreliable(data, to: peers)
             return
         }
-        let frame = encode(data)
         if configuration.reconnection != nil {
+            // One target's limit is checked with its send; several are checked before any is sent to.
+            if peers.count > 1 { try core.checkMessageLength(data.count, to: peers) }
+            let frame = encode(data)
             for peer in peers {
                 try await core.sendResumable(frame, to: peer)
             }
             return
         }
         if peers.count == 1 {  // the common case needs no array of connections
-            try await Self.send(frame, on: try core.connection(to: peers[0]), to: peers[0])
+            let connection = try core.connection(to: peers[0])
+            try Self.check(data.count, fits: connection, peers[0])
+            try await Self.send(encode(data), on: connection, to: peers[0])
             return
         }
         let connections = try core.connections(to: peers)
         for (peer, connection) in zip(peers, connections) {
+            try Self.check(data.count, fits: connection, peer)
+        }
+        let frame = encode(data)
+        for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
+        }
+    }
+
+    /// Throws ``SessionError/messageTooLargeForPeer(_:size:limit:)`` when the peer on `connection`
+    /// announced a smaller limit than `size`.
+    static func check(_ size: Int, fits connection: Connection, _ peer: PeerID) throws(SessionError) {
+        if let limit = connection.peerMaximumMessageLength, size > limit {
+            throw SessionError.messageTooLargeForPeer(peer, size: size, limit: limit)
         }
     }
 
     /// One datagram per target; on the connection for a target whose UDP endpoint is not known yet.
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
         let connections = try core.connections(to: peers)
+        for (peer, connection) in zip(peers, connections) {
+            try Self.check(data.count, fits: connection, peer)
+        }
         for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
             let frame = encode(data)
             if configuration.reconnection != nil {

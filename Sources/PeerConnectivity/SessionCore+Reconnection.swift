@@ -54,6 +54,18 @@ extension SessionCore {
     ///
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` when the peer is not connected nor
     ///   reconnecting, or its link is given up while this waits for room.
+    /// Throws ``SessionError/messageTooLargeForPeer(_:size:limit:)`` when a target announced a smaller
+    /// limit than `size`, before anything is sent to any of them.
+    func checkMessageLength(_ size: Int, to targets: [PeerID]) throws(SessionError) {
+        try peers.withLock { table throws(SessionError) in
+            for peer in targets {
+                if let accepts = table[peer]?.peerAccepts, size > accepts {
+                    throw SessionError.messageTooLargeForPeer(peer, size: size, limit: accepts)
+                }
+            }
+        }
+    }
+
     func sendResumable(_ frame: EncodedFrame, to peer: PeerID) async throws {
         let limit = configuration.reconnection?.retainedBytesLimit ?? Int.max
         while true {
@@ -61,6 +73,10 @@ extension SessionCore {
                 // The ledger is changed in place (`table[peer]!.link!`): a copy of the entry would make
                 // its kept messages be copied on every send.
                 guard let state = table[peer]?.state else { throw SessionError.peerNotConnected(peer) }
+                if let accepts = table[peer]?.peerAccepts, frame.byteCount - WireProtocol.headerLength > accepts {
+                    let size = frame.byteCount - WireProtocol.headerLength
+                    throw SessionError.messageTooLargeForPeer(peer, size: size, limit: accepts)
+                }
                 let connection = table[peer]?.connection
                 guard let reconnecting = table[peer]?.link.map({ $0.reconnecting != nil }) else {
                     guard state == .connected, let connection else { throw SessionError.peerNotConnected(peer) }

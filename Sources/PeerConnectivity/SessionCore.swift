@@ -231,7 +231,8 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         let invitation = ConnectionStateMachine.Invitation(
             expectedPeer: expectedPeer,
             context: ByteBuffer(bytes: context),
-            timeout: TimeAmount(timeout)
+            timeout: TimeAmount(timeout),
+            maximumMessageLength: configuration.maximumMessageLength
         )
         let connection: Connection
         do {

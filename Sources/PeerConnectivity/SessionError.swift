@@ -5,6 +5,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case sessionFull
         case alreadyInSession
         case messageTooLarge(size: Int, limit: Int)
+        case messageTooLargeForPeer(size: Int, limit: Int)
         case noPeers
     }
 
@@ -54,6 +55,18 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         SessionError(.messageTooLarge(size: size, limit: limit))
     }
 
+    /// The message is larger than a target accepts: the limit the peer announced when the connection
+    /// was made (its own ``Session/Configuration/maximumMessageLength``). Nothing was sent to any target,
+    /// and the connection stays up.
+    ///
+    /// - Parameters:
+    ///   - peer: the peer whose limit it exceeds.
+    ///   - size: the message's size in bytes.
+    ///   - limit: the peer's limit.
+    public static func messageTooLargeForPeer(_ peer: PeerID, size: Int, limit: Int) -> SessionError {
+        SessionError(.messageTooLargeForPeer(size: size, limit: limit), peer: peer)
+    }
+
     /// `send` was given no peers.
     public static let noPeers = SessionError(.noPeers)
 
@@ -86,6 +99,9 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .messageTooLarge(let size, let limit):
             return
                 "message of \(size) bytes exceeds the limit of \(limit) bytes (Session.Configuration.maximumMessageLength)"
+        case .messageTooLargeForPeer(let size, let limit):
+            return
+                "message of \(size) bytes exceeds the limit of \(limit) bytes that peer \(peer.map { "\($0)" } ?? "?") accepts; nothing was sent"
         case .noPeers:
             return "no peers given to send to"
         }

@@ -7,8 +7,9 @@ package enum Frame: Sendable, Hashable {
     case hello(Hello)
     /// The inviter asks to join the invitee's session.
     case invite(Invite)
-    /// The invitee accepts the invitation: from now on both sides may send any frame.
-    case accept
+    /// The invitee accepts the invitation, saying what it accepts on the connection (the largest
+    /// message): from now on both sides may send any frame.
+    case accept(HandshakeFields)
     /// The invitee declines the invitation; the connection closes after it.
     case decline(DisconnectReason)
     /// Inside TLS, the invitee commits to its pairing nonce: SHA-256(pkB ‖ pkA ‖ nB), 32 bytes.
@@ -113,11 +114,19 @@ package enum Frame: Sendable, Hashable {
         package var peer: PeerID
         /// The sender's encryption preference.
         package var encryption: EncryptionPreference
+        /// The fields after the preference; none in this version (a later one may add some).
+        package var fields: HandshakeFields
 
-        package init(version: UInt16 = WireProtocol.version, peer: PeerID, encryption: EncryptionPreference = .none) {
+        package init(
+            version: UInt16 = WireProtocol.version,
+            peer: PeerID,
+            encryption: EncryptionPreference = .none,
+            fields: HandshakeFields = HandshakeFields()
+        ) {
             self.version = version
             self.peer = peer
             self.encryption = encryption
+            self.fields = fields
         }
     }
 
@@ -125,11 +134,14 @@ package enum Frame: Sendable, Hashable {
     package struct Invite: Sendable, Hashable {
         /// How long the inviter waits for an answer, in milliseconds.
         package var timeoutMilliseconds: UInt32
+        /// What the inviter accepts on the connection (the largest message).
+        package var fields: HandshakeFields
         /// Application data sent with the invitation.
         package var context: ByteBuffer
 
-        package init(timeoutMilliseconds: UInt32, context: ByteBuffer) {
+        package init(timeoutMilliseconds: UInt32, fields: HandshakeFields, context: ByteBuffer) {
             self.timeoutMilliseconds = timeoutMilliseconds
+            self.fields = fields
             self.context = context
         }
     }

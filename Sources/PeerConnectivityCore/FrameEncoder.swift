@@ -11,21 +11,28 @@ package enum FrameEncoder {
         switch frame {
         case .hello(let hello):
             let name = hello.peer.displayName.utf8
-            writeHeader(type: .hello, payloadLength: 4 + 2 + 16 + 1 + name.count + 1, into: &buffer)
+            let length = 4 + 2 + 16 + 1 + name.count + 1 + hello.fields.encodedLength
+            writeHeader(type: .hello, payloadLength: length, into: &buffer)
             buffer.writeBytes(WireProtocol.magic)
             buffer.writeInteger(hello.version)
             withUnsafeBytes(of: hello.peer.id.uuid) { _ = buffer.writeBytes($0) }
             buffer.writeInteger(UInt8(name.count))
             buffer.writeBytes(name)
             buffer.writeInteger(hello.encryption.rawValue)
+            hello.fields.encode(into: &buffer)
         case .pairCommit(let bytes), .pairNonce(let bytes), .datagramKey(let bytes):
             writeHeader(type: frame.type, payloadLength: bytes.count, into: &buffer)
             buffer.writeBytes(bytes)
         case .invite(let invite):
-            writeHeader(type: .invite, payloadLength: 4 + invite.context.readableBytes, into: &buffer)
+            let length = 4 + invite.fields.encodedLength + invite.context.readableBytes
+            writeHeader(type: .invite, payloadLength: length, into: &buffer)
             buffer.writeInteger(invite.timeoutMilliseconds)
+            invite.fields.encode(into: &buffer)
             buffer.writeImmutableBuffer(invite.context)
-        case .accept, .keepalive:
+        case .accept(let fields):
+            writeHeader(type: .accept, payloadLength: fields.encodedLength, into: &buffer)
+            fields.encode(into: &buffer)
+        case .keepalive:
             writeHeader(type: frame.type, payloadLength: 0, into: &buffer)
         case .decline(let reason), .goodbye(let reason):
             writeHeader(type: frame.type, payloadLength: 1, into: &buffer)

@@ -6,8 +6,8 @@ package final class FrameLengthLimit {
     /// The largest frame body (type byte and payload) accepted now.
     package var value: Int
 
-    /// The limit while handshaking: a HELLO, or an INVITE with the largest context.
-    package static let handshake = 1 + 4 + WireProtocol.maximumContextLength
+    /// The limit while handshaking: a HELLO, or an INVITE with the most fields and the largest context.
+    package static let handshake = 1 + 4 + HandshakeFields.maximumEncodedLength + WireProtocol.maximumContextLength
 
     package init(_ value: Int) {
         self.value = value

@@ -55,8 +55,12 @@ package enum FrameParser {
             try expectEmpty(body, type)
             return .keepalive
         case .accept:
-            try expectEmpty(body, type)
-            return .accept
+            let fields = try HandshakeFields.parse(&body, in: type)
+            guard body.readableBytes == 0 else {
+                throw .malformed(type, "\(body.readableBytes) bytes after the fields")
+            }
+            try requireMessageLength(fields, in: type)
+            return .accept(fields)
         case .decline, .goodbye:
             guard body.readableBytes == 1, let reason = body.readInteger(as: UInt8.self) else {
                 throw .malformed(type, "body must be one reason byte, got \(body.readableBytes) bytes")
@@ -67,13 +71,15 @@ package enum FrameParser {
             guard let timeout = body.readInteger(as: UInt32.self) else {
                 throw .malformed(type, "missing the 4-byte timeout")
             }
+            let fields = try HandshakeFields.parse(&body, in: type)
+            try requireMessageLength(fields, in: type)
             guard body.readableBytes <= WireProtocol.maximumContextLength else {
                 throw .malformed(
                     type,
                     "context of \(body.readableBytes) bytes exceeds \(WireProtocol.maximumContextLength)"
                 )
             }
-            return .invite(Frame.Invite(timeoutMilliseconds: timeout, context: body))
+            return .invite(Frame.Invite(timeoutMilliseconds: timeout, fields: fields, context: body))
         case .hello:
             return .hello(try parseHello(&body))
         case .pairCommit, .pairNonce, .datagramKey:
@@ -223,10 +229,10 @@ package enum FrameParser {
         guard let uuidBytes = body.readBytes(length: 16), let nameLength = body.readInteger(as: UInt8.self) else {
             throw .malformed(.hello, "truncated before the display name")
         }
-        guard body.readableBytes == Int(nameLength) + 1 else {
+        guard body.readableBytes >= Int(nameLength) + 2 else {
             throw .malformed(
                 .hello,
-                "name length \(nameLength) but \(body.readableBytes) bytes follow (name and encryption byte)"
+                "name length \(nameLength) but \(body.readableBytes) bytes follow (name, encryption byte, fields)"
             )
         }
         guard let nameBytes = body.readBytes(length: Int(nameLength)),
@@ -238,11 +244,23 @@ package enum FrameParser {
         guard let encryption = EncryptionPreference(rawValue: encryptionByte) else {
             throw .malformed(.hello, "unknown encryption preference \(encryptionByte)")
         }
+        let fields = try HandshakeFields.parse(&body, in: .hello)
+        guard body.readableBytes == 0 else {
+            throw .malformed(.hello, "\(body.readableBytes) bytes after the fields")
+        }
         let id = uuidBytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         do {
-            return Frame.Hello(version: version, peer: try PeerID(id: id, displayName: name), encryption: encryption)
+            let peer = try PeerID(id: id, displayName: name)
+            return Frame.Hello(version: version, peer: peer, encryption: encryption, fields: fields)
         } catch {
             throw .malformed(.hello, error.description)
+        }
+    }
+
+    /// INVITE and ACCEPT say the largest message their sender accepts.
+    private static func requireMessageLength(_ fields: HandshakeFields, in type: FrameType) throws(ProtocolError) {
+        guard fields.maximumMessageLength != nil else {
+            throw .malformed(type, "the maximum message length is missing")
         }
     }
 

@@ -4,7 +4,7 @@ package enum WireProtocol {
     package static let magic: [UInt8] = [0x50, 0x43, 0x4F, 0x4E]
 
     /// The protocol version this library speaks.
-    package static let version: UInt16 = 2
+    package static let version: UInt16 = 3
 
     /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
     package static let headerLength = 5
@@ -47,6 +47,11 @@ package enum WireProtocol {
     /// - Parameter maximumMessageLength: the largest data message.
     /// - Returns: the frame length limit the decoder enforces.
     package static func maximumFrameLength(forMessageLength maximumMessageLength: Int) -> Int {
-        1 + max(maximumMessageLength, maximumContextLength + 4, maximumChunkLength + 4)
+        1
+            + max(
+                maximumMessageLength,
+                4 + HandshakeFields.maximumEncodedLength + maximumContextLength,
+                maximumChunkLength + 4
+            )
     }
 }

@@ -35,7 +35,7 @@ struct ClosingStateTests {
         inviter = Stage.inviterAwaitingAnswer.machine()
         #expect(inviter.frameReceived(inviteFromBob) == violation)
         invitee = Stage.inviteeAwaitingInvite.machine()
-        #expect(invitee.frameReceived(.accept) == violation)
+        #expect(invitee.frameReceived(.accept(.defaultLimits)) == violation)
         // A second HELLO.
         invitee = Stage.inviteeAwaitingInvite.machine()
         #expect(invitee.frameReceived(helloFromBob) == violation)

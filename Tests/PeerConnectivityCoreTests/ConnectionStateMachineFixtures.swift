@@ -36,7 +36,9 @@ func makeInvitee(interval: TimeAmount = keepaliveInterval, liveness: TimeAmount 
 }
 
 let helloFromBob = Frame.hello(Frame.Hello(peer: F.bob))
-let inviteFromBob = Frame.invite(Frame.Invite(timeoutMilliseconds: 5_000, context: invitationContext))
+let inviteFromBob = Frame.invite(
+    Frame.Invite(timeoutMilliseconds: 5_000, fields: .defaultLimits, context: invitationContext)
+)
 
 /// Where a connection can be, reached by driving a fresh machine with valid events.
 enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -74,7 +76,7 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return machine
         case .inviterEstablished:
             var machine = Stage.inviterAwaitingAnswer.machine()
-            _ = machine.frameReceived(.accept)
+            _ = machine.frameReceived(.accept(.defaultLimits))
             return machine
         case .inviteeAwaitingHello:
             var machine = Stage.inviteeIdle.machine()

@@ -52,8 +52,8 @@ enum Fixtures {
     /// One frame of each type.
     static let oneOfEachType: [Frame] = [
         .hello(Frame.Hello(peer: bob)),
-        .invite(Frame.Invite(timeoutMilliseconds: 30_000, context: buffer("join me"))),
-        .accept,
+        .invite(Frame.Invite(timeoutMilliseconds: 30_000, fields: .defaultLimits, context: buffer("join me"))),
+        .accept(.defaultLimits),
         .decline(.declined),
         .pairCommit(Array(repeating: 0xC0, count: 32)),
         .pairNonce(Array(repeating: 0x11, count: 32)),
@@ -97,12 +97,18 @@ enum Fixtures {
         id: UUID = bob.id,
         nameLength: UInt8? = nil,
         name: [UInt8] = Array("bob".utf8),
-        encryption: [UInt8] = [0]
+        encryption: [UInt8] = [0],
+        fields: [UInt8] = [0]
     ) -> [UInt8] {
         let head: [UInt8] = magic + withUnsafeBytes(of: version.bigEndian, Array.init)
         let idBytes: [UInt8] = withUnsafeBytes(of: id.uuid, Array.init)
         let length: [UInt8] = [nameLength ?? UInt8(name.count)]
-        return head + idBytes + length + name + encryption
+        return head + idBytes + length + name + encryption + fields
+    }
+
+    /// A field list with the largest message length, as INVITE and ACCEPT carry it.
+    static func messageLengthField(_ limit: UInt32 = 1 << 20) -> [UInt8] {
+        [1, 1, 0, 4] + withUnsafeBytes(of: limit.bigEndian, Array.init)
     }
 
     /// Parses one frame from `bytes`.

@@ -12,11 +12,14 @@ struct FrameCodecTests {
         Fixtures.oneOfEachType + [
             .hello(Frame.Hello(peer: try! PeerID(displayName: String(repeating: "é", count: 31) + "a"))),
             .hello(Frame.Hello(peer: try! PeerID(displayName: "x"))),
-            .invite(Frame.Invite(timeoutMilliseconds: 0, context: ByteBuffer())),
-            .invite(Frame.Invite(timeoutMilliseconds: .max, context: Fixtures.pattern(count: 1000))),
+            .invite(Frame.Invite(timeoutMilliseconds: 0, fields: .defaultLimits, context: ByteBuffer())),
+            .invite(
+                Frame.Invite(timeoutMilliseconds: .max, fields: .defaultLimits, context: Fixtures.pattern(count: 1000))
+            ),
             .invite(
                 Frame.Invite(
                     timeoutMilliseconds: 1,
+                    fields: .defaultLimits,
                     context: Fixtures.pattern(count: WireProtocol.maximumContextLength)
                 )
             ),
@@ -80,33 +83,43 @@ struct FrameCodecTests {
         func bytes(_ frame: Frame) -> [UInt8] {
             Array(FrameEncoder.buffer(for: frame).readableBytesView)
         }
-        #expect(bytes(.accept) == [0, 0, 0, 1, 0x03])
+        // ACCEPT: one field, the largest message (type 1, length 4, 1 MiB).
+        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 9, 0x03, 1, 1, 0, 4, 0, 0x10, 0, 0])
+        #expect(bytes(.accept(HandshakeFields())) == [0, 0, 0, 2, 0x03, 0])
         #expect(bytes(.keepalive) == [0, 0, 0, 1, 0x11])
         #expect(bytes(.decline(.declined)) == [0, 0, 0, 2, 0x04, 3])
         #expect(bytes(.goodbye(.localDisconnect)) == [0, 0, 0, 2, 0x12, 1])
         #expect(bytes(.data(Fixtures.buffer([0xAA, 0xBB]))) == [0, 0, 0, 3, 0x10, 0xAA, 0xBB])
         #expect(bytes(.data(ByteBuffer())) == [0, 0, 0, 1, 0x10])
         #expect(
-            bytes(.invite(Frame.Invite(timeoutMilliseconds: 0x0102_0304, context: Fixtures.buffer([9]))))
-                == [0, 0, 0, 6, 0x02, 1, 2, 3, 4, 9]
+            bytes(
+                .invite(
+                    Frame.Invite(
+                        timeoutMilliseconds: 0x0102_0304,
+                        fields: .defaultLimits,
+                        context: Fixtures.buffer([9])
+                    )
+                )
+            )
+                == [0, 0, 0, 14, 0x02, 1, 2, 3, 4, 1, 1, 0, 4, 0, 0x10, 0, 0, 9]
         )
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()
         #expect(hello == Fixtures.rawFrame(type: 0x01, payload: helloPayload))
-        #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3 + 1)
+        #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3 + 1 + 1)
         #expect(Array(hello[5..<9]) == Array("PCON".utf8))
-        #expect(Array(hello[9..<11]) == [0, 2])
-        #expect(hello.last == 0)  // encryption preference none
+        #expect(Array(hello[9..<11]) == [0, 3])
+        #expect(Array(hello.suffix(2)) == [0, 0])  // encryption preference none, no fields
         let optional = bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .optional)))
-        #expect(optional.last == 1)
-        #expect(bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .required))).last == 2)
+        #expect(optional.dropLast().last == 1)
+        #expect(bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .required))).dropLast().last == 2)
         // The example in PROTOCOL.md: HELLO from "alice", optional.
         let alice = try! PeerID(id: UUID(uuidString: "3c5f1e4d-682a-4ab0-8e6c-8beeffa5c964")!, displayName: "alice")
         #expect(
             bytes(.hello(Frame.Hello(peer: alice, encryption: .optional)))
-                == [0, 0, 0, 0x1E, 0x01, 0x50, 0x43, 0x4F, 0x4E, 0, 2]
+                == [0, 0, 0, 0x1F, 0x01, 0x50, 0x43, 0x4F, 0x4E, 0, 3]
                 + [0x3C, 0x5F, 0x1E, 0x4D, 0x68, 0x2A, 0x4A, 0xB0, 0x8E, 0x6C, 0x8B, 0xEE, 0xFF, 0xA5, 0xC9, 0x64]
-                + [5, 0x61, 0x6C, 0x69, 0x63, 0x65, 0x01]
+                + [5, 0x61, 0x6C, 0x69, 0x63, 0x65, 0x01, 0x00]
         )
         #expect(throws: ProtocolError.malformed(.hello, "unknown encryption preference 3")) {
             try Fixtures.parse(Fixtures.rawFrame(type: 0x01, payload: Fixtures.helloPayload(encryption: [3])))
@@ -138,9 +151,9 @@ struct FrameCodecTests {
         var buffer = Fixtures.buffer([0xFF, 0xFF])
         buffer.moveReaderIndex(forwardBy: 2)
         FrameEncoder.encode(.keepalive, into: &buffer)
-        FrameEncoder.encode(.accept, into: &buffer)
+        FrameEncoder.encode(.accept(.defaultLimits), into: &buffer)
         #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .keepalive)
-        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .accept)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .accept(.defaultLimits))
         #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == nil)
     }
 
@@ -168,9 +181,14 @@ struct FrameCodecTests {
 
     @Test("the handshake limit admits the largest INVITE and any HELLO")
     func handshakeLimit() throws {
-        #expect(FrameLengthLimit.handshake == 1 + 4 + WireProtocol.maximumContextLength)
+        let largestInvite = 1 + 4 + HandshakeFields.maximumEncodedLength + WireProtocol.maximumContextLength
+        #expect(FrameLengthLimit.handshake == largestInvite)
         let invite = Frame.invite(
-            Frame.Invite(timeoutMilliseconds: 1, context: Fixtures.pattern(count: WireProtocol.maximumContextLength))
+            Frame.Invite(
+                timeoutMilliseconds: 1,
+                fields: .defaultLimits,
+                context: Fixtures.pattern(count: WireProtocol.maximumContextLength)
+            )
         )
         var buffer = FrameEncoder.buffer(for: invite)
         #expect(try FrameParser.parse(&buffer, maximumFrameLength: FrameLengthLimit.handshake) == invite)
@@ -182,7 +200,10 @@ struct FrameCodecTests {
     @Test("maximumFrameLength(forMessageLength:) covers a DATA frame and the largest INVITE")
     func maximumFrameLength() {
         #expect(WireProtocol.maximumFrameLength(forMessageLength: 1 << 20) == 1 + (1 << 20))
-        #expect(WireProtocol.maximumFrameLength(forMessageLength: 10) == 1 + 4 + WireProtocol.maximumContextLength)
+        #expect(
+            WireProtocol.maximumFrameLength(forMessageLength: 10)
+                == 1 + 4 + HandshakeFields.maximumEncodedLength + WireProtocol.maximumContextLength
+        )
         #expect(WireProtocol.defaultMaximumMessageLength == 1 << 20)
         #expect(WireProtocol.headerLength == 5)
     }
@@ -210,14 +231,14 @@ struct FrameCodecTests {
             Fixtures.oneOfEachType + [
                 .data(ByteBuffer()),
                 .data(Fixtures.pattern(count: largeDataLength)),
-                .invite(Frame.Invite(timeoutMilliseconds: 5, context: ByteBuffer())),
+                .invite(Frame.Invite(timeoutMilliseconds: 5, fields: .defaultLimits, context: ByteBuffer())),
             ]
         var pairs = frames.map { (FrameEncoder.buffer(for: $0), [$0]) }
         var several = ByteBuffer()
-        for frame in [Frame.keepalive, .data(ByteBuffer()), .accept] {
+        for frame in [Frame.keepalive, .data(ByteBuffer()), .accept(.defaultLimits)] {
             FrameEncoder.encode(frame, into: &several)
         }
-        pairs.append((several, [.keepalive, .data(ByteBuffer()), .accept]))
+        pairs.append((several, [.keepalive, .data(ByteBuffer()), .accept(.defaultLimits)]))
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: pairs) {
             var decoder = FrameDecoder(maximumFrameLength: Fixtures.sessionLimit)
             decoder.gatherThreshold = gatherThreshold
@@ -289,7 +310,7 @@ struct FrameCodecTests {
     @Test("a 1 MiB DATA frame between small ones decodes fed whole, in random chunks, and split around its header")
     func oneMiBFrame() throws {
         let big = Frame.data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength))
-        let frames: [Frame] = [.keepalive, big, .data(ByteBuffer()), big, .accept]
+        let frames: [Frame] = [.keepalive, big, .data(ByteBuffer()), big, .accept(.defaultLimits)]
         var stream = ByteBuffer()
         for frame in frames { FrameEncoder.encode(frame, into: &stream) }
         let bytes = Array(stream.readableBytesView)

@@ -87,7 +87,7 @@ struct FrameDecoderMalformedInputTests {
 
     // MARK: - Bodies of fixed size
 
-    @Test("ACCEPT and KEEPALIVE must have an empty body", arguments: [FrameType.accept, .keepalive])
+    @Test("KEEPALIVE must have an empty body", arguments: [FrameType.keepalive])
     func emptyBodyTypes(type: FrameType) {
         #expect(throws: ProtocolError.malformed(type, "body must be empty, got 1 bytes")) {
             try F.parse(F.rawFrame(type: type.rawValue, payload: [0]))
@@ -124,16 +124,20 @@ struct FrameDecoderMalformedInputTests {
     @Test("an INVITE context over 64 KiB is rejected, even when the length limit would allow it")
     func inviteContextTooLong() throws {
         let context = [UInt8](repeating: 0x5A, count: WireProtocol.maximumContextLength + 1)
-        let bytes = F.rawFrame(type: 0x02, payload: [0, 0, 0, 1] + context)
+        let fields = F.messageLengthField()
+        let bytes = F.rawFrame(type: 0x02, payload: [0, 0, 0, 1] + fields + context)
         #expect(throws: ProtocolError.malformed(.invite, "context of 65537 bytes exceeds 65536")) {
             try F.parse(bytes, limit: F.sessionLimit)
         }
-        // Under the handshake limit the same frame is rejected for its length first.
-        #expect(throws: ProtocolError.frameTooLong(length: 65542, limit: FrameLengthLimit.handshake)) {
-            try F.parse(bytes, limit: FrameLengthLimit.handshake)
+        // Under the handshake limit the same frame with the most fields is rejected for its length first.
+        let unknown: [UInt8] = [9, 0x03, 0xF5] + Array(repeating: 0, count: 1013)
+        let padded = F.rawFrame(type: 0x02, payload: [0, 0, 0, 1] + [2] + fields.dropFirst() + unknown + context)
+        let length = 1 + 4 + HandshakeFields.maximumEncodedLength + context.count
+        #expect(throws: ProtocolError.frameTooLong(length: length, limit: FrameLengthLimit.handshake)) {
+            try F.parse(padded, limit: FrameLengthLimit.handshake)
         }
         // Exactly 64 KiB is fine.
-        let largest = F.rawFrame(type: 0x02, payload: [0, 0, 0, 1] + context.dropLast())
+        let largest = F.rawFrame(type: 0x02, payload: [0, 0, 0, 1] + fields + context.dropLast())
         guard case .invite(let invite) = try F.parse(largest, limit: FrameLengthLimit.handshake) else {
             Issue.record("expected INVITE")
             return
@@ -155,7 +159,10 @@ struct FrameDecoderMalformedInputTests {
         }
     }
 
-    @Test("a HELLO with another protocol version is incompatibleVersion", arguments: [UInt16(0), 1, 3, 0x0100, .max])
+    @Test(
+        "a HELLO with another protocol version is incompatibleVersion",
+        arguments: [UInt16(0), 1, 2, 4, 0x0100, .max]
+    )
     func wrongVersion(version: UInt16) {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(version: version))
         #expect(throws: ProtocolError.incompatibleVersion(version)) { try F.parse(bytes) }
@@ -187,7 +194,11 @@ struct FrameDecoderMalformedInputTests {
     func nameLengthMismatch(declared: UInt8, actual: Int) {
         let name = [UInt8](repeating: 0x61, count: actual)
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(nameLength: declared, name: name))
-        let words = "name length \(declared) but \(actual + 1) bytes follow (name and encryption byte)"
+        // A name length past the bytes is caught there; a shorter one reads a name byte as the preference.
+        let words =
+            declared > actual
+            ? "name length \(declared) but \(actual + 2) bytes follow (name, encryption byte, fields)"
+            : "unknown encryption preference 97"
         #expect(throws: ProtocolError.malformed(.hello, words)) {
             try F.parse(bytes)
         }
@@ -237,8 +248,11 @@ struct FrameDecoderMalformedInputTests {
     @Test("a HELLO with trailing bytes after the name is malformed")
     func helloTrailingBytes() {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload() + [0])
-        let words = "name length 3 but 5 bytes follow (name and encryption byte)"
-        #expect(throws: ProtocolError.malformed(.hello, words)) { try F.parse(bytes) }
+        #expect(throws: ProtocolError.malformed(.hello, "1 bytes after the fields")) { try F.parse(bytes) }
+        // Without its field count, a HELLO is short.
+        let bare = F.rawFrame(type: 0x01, payload: F.helloPayload(fields: []))
+        let words = "name length 3 but 4 bytes follow (name, encryption byte, fields)"
+        #expect(throws: ProtocolError.malformed(.hello, words)) { try F.parse(bare) }
     }
 
     @Test("protocol errors close with protocolViolation, and describe themselves")
@@ -300,8 +314,8 @@ struct FrameDecoderMalformedInputTests {
     @Test("EOF between frames is clean")
     func eofBetweenFrames() throws {
         let channel = Self.decoderChannel()
-        try channel.writeInbound(FrameEncoder.buffer(for: .accept))
-        #expect(try channel.readInbound(as: Frame.self) == .accept)
+        try channel.writeInbound(FrameEncoder.buffer(for: .accept(.defaultLimits)))
+        #expect(try channel.readInbound(as: Frame.self) == .accept(.defaultLimits))
         #expect(try channel.finish().isClean)
     }
 
@@ -319,7 +333,7 @@ struct FrameDecoderMalformedInputTests {
     @Test("regression: a HELLO with name length 255 and no name bytes")
     func regressionHelloLongNameNoBytes() {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(nameLength: 255, name: []))
-        let words = "name length 255 but 1 bytes follow (name and encryption byte)"
+        let words = "name length 255 but 2 bytes follow (name, encryption byte, fields)"
         #expect(throws: ProtocolError.malformed(.hello, words)) { try F.parse(bytes) }
     }
 

@@ -14,7 +14,9 @@ struct HandshakeStateTests {
     func inviterHappyPath() {
         var machine = makeInviter(timeout: .seconds(30))
         #expect(machine.peer == nil)
-        let invite = Frame.invite(Frame.Invite(timeoutMilliseconds: 30_000, context: invitationContext))
+        let invite = Frame.invite(
+            Frame.Invite(timeoutMilliseconds: 30_000, fields: .defaultLimits, context: invitationContext)
+        )
         #expect(
             machine.channelActive()
                 == .scheduleDeadline(.seconds(30), sending: [.hello(Frame.Hello(peer: F.alice)), invite])
@@ -22,7 +24,9 @@ struct HandshakeStateTests {
         #expect(machine.frameReceived(helloFromBob) == .peerIdentified(F.bob))
         #expect(machine.peer == F.bob)
         #expect(!machine.isEstablished)
-        #expect(machine.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
+        #expect(
+            machine.frameReceived(.accept(.defaultLimits)) == .establish(F.bob, sending: nil, finishingHandshake: true)
+        )
         #expect(machine.isEstablished)
         #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi"), from: F.bob))
         #expect(machine.frameReceived(.data(ByteBuffer())) == .deliverData(ByteBuffer(), from: F.bob))
@@ -79,7 +83,7 @@ struct HandshakeStateTests {
         )
         #expect(!machine.isEstablished)
         let accepted = machine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
-        #expect(accepted == .establish(F.bob, sending: .accept, finishingHandshake: false))
+        #expect(accepted == .establish(F.bob, sending: .accept(.defaultLimits), finishingHandshake: false))
         #expect(machine.isEstablished)
         #expect(machine.frameReceived(.data(F.buffer("hi"))) == .deliverData(F.buffer("hi"), from: F.bob))
     }
@@ -95,7 +99,9 @@ struct HandshakeStateTests {
         )
         _ = machine.channelActive()
         _ = machine.frameReceived(helloFromBob)
-        let greedy = Frame.invite(Frame.Invite(timeoutMilliseconds: .max, context: invitationContext))
+        let greedy = Frame.invite(
+            Frame.Invite(timeoutMilliseconds: .max, fields: .defaultLimits, context: invitationContext)
+        )
         #expect(
             machine.frameReceived(greedy)
                 == .deliverInvitation(from: F.bob, context: invitationContext, timeout: .seconds(120))
@@ -116,7 +122,9 @@ struct HandshakeStateTests {
         var machine = makeInviter(expecting: nil)
         _ = machine.channelActive()
         #expect(machine.frameReceived(.hello(Frame.Hello(peer: F.eve))) == .peerIdentified(F.eve))
-        #expect(machine.frameReceived(.accept) == .establish(F.eve, sending: nil, finishingHandshake: true))
+        #expect(
+            machine.frameReceived(.accept(.defaultLimits)) == .establish(F.eve, sending: nil, finishingHandshake: true)
+        )
     }
 
     @Test("two machines complete the handshake over encoded bytes and say goodbye")
@@ -158,7 +166,7 @@ struct HandshakeStateTests {
         #expect(inviter.frameReceived(toInviter[0]) == .peerIdentified(F.bob))
         let accepted = invitee.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(3))
         let accept = try #require(accepted)
-        #expect(accept == .establish(F.alice, sending: .accept, finishingHandshake: false))
+        #expect(accept == .establish(F.alice, sending: .accept(.defaultLimits), finishingHandshake: false))
         let answer = try wire(accept)
         #expect(
             inviter.frameReceived(try #require(answer.first))
@@ -207,7 +215,7 @@ struct HandshakeStateTests {
     func inviterDeclined(sent: DisconnectReason, reported: DisconnectReason) {
         var machine = Stage.inviterAwaitingAnswer.machine()
         #expect(machine.frameReceived(.decline(sent)) == .close(reported, sending: nil))
-        #expect(machine.frameReceived(.accept) == .none)
+        #expect(machine.frameReceived(.accept(.defaultLimits)) == .none)
         #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.bob, reason: reported))
         #expect(machine.channelInactive() == .none)
     }
@@ -237,7 +245,7 @@ struct HandshakeStateTests {
         let action = machine.frameReceived(.hello(Frame.Hello(peer: F.eve)))
         #expect(action == .close(.unexpectedPeer, sending: .goodbye(.unexpectedPeer)))
         #expect(closedWith(action)?.detail == "expected \(F.bob), \(F.eve) answered")
-        #expect(machine.frameReceived(.accept) == .none)
+        #expect(machine.frameReceived(.accept(.defaultLimits)) == .none)
         #expect(machine.channelInactive().reportedClose == ReportedClose(peer: F.eve, reason: .unexpectedPeer))
     }
 
@@ -359,7 +367,9 @@ struct HandshakeStateTests {
     func handshakeFinishedOnce() {
         // The inviter: the establishment tells them; the close after it does not again.
         var inviter = Stage.inviterAwaitingAnswer.machine()
-        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
+        #expect(
+            inviter.frameReceived(.accept(.defaultLimits)) == .establish(F.bob, sending: nil, finishingHandshake: true)
+        )
         _ = inviter.close(.localDisconnect)
         #expect(
             inviter.channelInactive()
@@ -374,7 +384,7 @@ struct HandshakeStateTests {
         var invitee = Stage.inviteeAwaitingDecision.machine()
         #expect(
             invitee.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
-                == .establish(F.bob, sending: .accept, finishingHandshake: false)
+                == .establish(F.bob, sending: .accept(.defaultLimits), finishingHandshake: false)
         )
         var declined = Stage.inviteeAwaitingDecision.machine()
         _ = declined.decline(.busy)

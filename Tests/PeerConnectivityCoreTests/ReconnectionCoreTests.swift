@@ -187,7 +187,7 @@ struct ReconnectionCoreTests {
         var machine = makeResumer()
         _ = machine.channelActive()
         _ = machine.frameReceived(.hello(Frame.Hello(peer: F.bob)))
-        guard case .close(let reason, _) = machine.frameReceived(.accept) else {
+        guard case .close(let reason, _) = machine.frameReceived(.accept(.defaultLimits)) else {
             Issue.record("expected close")
             return
         }

@@ -30,7 +30,9 @@ private let invitation = ConnectionStateMachine.Invitation(
     context: F.buffer("join"),
     timeout: .seconds(30)
 )
-private let invite = Frame.invite(Frame.Invite(timeoutMilliseconds: 30_000, context: F.buffer("join")))
+private let invite = Frame.invite(
+    Frame.Invite(timeoutMilliseconds: 30_000, fields: .defaultLimits, context: F.buffer("join"))
+)
 
 private func machine(_ peer: PeerID, inviter: Bool, _ encryption: EncryptionPreference) -> ConnectionStateMachine {
     ConnectionStateMachine(
@@ -86,7 +88,9 @@ struct SecureHandshakeTests {
         let plainHello = Frame.hello(Frame.Hello(peer: F.bob, encryption: .none))
         #expect(inviter.frameReceived(plainHello) == .peerIdentified(F.bob, sending: [invite]))
         #expect(!inviter.isEncrypted)
-        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
+        #expect(
+            inviter.frameReceived(.accept(.defaultLimits)) == .establish(F.bob, sending: nil, finishingHandshake: true)
+        )
     }
 
     @Test("an inviter with preference none sends HELLO and INVITE at once, as before")
@@ -173,9 +177,11 @@ struct SecureHandshakeTests {
         )
         #expect(
             invitee.accept(keepaliveInterval: .seconds(1), livenessTimeout: .seconds(5))
-                == .establish(F.alice, sending: .accept, finishingHandshake: false)
+                == .establish(F.alice, sending: .accept(.defaultLimits), finishingHandshake: false)
         )
-        #expect(inviter.frameReceived(.accept) == .establish(F.bob, sending: nil, finishingHandshake: true))
+        #expect(
+            inviter.frameReceived(.accept(.defaultLimits)) == .establish(F.bob, sending: nil, finishingHandshake: true)
+        )
     }
 
     @Test("a nonce that does not match the commitment closes the connection with pairingFailed")

@@ -67,7 +67,7 @@ struct ConnectionHandlerTests {
         func establishAsInviter() throws {
             _ = try written()
             try receive(.hello(Frame.Hello(peer: ConnectionHandlerTests.bob)))
-            try receive(.accept)
+            try receive(.accept(.defaultLimits))
         }
     }
 
@@ -97,7 +97,9 @@ struct ConnectionHandlerTests {
         let rig = try Rig(role: .invitee)
         #expect(try rig.written() == [.hello(Frame.Hello(peer: Self.alice))])
         try rig.receive(.hello(Frame.Hello(peer: Self.bob)))
-        try rig.receive(.invite(Frame.Invite(timeoutMilliseconds: 3_000, context: ByteBuffer(string: "hi"))))
+        try rig.receive(
+            .invite(Frame.Invite(timeoutMilliseconds: 3_000, fields: .defaultLimits, context: ByteBuffer(string: "hi")))
+        )
         guard case .invitation(let from, let context, let timeout) = rig.events.events.last else {
             Issue.record("expected the invitation, got \(rig.events.events)")
             return

@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivity
+import PeerConnectivityCore
 import Testing
 
 /// Advertiser and Browser through the real avahi-daemon.
@@ -63,7 +64,7 @@ struct DiscoveryTests {
         )
         #expect(line.contains("\"pc.name=visible peer\""))
         #expect(line.contains("\"pc.id=\(peer.id.uuidString.lowercased())\""))
-        #expect(line.contains("\"pc.v=2\""))
+        #expect(line.contains("\"pc.v=\(WireProtocol.version)\""))
         #expect(line.contains("\"room=blue\""))
         #expect(line.contains(";\(advertiser.port!);"))
         await advertiser.stop()

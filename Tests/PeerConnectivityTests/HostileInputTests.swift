@@ -53,7 +53,7 @@ struct HostileInputTests {
             on: host
         )
         var badName = HandFrames.hello(name: "abc")
-        badName[badName.count - 2] = 0xFF
+        badName[badName.count - 3] = 0xFF
         try await expectClosed(after: badName, on: host)
         try await host.stillServes()
     }

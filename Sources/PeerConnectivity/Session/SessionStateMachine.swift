@@ -30,6 +30,8 @@ struct SessionStateMachine<Connection: AnyObject, Waiter> {
         var awaitingReplacement = false
         /// With reconnection on, once connected: the link's secrets, numbering and kept messages.
         var link: Link?
+        /// The largest message the peer accepts, as its first connection announced (kept across resumes).
+        var peerAccepts: Int?
     }
 
     /// A change of a peer's state, to report as ``SessionEvent/peerStateChanged(_:_:reason:)``.

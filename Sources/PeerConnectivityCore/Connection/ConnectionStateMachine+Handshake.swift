@@ -31,9 +31,16 @@ extension ConnectionStateMachine {
     /// - Parameters:
     ///   - keepaliveInterval: the session's keepalive interval, which now applies.
     ///   - livenessTimeout: the session's liveness timeout, which now applies.
+    ///   - maximumMessageLength: the largest message the session accepts, sent in ACCEPT.
     /// - Returns: the action, or `nil` when no invitation is pending any more (it expired or was withdrawn).
-    package mutating func accept(keepaliveInterval: TimeAmount, livenessTimeout: TimeAmount) -> Action? {
-        guard case .handshake(let handshake) = state, let accepted = handshake.accept(settings) else { return nil }
+    package mutating func accept(
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
+    ) -> Action? {
+        guard case .handshake(let handshake) = state,
+            let accepted = handshake.accept(maximumMessageLength: maximumMessageLength, settings)
+        else { return nil }
         establish(accepted.state, keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout)
         return accepted.action
     }

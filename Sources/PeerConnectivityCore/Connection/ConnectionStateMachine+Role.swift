@@ -48,6 +48,8 @@ extension ConnectionStateMachine {
         /// Set when the connection resumes a dropped link (``Role/resumer(_:)`` on an encrypted
         /// connection): RESUME goes where INVITE would, once the connection is secured.
         package var resume: Frame.Resume?
+        /// The largest message this side accepts on the connection, sent in INVITE.
+        package var maximumMessageLength: Int
 
         /// Makes what an inviter sends and expects.
         ///
@@ -55,10 +57,17 @@ extension ConnectionStateMachine {
         ///   - expectedPeer: the peer to reach, `nil` for a direct connection.
         ///   - context: application data sent with the invitation.
         ///   - timeout: how long to wait for the answer.
-        package init(expectedPeer: PeerID?, context: ByteBuffer, timeout: TimeAmount) {
+        ///   - maximumMessageLength: the largest message this side accepts on the connection.
+        package init(
+            expectedPeer: PeerID?,
+            context: ByteBuffer,
+            timeout: TimeAmount,
+            maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
+        ) {
             self.expectedPeer = expectedPeer
             self.context = context
             self.timeout = timeout
+            self.maximumMessageLength = maximumMessageLength
         }
 
         /// What this side sends once the connection is secured: RESUME for a link being resumed, else INVITE.
@@ -67,10 +76,11 @@ extension ConnectionStateMachine {
             return inviteFrame
         }
 
-        /// The INVITE frame: its timeout in milliseconds, and the context.
+        /// The INVITE frame: its timeout in milliseconds, this side's largest message, and the context.
         var inviteFrame: Frame {
             let milliseconds = UInt32(clamping: timeout.nanoseconds / 1_000_000)
-            return .invite(Frame.Invite(timeoutMilliseconds: milliseconds, context: context))
+            let fields = HandshakeFields(acceptingMessagesUpTo: maximumMessageLength)
+            return .invite(Frame.Invite(timeoutMilliseconds: milliseconds, fields: fields, context: context))
         }
     }
 }

@@ -111,6 +111,13 @@ package struct ConnectionStateMachine {
         }
     }
 
+    /// The largest message the peer accepts on this connection (its INVITE or ACCEPT said), once
+    /// established; `nil` before, and on a connection that resumed a link.
+    package var peerMaximumMessageLength: Int? {
+        guard case .established(let established) = state else { return nil }
+        return established.peerAccepts.map(Int.init)
+    }
+
     /// Whether the handshake has completed and the connection is not closing.
     package var isEstablished: Bool {
         if case .established = state { return true }

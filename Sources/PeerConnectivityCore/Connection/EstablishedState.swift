@@ -14,9 +14,14 @@ struct EstablishedState {
     /// parity is the peer's answer to one this side writes.
     private let localParity: UInt32
 
+    /// The largest message the peer accepts on this connection, from its INVITE or ACCEPT; `nil` on a
+    /// connection that resumed a link (the link's first connection said it).
+    let peerAccepts: UInt32?
+
     /// The state for a connection with `peer` that has just been established.
-    init(peer: PeerID, settings: ConnectionSettings, isInviter: Bool) {
+    init(peer: PeerID, settings: ConnectionSettings, isInviter: Bool, peerAccepts: UInt32? = nil) {
         self.peer = peer
+        self.peerAccepts = peerAccepts
         self.channels = ChannelTable(localIsInviter: isInviter, maximumInboundChannels: settings.maximumInboundChannels)
         self.localParity = ChannelTable.firstLocalChannel(localIsInviter: isInviter) & 1
     }

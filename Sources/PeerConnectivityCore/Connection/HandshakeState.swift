@@ -27,8 +27,8 @@ struct HandshakeState {
         case inviteeAwaitingHello
         /// The invitee knows the peer and waits for INVITE or RESUME.
         case inviteeAwaitingInvite(PeerID)
-        /// The invitation is with the application.
-        case inviteeAwaitingDecision(PeerID)
+        /// The invitation is with the application; `peerAccepts` is the largest message its INVITE named.
+        case inviteeAwaitingDecision(PeerID, peerAccepts: UInt32)
         /// The plain resumer sent HELLO and RESUME.
         case resumerAwaitingHello(ConnectionStateMachine.Resumption)
         /// The resumer knows the peer and waits for RESUMED or DECLINE.
@@ -52,7 +52,7 @@ struct HandshakeState {
     var peer: PeerID? {
         switch step {
         case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .resumerAwaitingHello: return nil
-        case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer), .inviteeAwaitingDecision(let peer),
+        case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer), .inviteeAwaitingDecision(let peer, _),
             .resumerAwaitingAnswer(let peer), .inviteeAwaitingResumeDecision(let peer, _):
             return peer
         }
@@ -117,8 +117,13 @@ struct HandshakeState {
         switch (step, frame) {
         case (.inviterAwaitingHello(let invitation, let inviteSent), .hello(let hello)):
             return inviterReceived(hello, invitation: invitation, inviteSent: inviteSent, settings)
-        case (.inviterAwaitingAnswer(let peer), .accept):
-            let established = EstablishedState(peer: peer, settings: settings, isInviter: true)
+        case (.inviterAwaitingAnswer(let peer), .accept(let fields)):
+            let established = EstablishedState(
+                peer: peer,
+                settings: settings,
+                isInviter: true,
+                peerAccepts: fields.maximumMessageLength
+            )
             return .move(.established(established), .establish(peer, sending: nil, finishingHandshake: true))
         case (.inviterAwaitingAnswer(let peer), .decline(let reason)):
             return .quietly(reason == .localDisconnect ? .declined : reason, peer: peer)
@@ -159,7 +164,8 @@ struct HandshakeState {
         case (.inviteeAwaitingHello, .hello(let hello)):
             return inviteeReceived(hello, settings)
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
-            step = .inviteeAwaitingDecision(peer)
+            // The parser lets no INVITE through without the maximum message length.
+            step = .inviteeAwaitingDecision(peer, peerAccepts: invite.fields.maximumMessageLength ?? 0)
             let asked = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
             let timeout = min(asked, settings.maximumInvitationTimeout)
             return .stay(.deliverInvitation(from: peer, context: invite.context, timeout: timeout))
@@ -225,11 +231,15 @@ struct HandshakeState {
 
     /// The application accepted the invitation: the machine moves to established.
     ///
+    /// - Parameters:
+    ///   - maximumMessageLength: the largest message the accepting session takes, sent in ACCEPT.
+    ///   - settings: the machine's settings.
     /// - Returns: `nil` when no invitation is pending.
-    func accept(_ settings: ConnectionSettings) -> Accepted? {
-        guard case .inviteeAwaitingDecision(let peer) = step else { return nil }
-        let established = EstablishedState(peer: peer, settings: settings, isInviter: false)
-        return (established, .establish(peer, sending: .accept, finishingHandshake: false))
+    func accept(maximumMessageLength: Int, _ settings: ConnectionSettings) -> Accepted? {
+        guard case .inviteeAwaitingDecision(let peer, let peerAccepts) = step else { return nil }
+        let established = EstablishedState(peer: peer, settings: settings, isInviter: false, peerAccepts: peerAccepts)
+        let accept = Frame.accept(HandshakeFields(acceptingMessagesUpTo: maximumMessageLength))
+        return (established, .establish(peer, sending: accept, finishingHandshake: false))
     }
 
     /// The session accepted the RESUME: the machine moves to established.
@@ -254,7 +264,7 @@ struct HandshakeState {
     /// - Returns: `nil` when nothing is pending.
     func decline(_ reason: DisconnectReason) -> Transition? {
         switch step {
-        case .inviteeAwaitingDecision(let peer), .inviteeAwaitingResumeDecision(let peer, _):
+        case .inviteeAwaitingDecision(let peer, _), .inviteeAwaitingResumeDecision(let peer, _):
             return .close(reason, sending: .decline(reason), peer: peer)
         default:
             return nil
@@ -276,7 +286,7 @@ struct HandshakeState {
             return .quietly(.timedOut, peer: peer)
         case .inviteeAwaitingHello, .inviteeAwaitingInvite:
             return .goodbye(.handshakeTimeout, peer: peer)
-        case .inviteeAwaitingDecision(let peer), .inviteeAwaitingResumeDecision(let peer, _):
+        case .inviteeAwaitingDecision(let peer, _), .inviteeAwaitingResumeDecision(let peer, _):
             return .close(.timedOut, sending: .decline(.timedOut), peer: peer)
         case .idle:
             return .stay(.none)

@@ -74,6 +74,18 @@ package final class Connection: Sendable {
         set { security.withLock { $0 = newValue } }
     }
 
+    /// The largest message the peer accepts (its INVITE or ACCEPT said); 0 until the connection is
+    /// established, and on a connection that resumed a link. Set on the event loop before the
+    /// establishment is reported.
+    let peerAccepts = Atomic<Int>(0)
+
+    /// The largest message the peer accepts on this connection, once established; `nil` on a connection
+    /// that resumed a link (the link's first connection said it).
+    package var peerMaximumMessageLength: Int? {
+        let limit = peerAccepts.load(ordering: .acquiring)
+        return limit > 0 ? limit : nil
+    }
+
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),
     /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
     package let sendBuffers = SendBufferPool()

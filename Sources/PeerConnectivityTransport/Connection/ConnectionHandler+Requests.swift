@@ -75,7 +75,11 @@ extension ConnectionHandler {
         maximumMessageLength: Int
     ) throws {
         try answer(
-            stateMachine.accept(keepaliveInterval: keepaliveInterval, livenessTimeout: livenessTimeout),
+            stateMachine.accept(
+                keepaliveInterval: keepaliveInterval,
+                livenessTimeout: livenessTimeout,
+                maximumMessageLength: maximumMessageLength
+            ),
             pending: "invitation",
             handler: eventHandler,
             maximumMessageLength: maximumMessageLength

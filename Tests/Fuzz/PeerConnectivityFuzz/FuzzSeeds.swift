@@ -9,7 +9,9 @@ package enum FuzzSeeds {
         let bob = try! PeerID(id: UUID(uuid: (2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2)), displayName: "bob")
         let carol = try! PeerID(id: UUID(uuid: (3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3)), displayName: "carol")
         let hello = Frame.hello(Frame.Hello(peer: bob))
-        let invite = Frame.invite(Frame.Invite(timeoutMilliseconds: 30_000, context: ByteBuffer(string: "join")))
+        let invite = Frame.invite(
+            Frame.Invite(timeoutMilliseconds: 30_000, fields: .defaultLimits, context: ByteBuffer(string: "join"))
+        )
         let stream = Frame.open(Frame.Open(channel: 1, kind: .stream, size: 0, name: Array("s".utf8)))
         let resource = Frame.open(Frame.Open(channel: 3, kind: .resource, size: 4, name: Array("r.txt".utf8)))
         let connected: [Frame] = [
@@ -39,9 +41,12 @@ package enum FuzzSeeds {
             ("invitee-bytewise", bytes(0x06, [hello, invite] + connected)),
             ("invitee-channels-credit", bytes(0x52, [hello, invite] + connected)),
             ("invitee-undecided", bytes(0x20, [hello, invite, .data(ByteBuffer(string: "early"))])),
-            ("inviter-accepted", bytes(0x01, [hello, .accept] + connected)),
+            ("inviter-accepted", bytes(0x01, [hello, .accept(.defaultLimits)] + connected)),
             ("inviter-declined", bytes(0x0D, [hello, .decline(.busy)])),
-            ("inviter-keepalive-ticks", bytes(0x11, [hello, .accept, .keepalive, .data(ByteBuffer(string: "x"))])),
+            (
+                "inviter-keepalive-ticks",
+                bytes(0x11, [hello, .accept(.defaultLimits), .keepalive, .data(ByteBuffer(string: "x"))])
+            ),
         ]
     }
 }

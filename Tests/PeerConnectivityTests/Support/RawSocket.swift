@@ -134,18 +134,23 @@ enum HandFrames {
         return withUnsafeBytes(of: length.bigEndian) { Array($0) } + [type] + body
     }
 
-    /// A HELLO of protocol version 2; `encryption` 0 (none) keeps the connection plain.
+    /// A HELLO of protocol version 3 (no fields); `encryption` 0 (none) keeps the connection plain.
     static func hello(name: String = "mallory", id: UUID = UUID(), encryption: UInt8 = 0) -> [UInt8] {
         let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
         let nameBytes = Array(name.utf8)
         return frame(
             type: 0x01,
-            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x02] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption]
+            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x03] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption, 0]
         )
     }
 
+    /// The fields of an INVITE or ACCEPT: one, the largest message the sender accepts.
+    static func fields(maximumMessageLength: UInt32 = 1 << 20) -> [UInt8] {
+        [1, 1, 0, 4] + bigEndian(maximumMessageLength)
+    }
+
     static func invite(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 10_000) -> [UInt8] {
-        frame(type: 0x02, body: withUnsafeBytes(of: timeoutMilliseconds.bigEndian) { Array($0) } + context)
+        frame(type: 0x02, body: bigEndian(timeoutMilliseconds) + fields() + context)
     }
 
     static func data(_ bytes: [UInt8]) -> [UInt8] { frame(type: 0x10, body: bytes) }

@@ -1,0 +1,91 @@
+import NIOCore
+
+/// The fields that end a HELLO, an INVITE and an ACCEPT (version 3): what a side says about itself
+/// beyond its identity, each field typed and sized so that a later version can add fields that this
+/// one skips without a new protocol version (docs/PROTOCOL.md).
+///
+/// Wire form: a count (UInt8), then per field its type (UInt8), its length (UInt16) and its value.
+/// A field of a type this version does not know is skipped; a known field of the wrong length, a
+/// known field twice, or a list that runs past the frame is malformed.
+package struct HandshakeFields: Sendable, Hashable {
+    /// The field types this version knows.
+    package enum FieldType: UInt8 {
+        /// The largest reliable message the sender accepts on this connection, in bytes (UInt32).
+        /// Required in INVITE and ACCEPT.
+        case maximumMessageLength = 1
+    }
+
+    /// The largest reliable message the sender accepts, when it says.
+    package var maximumMessageLength: UInt32?
+
+    /// The fields; none by default.
+    package init(maximumMessageLength: UInt32? = nil) {
+        self.maximumMessageLength = maximumMessageLength
+    }
+
+    /// The fields of a side that accepts messages of up to `maximumMessageLength` bytes.
+    ///
+    /// - Parameter maximumMessageLength: the limit; above 4 GiB - 1 it is announced as that.
+    package init(acceptingMessagesUpTo maximumMessageLength: Int) {
+        self.maximumMessageLength = UInt32(clamping: maximumMessageLength)
+    }
+
+    /// The most bytes a field list may take, count included: fields of later versions fit in it, and a
+    /// peer cannot make a handshake frame large with them.
+    package static let maximumEncodedLength = 1024
+
+    /// The fields of a side with the default limit (``WireProtocol/defaultMaximumMessageLength``).
+    package static let defaultLimits = HandshakeFields(acceptingMessagesUpTo: WireProtocol.defaultMaximumMessageLength)
+
+    /// The bytes these fields take on the wire.
+    package var encodedLength: Int {
+        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4)
+    }
+
+    /// Appends the fields to `buffer`.
+    package func encode(into buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(maximumMessageLength == nil ? 0 : 1))
+        if let maximumMessageLength {
+            buffer.writeInteger(FieldType.maximumMessageLength.rawValue)
+            buffer.writeInteger(UInt16(4))
+            buffer.writeInteger(maximumMessageLength)
+        }
+    }
+
+    /// Reads the fields at the start of `body`.
+    ///
+    /// - Parameters:
+    ///   - body: the frame's body, at the field list; read past it.
+    ///   - type: the frame, for the error.
+    /// - Throws: ``ProtocolError/malformed(_:_:)`` when the list does not parse.
+    package static func parse(_ body: inout ByteBuffer, in type: FrameType) throws(ProtocolError) -> HandshakeFields {
+        let start = body.readerIndex
+        guard let count = body.readInteger(as: UInt8.self) else {
+            throw .malformed(type, "missing the field count")
+        }
+        var fields = HandshakeFields()
+        for index in 0..<count {
+            guard let rawType = body.readInteger(as: UInt8.self), let length = body.readInteger(as: UInt16.self),
+                var value = body.readSlice(length: Int(length))
+            else {
+                throw .malformed(type, "field \(index + 1) of \(count) runs past the frame")
+            }
+            switch FieldType(rawValue: rawType) {
+            case .maximumMessageLength:
+                guard fields.maximumMessageLength == nil else {
+                    throw .malformed(type, "the maximum message length appears twice")
+                }
+                guard length == 4, let limit = value.readInteger(as: UInt32.self) else {
+                    throw .malformed(type, "the maximum message length is \(length) bytes, not 4")
+                }
+                fields.maximumMessageLength = limit
+            case nil:
+                break  // a field of a later version
+            }
+            guard body.readerIndex - start <= maximumEncodedLength else {
+                throw .malformed(type, "the fields take more than \(maximumEncodedLength) bytes")
+            }
+        }
+        return fields
+    }
+}
