@@ -33,11 +33,30 @@ public final class Browser: Sendable {
     ///     ``Advertiser/init(peer:discoveryInfo:serviceType:securityIdentity:encryptionPreference:configuration:)``.
     ///   - configuration: timers.
     /// - Throws: ``DiscoveryError/invalidServiceType(_:)``.
-    public init(peer: PeerID, serviceType: String, configuration: Configuration = .default) throws(DiscoveryError) {
+    public convenience init(
+        peer: PeerID,
+        serviceType: String,
+        configuration: Configuration = .default
+    ) throws(DiscoveryError) {
+        try self.init(peer: peer, serviceType: serviceType, configuration: configuration, resolver: nil)
+    }
+
+    /// Makes a browser whose resolves go through `resolver` (a test's stand-in), or DNS-SD when nil.
+    init(
+        peer: PeerID,
+        serviceType: String,
+        configuration: Configuration,
+        resolver: BrowserCore.Resolver?
+    ) throws(DiscoveryError) {
         try DiscoveryRecord.validate(serviceType: serviceType)
         self.peer = peer
         self.serviceType = serviceType
-        self.core = BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration)
+        self.core =
+            if let resolver {
+                BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration, resolver: resolver)
+            } else {
+                BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration)
+            }
         self.events = Events(core: core)
     }
 
@@ -71,6 +90,10 @@ public final class Browser: Sendable {
     ///   - session: the session it joins.
     ///   - context: data the peer sees with the invitation, at most 64 KiB.
     ///   - timeout: how long to wait for the answer (default 30 s).
+    /// When the peer cannot be reached at the address the browser found (`.connectionFailed`: refused or
+    /// timed out, as after the peer restarted on another port), the browser resolves its service again, so
+    /// that a later invitation goes to the new address.
+    ///
     /// - Throws: ``InvitationError`` when the peer is not found, declines, does not answer in time or
     ///   cannot be reached; ``SessionError`` when the session is full or already holds the peer.
     public func invitePeer(
@@ -80,12 +103,17 @@ public final class Browser: Sendable {
         timeout: Duration = .seconds(30)
     ) async throws {
         guard let endpoint = core.endpoint(of: peer) else { throw InvitationError.peerNotFound(peer) }
-        _ = try await session.core.invite(
-            expectedPeer: peer,
-            host: endpoint.host,
-            port: endpoint.port,
-            context: context,
-            timeout: timeout
-        )
+        do {
+            _ = try await session.core.invite(
+                expectedPeer: peer,
+                host: endpoint.host,
+                port: endpoint.port,
+                context: context,
+                timeout: timeout
+            )
+        } catch let error as InvitationError where error.reason == .connectionFailed {
+            core.endpointStale(peer)
+            throw error
+        }
     }
 }

@@ -1,0 +1,164 @@
+import Foundation
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Testing
+
+@testable import PeerConnectivity
+
+/// Resolves that recover, through the real avahi-daemon: a real advertiser, a real browse and real
+/// resolves, with faults put in front of the resolve (it fails, or gives a stale port) by a stand-in.
+@Suite("Browser resolve retries", .timeLimit(.minutes(1)), .avahi)
+struct BrowserResolveRetryTests {
+    /// A started advertiser on DNS-SD that accepts every invitation into a session of its own.
+    struct Peer {
+        let advertiser: Advertiser
+        let session: Session
+        let accepting: Task<Void, Never>
+
+        init(_ peer: PeerID, serviceType: String) async throws {
+            var configuration = Advertiser.Configuration.default
+            configuration.handshakeTimeout = .seconds(30)
+            advertiser = try Advertiser(peer: peer, serviceType: serviceType, configuration: configuration)
+            session = Session(peer: peer)
+            accepting = acceptAll(advertiser, into: session)
+            try await advertiser.start()
+        }
+
+        func stop() async {
+            await advertiser.stop()
+            _ = await accepting.value
+            await session.disconnect()
+        }
+    }
+
+    /// Collects a browser's events in the background.
+    static func collect(_ browser: Browser) -> (Locked<[BrowserEvent]>, Task<Void, any Error>) {
+        let events = Locked<[BrowserEvent]>([])
+        let task = Task {
+            for try await event in browser.events { events.withLock { $0.append(event) } }
+        }
+        return (events, task)
+    }
+
+    @Test("a resolve that fails twice, then works, finds the peer once, and the invitation connects")
+    func failsTwiceThenWorks() async throws {
+        let service = uniqueServiceType("retry")
+        let other = try PeerID(displayName: "late resolver")
+        let peer = try await Peer(other, serviceType: service)
+        let calls = Locked(0)
+        let logs = LogCapture()
+        var configuration = Browser.Configuration.default
+        configuration.logger = logs.logger(label: "browser")
+        let me = try PeerID(displayName: "retrying")
+        let browser = try Browser(peer: me, serviceType: service, configuration: configuration) { instance, timeout in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            guard call > 2 else { throw DNSServiceFailure.timedOut(operation: "DNSServiceResolve (test)") }
+            return try await DNSServiceResolution.resolve(instance, timeout: timeout)
+        }
+        let (events, collector) = Self.collect(browser)
+        try browser.start()
+
+        try await eventually { !events.value.isEmpty }
+        #expect(events.value == [.found(other, discoveryInfo: [:])])
+        #expect(calls.value >= 3)
+        let retries = logs.records.filter { $0.level == .debug && $0.message.contains("again in") }
+        #expect(retries.count == 2, "\(logs.records.map(\.message))")
+        #expect(!logs.records.contains { $0.level >= .warning })
+
+        let session = Session(peer: me)
+        try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+        #expect(session.connectedPeers == [other])
+        #expect(events.value == [.found(other, discoveryInfo: [:])], "found once: no lost and found again")
+
+        await session.disconnect()
+        browser.stop()
+        _ = await collector.result
+        await peer.stop()
+    }
+
+    @Test("a dial to a stale port is refused; the peer is resolved again and the next invitation connects")
+    func staleAddressIsResolvedAgain() async throws {
+        let service = uniqueServiceType("stale")
+        let other = try PeerID(displayName: "restarted")
+        let peer = try await Peer(other, serviceType: service)
+        let livePort = try #require(peer.advertiser.port)
+        // A port nothing listens on any more: what a peer that restarted elsewhere leaves behind.
+        let gone = try await loopbackAdvertiser("gone")
+        let stalePort = try #require(gone.port.map(UInt16.init))
+        await gone.stop()
+
+        let calls = Locked(0)
+        let me = try PeerID(displayName: "dialing")
+        let browser = try Browser(peer: me, serviceType: service, configuration: .default) { instance, timeout in
+            var resolved = try await DNSServiceResolution.resolve(instance, timeout: timeout)
+            let first = calls.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if first { resolved.port = stalePort }
+            return resolved
+        }
+        let (events, collector) = Self.collect(browser)
+        try browser.start()
+        try await eventually { !events.value.isEmpty }
+        #expect(browser.core.endpoint(of: other)?.port == Int(stalePort))
+
+        let session = Session(peer: me)
+        let reason = await invitationFailureReason {
+            try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+        }
+        #expect(reason == .connectionFailed)
+        try await eventually { browser.core.endpoint(of: other)?.port == livePort }
+        try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+        #expect(session.connectedPeers == [other])
+        #expect(events.value == [.found(other, discoveryInfo: [:])], "the new port without lost and found")
+
+        await session.disconnect()
+        browser.stop()
+        _ = await collector.result
+        await peer.stop()
+    }
+
+    @Test("a peer that restarts on a new port is reached there, after at most one refused invitation")
+    func restartOnNewPort() async throws {
+        let service = uniqueServiceType("restart")
+        let other = try PeerID(displayName: "restarting")
+        let first = try await Peer(other, serviceType: service)
+        let firstPort = try #require(first.advertiser.port)
+        let me = try PeerID(displayName: "watching")
+        let browser = try Browser(peer: me, serviceType: service)
+        let (events, collector) = Self.collect(browser)
+        try browser.start()
+        try await eventually { browser.core.endpoint(of: other)?.port == firstPort }
+
+        // Registered again at once under the same name, the service's PTR record does not change: Avahi
+        // may report neither REMOVE nor ADD, and the browser still holds the old port. The refused dial
+        // makes it resolve the service again.
+        await first.stop()
+        let second = try await Peer(other, serviceType: service)
+        let secondPort = try #require(second.advertiser.port)
+        try await eventually { browser.core.endpoint(of: other) != nil }
+        let session = Session(peer: me)
+        var refusals = 0
+        while true {
+            do {
+                try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+                break
+            } catch let error as InvitationError where error.reason == .connectionFailed && refusals == 0 {
+                refusals += 1
+                try await eventually { browser.core.endpoint(of: other)?.port == secondPort }
+            }
+        }
+        #expect(session.connectedPeers == [other])
+        #expect(browser.core.endpoint(of: other)?.port == secondPort)
+        #expect(events.value.last == .found(other, discoveryInfo: [:]), "\(events.value)")
+
+        await session.disconnect()
+        browser.stop()
+        _ = await collector.result
+        await second.stop()
+    }
+}
