@@ -130,7 +130,7 @@ extension SessionCore {
         case .accept(let knocking):
             Task { try? await accept(knocking, from: member.peer) }
         case .dial(let member):
-            dial(member, introducedBy: ObjectIdentifier(introducer))
+            dial(member)
         case .deferred:
             configuration.logger.debug(
                 "mesh: not dialing \(member.peer) yet: enough dials under way for its introducer"
@@ -140,14 +140,15 @@ extension SessionCore {
         }
     }
 
-    private func dial(_ member: Frame.Member, introducedBy introducer: ObjectIdentifier) {
+    /// Dials `member`'s listener; when it fails, tries again as the machine says (`MeshStateMachine+Healing.swift`).
+    private func dial(_ member: Frame.Member) {
+        let logger = configuration.logger
         guard let host = Platform.addressString(member.address) else {
-            mesh.withLock { $0.machine.dialEnded(introducedBy: introducer) }
+            _ = mesh.withLock { $0.machine.dialEnded(member.peer, .failed(.connectionFailed)) }
             return
         }
-        let logger = configuration.logger
         Task {
-            defer { mesh.withLock { $0.machine.dialEnded(introducedBy: introducer) } }
+            let outcome: MeshStateMachine<Connection>.DialOutcome
             do {
                 _ = try await invite(
                     expectedPeer: member.peer,
@@ -156,10 +157,46 @@ extension SessionCore {
                     context: nil,
                     timeout: .seconds(10)
                 )
+                outcome = .connected
+            } catch let error as SessionError where error == .alreadyInSession(member.peer) {
+                outcome = .held
             } catch {
-                logger.debug("mesh: could not connect to \(member.peer) at \(host):\(member.port): \(error)")
+                let reason = (error as? InvitationError)?.reason ?? .connectionFailed.with(detail: "\(error)")
+                logger.debug("mesh: could not connect to \(member.peer) at \(host):\(member.port): \(reason)")
+                outcome = .failed(reason)
+            }
+            dialEnded(member, outcome)
+        }
+    }
+
+    private func dialEnded(_ member: Frame.Member, _ outcome: MeshStateMachine<Connection>.DialOutcome) {
+        guard let retry = mesh.withLock({ $0.machine.dialEnded(member.peer, outcome) }) else {
+            if case .failed(let reason) = outcome, !isShutDown {
+                configuration.logger.warning("mesh: could not reach member \(member.peer): \(reason)")
+            }
+            return
+        }
+        configuration.logger.debug(
+            "mesh: trying \(member.peer) again in \(retry.delay) (attempt \(retry.attempt) of \(MeshStateMachine<Connection>.maximumDialAttempts))"
+        )
+        eventLoop.scheduleTask(in: TimeAmount(retry.delay)) { [weak self] in
+            guard let self else { return }
+            let isHeld = self.state(of: retry.peer) != .notConnected
+            if let member = self.mesh.withLock({
+                $0.machine.retryDue(retry.peer, generation: retry.generation, isHeld: isHeld)
+            }) {
+                self.dial(member)
             }
         }
+    }
+
+    /// The session no longer holds `peer`: a member whose link was lost is dialled again.
+    func meshPeerLost(_ peer: PeerID, reason: DisconnectReason) {
+        guard configuration.joinsMesh, let member = mesh.withLock({ $0.machine.peerLost(peer, reason: reason) }) else {
+            return
+        }
+        configuration.logger.debug("mesh: \(peer) was lost (\(reason)); dialing it again")
+        dial(member)
     }
 
     /// A connection to the session's listener invites this side: accept it if a member introduced

@@ -172,6 +172,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         for waiter in removed.link?.sendWaiters ?? [] {
             waiter.resume(throwing: SessionError.peerNotConnected(peer, reason: reason))
         }
+        meshPeerLost(peer, reason: reason)
     }
 
     /// Waits until `peer` is connected, over whichever connection; throws if it leaves the session first.

@@ -36,7 +36,7 @@ struct MeshStateMachine<Connection: AnyObject> {
         /// The introduced member is knocking already: accept its held invitation.
         case accept(Connection)
         /// This side dials the member's listener (it has the lower id and lacks a connection); report
-        /// the dial's end with ``dialEnded(introducedBy:)``.
+        /// the dial's end with ``dialEnded(_:_:)``.
         case dial(Frame.Member)
         /// The introducer has enough dials under way: the member waits for the next MEMBERS.
         case deferred
@@ -64,11 +64,16 @@ struct MeshStateMachine<Connection: AnyObject> {
     private var endpoints: [PeerID: (member: Frame.Member, connection: ObjectIdentifier)] = [:]
     /// Members that a member introduced (MEMBERS): they may connect to this session, and it to them.
     /// Forgotten when the introducer's connection closes.
-    private var introduced: [PeerID: (member: Frame.Member, introducer: ObjectIdentifier)] = [:]
+    private(set) var introduced: [PeerID: (member: Frame.Member, introducer: ObjectIdentifier)] = [:]
     /// Dials under way to members introduced over each connection.
     private var dialsInFlight: [ObjectIdentifier: Int] = [:]
     /// Invitations to the listener from peers not introduced yet, held for a moment.
     private var held: [PeerID: Connection] = [:]
+    /// This side's dials to members, under way or waiting to be tried again (see
+    /// `MeshStateMachine+Healing.swift`): one per member at a time.
+    var memberDials: [PeerID: MemberDial] = [:]
+    /// Numbers the retries, so that a retry's timer left from before is told apart.
+    var retryGeneration = 0
 
     init(localPeer: PeerID, maximumDialsPerIntroducer: Int) {
         self.localPeer = localPeer
@@ -96,6 +101,13 @@ struct MeshStateMachine<Connection: AnyObject> {
     mutating func close() {
         listener = .closed
         held = [:]
+        memberDials = [:]
+    }
+
+    /// Whether the session ended.
+    var isClosed: Bool {
+        if case .closed = listener { return true }
+        return false
     }
 
     // MARK: - Connections
@@ -155,16 +167,21 @@ struct MeshStateMachine<Connection: AnyObject> {
         let key = ObjectIdentifier(introducer)
         introduced[member.peer] = (member, key)
         if let knocking = held.removeValue(forKey: member.peer) { return .accept(knocking) }
-        guard !isHeld, SessionStateMachine<Connection, Void>.winsTieBreak(inviter: localPeer, over: member.peer) else {
-            return .none
-        }
+        guard !isHeld, memberDials[member.peer] == nil, dials(member.peer) else { return .none }
         guard dialsInFlight[key, default: 0] < maximumDialsPerIntroducer else { return .deferred }
         dialsInFlight[key, default: 0] += 1
+        memberDials[member.peer] = MemberDial(attempt: 1, introducer: key)
         return .dial(member)
     }
 
-    /// A dial that ``introduced(_:by:isHeld:)`` asked for ended (connected or failed).
-    mutating func dialEnded(introducedBy introducer: ObjectIdentifier) {
+    /// Whether this side dials `peer` when neither holds the other: the lower peer id dials.
+    func dials(_ peer: PeerID) -> Bool {
+        SessionStateMachine<Connection, Void>.winsTieBreak(inviter: localPeer, over: peer)
+    }
+
+    /// Counts a dial to a member introduced over `introducer` as ended, for the per-introducer limit.
+    mutating func countDialEnded(introducedBy introducer: ObjectIdentifier?) {
+        guard let introducer else { return }
         let left = dialsInFlight[introducer, default: 1] - 1
         dialsInFlight[introducer] = left > 0 ? left : nil
     }

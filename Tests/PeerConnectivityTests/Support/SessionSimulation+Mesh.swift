@@ -64,8 +64,7 @@ extension SessionSimulation {
                 acceptedOnceIntroduced += 1
                 inFlight.append(("accept-\(knocking.number)", [.acceptMember(knocking, at: side, from: peer)]))
             case .dial:
-                let step = Step.meshDial(from: side, to: peer, introducer: ObjectIdentifier(connection))
-                inFlight.append(("dial-\(side)-\(peer)-\(nextNumber)-\(inFlight.count)", [step]))
+                queueMeshDial(from: side, to: peer)
             case .deferred:
                 deferredDials += 1
             case .none:
@@ -74,19 +73,25 @@ extension SessionSimulation {
         }
     }
 
+    /// Queues `side`'s dial to `peer`'s listener, taken in an order drawn from the seed.
+    mutating func queueMeshDial(from side: Int, to peer: Int) {
+        inFlight.append(("dial-\(side)-\(peer)-\(nextNumber)-\(inFlight.count)", [.meshDial(from: side, to: peer)]))
+    }
+
     /// `side` dials `peer`'s listener, as `invite(expectedPeer:)` does.
-    mutating func meshDial(from side: Int, to peer: Int, introducer: ObjectIdentifier) {
+    mutating func meshDial(from side: Int, to peer: Int) {
         let id = peers[peer]
+        meshDialsMade += 1
         do {
             try record(side) { table throws(SessionError) in try table.reserve(id) }
         } catch {
-            meshes![side].dialEnded(introducedBy: introducer)
+            _ = meshes![side].dialEnded(id, .held)
             return
         }
         let connection = SimulatedConnection(number: nextNumber, inviter: side, invitee: peer)
         nextNumber += 1
         connection.toListener = true
-        connection.introducer = introducer
+        connection.reportsMeshDial = true
         // The listener hands the connection to the invitee's session at once.
         connection.ownedBy = [side, peer]
         connections.append(connection)
@@ -94,11 +99,51 @@ extension SessionSimulation {
         inFlight.append(("attach-\(connection.number)", [.attach(connection, at: side, to: peer)]))
     }
 
-    /// The dialler's end of a mesh dial: established or closed, the introducer's count goes down.
-    mutating func meshDialEnded(_ connection: SimulatedConnection, at side: Int) {
-        guard side == connection.inviter, let introducer = connection.introducer else { return }
-        connection.introducer = nil
-        meshes?[side].dialEnded(introducedBy: introducer)
+    /// The dialler's end of a mesh dial: established, or closed (then perhaps tried again).
+    mutating func meshDialEnded(
+        _ connection: SimulatedConnection,
+        at side: Int,
+        _ outcome: MeshStateMachine<SimulatedConnection>.DialOutcome
+    ) {
+        guard side == connection.inviter, connection.reportsMeshDial else { return }
+        connection.reportsMeshDial = false
+        if let retry = meshes?[side].dialEnded(peers[connection.invitee], outcome) {
+            meshRetries.append((side, retry))
+        }
+    }
+
+    /// Every retry timer fires.
+    mutating func fireMeshRetries() {
+        let due = meshRetries
+        meshRetries = []
+        for (side, retry) in due {
+            retriesFired += 1
+            let isHeld = tables[side][retry.peer] != nil
+            guard meshes![side].retryDue(retry.peer, generation: retry.generation, isHeld: isHeld) != nil,
+                let peer = peers.firstIndex(of: retry.peer)
+            else { continue }
+            queueMeshDial(from: side, to: peer)
+        }
+    }
+
+    /// `side` no longer holds `peer`: the mesh may dial it again.
+    mutating func meshPeerLost(_ peer: Int, at side: Int, reason: DisconnectReason) {
+        guard meshes?[side].peerLost(peers[peer], reason: reason) != nil else { return }
+        redials += 1
+        queueMeshDial(from: side, to: peer)
+    }
+
+    /// Once every side holds every other connected, a random open link the mesh made.
+    mutating func meshLinkToCut() -> SimulatedConnection? {
+        let count = peers.count
+        guard
+            (0..<count).allSatisfy({ side in
+                (0..<count).allSatisfy { $0 == side || tables[side].connectedConnection(to: peers[$0]) != nil }
+            })
+        else { return nil }
+        let links = connections.filter { $0.toListener && !$0.closed.values.contains(true) }
+        guard !links.isEmpty else { return nil }
+        return links[Int(randomNumber() % UInt64(links.count))]
     }
 
     /// An invitation to `side`'s listener from `peer`.

@@ -24,8 +24,8 @@ final class SimulatedConnection: CustomStringConvertible {
     var cut = false
     /// Dialled to the invitee's session listener (a mesh member's dial), not to its advertiser.
     var toListener = false
-    /// For a mesh member's dial, the connection whose MEMBERS introduced the invitee (its dial count).
-    var introducer: ObjectIdentifier?
+    /// A mesh member's dial whose end the dialler has yet to report to its mesh machine.
+    var reportsMeshDial = false
 
     init(number: Int, inviter: Int, invitee: Int) {
         self.number = number
@@ -80,7 +80,7 @@ struct SessionSimulation {
         /// A receiver's acknowledgement timer fires.
         case ackTimer(SimulatedConnection, at: Int)
         /// A mesh member dials an introduced member's listener.
-        case meshDial(from: Int, to: Int, introducer: ObjectIdentifier)
+        case meshDial(from: Int, to: Int)
         /// The session accepts a member's invitation to its listener.
         case acceptMember(SimulatedConnection, at: Int, from: Int)
     }
@@ -109,11 +109,19 @@ struct SessionSimulation {
     /// What each RESUME said its sender had received, by connection, until the link resumes.
     fileprivate var pendingExpectations: [Int: UInt64] = [:]
     private var generator: SplitMix64
+
+    /// The next number of the seeded sequence.
+    mutating func randomNumber() -> UInt64 { generator.next() }
     var connections: [SimulatedConnection] = []
     /// With the mesh on, each side's mesh decisions.
     var meshes: [MeshStateMachine<SimulatedConnection>]?
     /// Invitations to a side's listener held until their introduction (mesh).
     var held: [(side: Int, inviter: Int, connection: SimulatedConnection)] = []
+    /// Mesh dials waiting for their retry timer: they fire once nothing else can happen (a backoff is
+    /// long next to a message's way).
+    var meshRetries: [(side: Int, retry: MeshStateMachine<SimulatedConnection>.Retry)] = []
+    /// Once the mesh is whole, cut one of the links the mesh made (each end noticing in its own time).
+    var cutsMeshLink = false
     /// What happened, in order, to print when an invariant fails.
     var trace: [String] = []
     /// Mesh: introductions naming a member at an address or port not its listener's.
@@ -122,6 +130,12 @@ struct SessionSimulation {
     var deferredDials = 0
     /// Mesh: invitations to a listener held until their introduction came, then accepted.
     var acceptedOnceIntroduced = 0
+    /// Mesh: dials made to members' listeners, first attempts, retries and redials.
+    var meshDialsMade = 0
+    /// Mesh: retry timers that fired.
+    var retriesFired = 0
+    /// Mesh: members dialled again after their link was lost.
+    var redials = 0
     /// Mesh: invitations to a listener declined because no introduction came.
     var refusedAtListener = 0
 
@@ -195,6 +209,10 @@ struct SessionSimulation {
                 }
                 continue
             }
+            if !meshRetries.isEmpty {
+                fireMeshRetries()
+                continue
+            }
             if !held.isEmpty {
                 expireHolds()
                 continue
@@ -214,6 +232,11 @@ struct SessionSimulation {
 
     private mutating func pickReady() -> Int? {
         var ready = inFlight.indices.filter { !inFlight[$0].steps.isEmpty }
+        if cutsMeshLink, let link = meshLinkToCut() {
+            cutsMeshLink = false
+            inFlight.append(("cut-mesh", [.cut(link)]))
+            ready.append(inFlight.count - 1)
+        }
         if let cut = inFlight.firstIndex(where: { $0.key == "cut" }), let first = connections.first,
             !first.cut, first.closed.values.contains(false),
             !cutsOnlyConnected
@@ -287,7 +310,7 @@ struct SessionSimulation {
                     }.count
             }
             inFlight.removeAll { $0.key.hasPrefix("\(connection.number)-") }
-            if tables[0].reconnectionWindow == nil {
+            if tables[0].reconnectionWindow == nil, meshes == nil {
                 for side in [connection.inviter, connection.invitee] where connection.closed[side] == false {
                     closed(connection, at: side, .connectionLost)
                 }
@@ -304,8 +327,8 @@ struct SessionSimulation {
         case .send(let side, let peer, let index):
             sendData(index, from: side, to: peer)
 
-        case .meshDial(let side, let peer, let introducer):
-            meshDial(from: side, to: peer, introducer: introducer)
+        case .meshDial(let side, let peer):
+            meshDial(from: side, to: peer)
 
         case .acceptMember(let connection, let side, let peer):
             guard connection.closed[side] == false else { return }
@@ -333,7 +356,7 @@ struct SessionSimulation {
             case .hello:
                 identified(peer, on: connection, at: side)
             case .accept:
-                meshDialEnded(connection, at: side)
+                meshDialEnded(connection, at: side, .connected)
                 if record(side, { $0.established(id, on: connection) }) == nil {
                     close(connection, at: side, .unexpectedPeer)
                 } else {
@@ -448,7 +471,7 @@ struct SessionSimulation {
         connection.closeReason[side] = reason
         trace.append("  closed \(connection) at \(side): \(reason)")
         meshes?[side].closed(connection)
-        meshDialEnded(connection, at: side)
+        meshDialEnded(connection, at: side, .failed(reason))
         guard connection.ownedBy.contains(side) else { return }
         let peer = connection.other(than: side)
         let id = peers[peer]
@@ -477,7 +500,9 @@ struct SessionSimulation {
             awaitingReplacement.append((side, peer))
             return
         }
-        _ = record(side) { $0.release(id, connection: connection, reason: reason) }
+        if record(side, { $0.release(id, connection: connection, reason: reason) }) != nil {
+            meshPeerLost(peer, at: side, reason: reason)
+        }
     }
 }
 
