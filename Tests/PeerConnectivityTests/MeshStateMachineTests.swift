@@ -10,26 +10,13 @@ import Testing
 struct MeshStateMachineTests {
     private typealias Machine = MeshStateMachine<SimulatedConnection>
 
-    private static let low = try! PeerID(
-        id: UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!,
-        displayName: "low"
-    )
-    private static let middle = try! PeerID(
-        id: UUID(uuidString: "80000000-0000-0000-0000-00000000000C")!,
-        displayName: "middle"
-    )
-    private static let high = try! PeerID(
-        id: UUID(uuidString: "F0000000-0000-0000-0000-00000000000B")!,
-        displayName: "high"
-    )
-
     private static func member(_ peer: PeerID, port: UInt16 = 7000) -> Frame.Member {
         Frame.Member(peer: peer, address: [10, 0, 0, 1], port: port)
     }
 
     @Test("connections established before the listener is bound are told its port once it is, unless closed meanwhile")
     func listenerBinding() {
-        var machine = Machine(localPeer: Self.low, maximumDialsPerIntroducer: 4)
+        var machine = Machine(localPeer: OrderedPeers.low, maximumDialsPerIntroducer: 4)
         let early = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
         let gone = SimulatedConnection(number: 2, inviter: 0, invitee: 2)
         let first = machine.established(early)
@@ -41,7 +28,7 @@ struct MeshStateMachineTests {
         let late = machine.established(SimulatedConnection(number: 3, inviter: 0, invitee: 3))
         #expect(late == 4000 && machine.listenerPort == 4000)
         // Once the session ended, a listener bound late is closed, and nothing more is announced.
-        var ended = Machine(localPeer: Self.low, maximumDialsPerIntroducer: 4)
+        var ended = Machine(localPeer: OrderedPeers.low, maximumDialsPerIntroducer: 4)
         ended.close()
         let boundLate = ended.listenerBound(port: 4001)
         let announced = ended.established(early)
@@ -50,37 +37,38 @@ struct MeshStateMachineTests {
 
     @Test("a newcomer is told about the connected members, and they about it; a member not connected is left out")
     func learnedIntroducesBothWays() {
-        var machine = Machine(localPeer: Self.low, maximumDialsPerIntroducer: 4)
+        var machine = Machine(localPeer: OrderedPeers.low, maximumDialsPerIntroducer: 4)
         let toMiddle = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
         let toHigh = SimulatedConnection(number: 2, inviter: 0, invitee: 2)
-        let alone = machine.learned(Self.member(Self.middle), over: toMiddle) { _ in true }
+        let alone = machine.learned(Self.member(OrderedPeers.middle), over: toMiddle) { _ in true }
         #expect(alone.toNewcomer.isEmpty && alone.newcomerTo.isEmpty)
-        let both = machine.learned(Self.member(Self.high), over: toHigh) { _ in true }
-        #expect(both.toNewcomer.map(\.peer) == [Self.middle] && both.newcomerTo == [Self.middle])
+        let both = machine.learned(Self.member(OrderedPeers.high), over: toHigh) { _ in true }
+        #expect(both.toNewcomer.map(\.peer) == [OrderedPeers.middle] && both.newcomerTo == [OrderedPeers.middle])
         // `middle` is no longer connected (dropping, or not yet through): nobody hears of it.
-        let again = machine.learned(Self.member(Self.high), over: toHigh) { $0 != Self.middle }
+        let again = machine.learned(Self.member(OrderedPeers.high), over: toHigh) { $0 != OrderedPeers.middle }
         #expect(again.toNewcomer.isEmpty && again.newcomerTo.isEmpty)
         // Its connection closed: what was learned over it is forgotten.
         machine.closed(toMiddle)
-        let after = machine.learned(Self.member(Self.high), over: toHigh) { _ in true }
+        let after = machine.learned(Self.member(OrderedPeers.high), over: toHigh) { _ in true }
         #expect(after.toNewcomer.isEmpty)
     }
 
     @Test("the lower peer id dials an introduced member; the higher waits for its dial; a held peer is left alone")
     func introductionDials() {
         let introducer = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
-        var low = Machine(localPeer: Self.low, maximumDialsPerIntroducer: 4)
-        guard case .dial(let member) = low.introduced(Self.member(Self.high), by: introducer, isHeld: false) else {
+        var low = Machine(localPeer: OrderedPeers.low, maximumDialsPerIntroducer: 4)
+        guard case .dial(let member) = low.introduced(Self.member(OrderedPeers.high), by: introducer, isHeld: false)
+        else {
             Issue.record("the lower peer id does not dial")
             return
         }
-        #expect(member.peer == Self.high)
-        let held = low.introduced(Self.member(Self.middle), by: introducer, isHeld: true)
+        #expect(member.peer == OrderedPeers.high)
+        let held = low.introduced(Self.member(OrderedPeers.middle), by: introducer, isHeld: true)
         #expect(Self.isNone(held))
-        var high = Machine(localPeer: Self.high, maximumDialsPerIntroducer: 4)
-        let waits = high.introduced(Self.member(Self.low), by: introducer, isHeld: false)
+        var high = Machine(localPeer: OrderedPeers.high, maximumDialsPerIntroducer: 4)
+        let waits = high.introduced(Self.member(OrderedPeers.low), by: introducer, isHeld: false)
         #expect(Self.isNone(waits))
-        let itself = high.introduced(Self.member(Self.high), by: introducer, isHeld: false)
+        let itself = high.introduced(Self.member(OrderedPeers.high), by: introducer, isHeld: false)
         #expect(Self.isNone(itself))
     }
 
@@ -88,7 +76,7 @@ struct MeshStateMachineTests {
     func dialsPerIntroducer() throws {
         let introducer = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
         let other = SimulatedConnection(number: 2, inviter: 0, invitee: 2)
-        var machine = Machine(localPeer: Self.low, maximumDialsPerIntroducer: 2)
+        var machine = Machine(localPeer: OrderedPeers.low, maximumDialsPerIntroducer: 2)
         let members = try (0..<4).map { _ in
             try PeerID(id: UUID(uuidString: "F\(UUID().uuidString.dropFirst())")!, displayName: "m")
         }
@@ -111,47 +99,53 @@ struct MeshStateMachineTests {
 
     @Test("an invitation to the listener is held until its introduction, replaced by a newer one, or expires")
     func heldInvitations() {
-        var machine = Machine(localPeer: Self.high, maximumDialsPerIntroducer: 4)
+        var machine = Machine(localPeer: OrderedPeers.high, maximumDialsPerIntroducer: 4)
         let introducer = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
         let first = SimulatedConnection(number: 2, inviter: 2, invitee: 0)
         let second = SimulatedConnection(number: 3, inviter: 2, invitee: 0)
-        guard case .hold(nil) = machine.invitation(from: Self.low, on: first) else {
+        guard case .hold(nil) = machine.invitation(from: OrderedPeers.low, on: first) else {
             Issue.record("an unintroduced invitation is not held")
             return
         }
-        guard case .hold(let replaced) = machine.invitation(from: Self.low, on: second), replaced === first else {
+        guard case .hold(let replaced) = machine.invitation(from: OrderedPeers.low, on: second), replaced === first
+        else {
             Issue.record("a newer invitation from the same peer does not replace the held one")
             return
         }
-        let staleExpiry = machine.holdExpired(Self.low, connection: first)
+        let staleExpiry = machine.holdExpired(OrderedPeers.low, connection: first)
         #expect(!staleExpiry)
         // The introduction arrives: the held invitation is accepted, and its expiry changes nothing.
-        guard case .accept(let knocking) = machine.introduced(Self.member(Self.low), by: introducer, isHeld: false),
+        guard
+            case .accept(let knocking) = machine.introduced(
+                Self.member(OrderedPeers.low),
+                by: introducer,
+                isHeld: false
+            ),
             knocking === second
         else {
             Issue.record("the introduction does not accept the held invitation")
             return
         }
-        let expiredAfter = machine.holdExpired(Self.low, connection: second)
+        let expiredAfter = machine.holdExpired(OrderedPeers.low, connection: second)
         #expect(!expiredAfter)
         // Introduced now, a later invitation is accepted at once; once the introducer is gone, held again.
-        guard case .accept = machine.invitation(from: Self.low, on: first) else {
+        guard case .accept = machine.invitation(from: OrderedPeers.low, on: first) else {
             Issue.record("an introduced peer's invitation is not accepted")
             return
         }
         // Another member's introduction outlives the first introducer's connection.
         let otherIntroducer = SimulatedConnection(number: 4, inviter: 0, invitee: 3)
-        _ = machine.introduced(Self.member(Self.middle), by: otherIntroducer, isHeld: false)
+        _ = machine.introduced(Self.member(OrderedPeers.middle), by: otherIntroducer, isHeld: false)
         machine.closed(introducer)
-        guard case .accept = machine.invitation(from: Self.middle, on: second) else {
+        guard case .accept = machine.invitation(from: OrderedPeers.middle, on: second) else {
             Issue.record("an introduction was forgotten with another member's connection")
             return
         }
-        guard case .hold = machine.invitation(from: Self.low, on: first) else {
+        guard case .hold = machine.invitation(from: OrderedPeers.low, on: first) else {
             Issue.record("an introduction outlived its introducer's connection")
             return
         }
-        let expired = machine.holdExpired(Self.low, connection: first)
+        let expired = machine.holdExpired(OrderedPeers.low, connection: first)
         #expect(expired)
     }
 

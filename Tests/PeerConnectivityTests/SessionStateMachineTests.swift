@@ -8,26 +8,17 @@ import Testing
 /// ``SessionSimulation``, one order of events per seed.
 @Suite("Session state machine")
 struct SessionStateMachineTests {
-    /// Two peers whose ids order as named: `low` wins every tie-break.
-    private static let low = try! PeerID(
-        id: UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!,
-        displayName: "low"
-    )
-    private static let high = try! PeerID(
-        id: UUID(uuidString: "F0000000-0000-0000-0000-00000000000B")!,
-        displayName: "high"
-    )
     private static let seeds: ClosedRange<UInt64> = 1...400
 
     @Test("a second place for the same peer, or one past the limit, is refused with the reason")
     func admissionLimits() throws {
-        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 1)
-        try table.reserve(Self.high)
-        #expect(throws: SessionError.alreadyInSession(Self.high)) { try table.reserve(Self.high) }
+        var table = SessionSimulation.Table(localPeer: OrderedPeers.low, maximumPeers: 1)
+        try table.reserve(OrderedPeers.high)
+        #expect(throws: SessionError.alreadyInSession(OrderedPeers.high)) { try table.reserve(OrderedPeers.high) }
         let third = try PeerID(displayName: "third")
         #expect(throws: SessionError.sessionFull(limit: 1)) { try table.reserve(third) }
         #expect(table.takeChanges().map(\.state) == [.connecting])
-        #expect(table.release(Self.high, connection: nil, reason: .declined) != nil)
+        #expect(table.release(OrderedPeers.high, connection: nil, reason: .declined) != nil)
         #expect(table.takeChanges().map(\.state) == [.notConnected])
         #expect(table.count == 0)
     }
@@ -36,28 +27,28 @@ struct SessionStateMachineTests {
     func replacementGracePeriod() throws {
         let first = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
         let replacement = SimulatedConnection(number: 2, inviter: 1, invitee: 0)
-        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 4)
-        try table.reserve(Self.high)
-        let attached = table.attach(first, to: Self.high)
-        let established = table.established(Self.high, on: first)
+        var table = SessionSimulation.Table(localPeer: OrderedPeers.low, maximumPeers: 4)
+        try table.reserve(OrderedPeers.high)
+        let attached = table.attach(first, to: OrderedPeers.high)
+        let established = table.established(OrderedPeers.high, on: first)
         #expect(attached && established != nil)
         // The peer closes ours as a duplicate: connecting, held over nothing, not gone.
-        let awaiting = table.closedAsDuplicate(Self.high, connection: first)
+        let awaiting = table.closedAsDuplicate(OrderedPeers.high, connection: first)
         #expect(awaiting)
-        #expect(table[Self.high]?.state == .connecting && table[Self.high]?.connection == nil)
+        #expect(table[OrderedPeers.high]?.state == .connecting && table[OrderedPeers.high]?.connection == nil)
         // Its invitation is the replacement: admitted, and the grace period's end changes nothing.
-        guard case .admitted = try table.invitation(from: Self.high, on: replacement) else {
+        guard case .admitted = try table.invitation(from: OrderedPeers.high, on: replacement) else {
             Issue.record("the awaited replacement was not admitted")
             return
         }
-        let expiredEarly = table.replacementExpired(Self.high)
-        let replaced = table.established(Self.high, on: replacement)
+        let expiredEarly = table.replacementExpired(OrderedPeers.high)
+        let replaced = table.established(OrderedPeers.high, on: replacement)
         #expect(expiredEarly == nil && replaced != nil)
         #expect(table.takeChanges().map(\.state) == [.connecting, .connected, .connecting, .connected])
 
         // Without a replacement, the grace period's end releases the peer, saying why.
-        let awaitingAgain = table.closedAsDuplicate(Self.high, connection: replacement)
-        let expired = table.replacementExpired(Self.high)
+        let awaitingAgain = table.closedAsDuplicate(OrderedPeers.high, connection: replacement)
+        let expired = table.replacementExpired(OrderedPeers.high)
         #expect(awaitingAgain && expired?.awaitingReplacement == true)
         let changes = table.takeChanges()
         #expect(changes.map(\.state) == [.connecting, .notConnected])
@@ -68,8 +59,8 @@ struct SessionStateMachineTests {
     @Test("the tie-break is the same seen from both sides")
     func tieBreakIsAntisymmetric() throws {
         typealias Table = SessionSimulation.Table
-        #expect(Table.winsTieBreak(inviter: Self.low, over: Self.high))
-        #expect(!Table.winsTieBreak(inviter: Self.high, over: Self.low))
+        #expect(Table.winsTieBreak(inviter: OrderedPeers.low, over: OrderedPeers.high))
+        #expect(!Table.winsTieBreak(inviter: OrderedPeers.high, over: OrderedPeers.low))
         for _ in 0..<50 {
             let a = try PeerID(displayName: "a")
             let b = try PeerID(displayName: "b")
@@ -81,7 +72,7 @@ struct SessionStateMachineTests {
     func crossingInvitations() {
         for first in [0, 1] {
             for seed in Self.seeds {
-                var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+                var world = SessionSimulation(peers: [OrderedPeers.low, OrderedPeers.high], seed: seed)
                 world.invite(from: first, to: 1 - first)
                 world.invite(from: 1 - first, to: first)
                 world.run()
@@ -97,7 +88,7 @@ struct SessionStateMachineTests {
     @Test("a connection cut during the handshake leaves neither side holding the other")
     func dropDuringHandshake() {
         for seed in Self.seeds {
-            var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+            var world = SessionSimulation(peers: [OrderedPeers.low, OrderedPeers.high], seed: seed)
             world.invite(from: seed.isMultiple(of: 2) ? 0 : 1, to: seed.isMultiple(of: 2) ? 1 : 0)
             world.cutFirstConnection()
             world.run()
@@ -110,12 +101,12 @@ struct SessionStateMachineTests {
         var outcomes: Set<String> = []
         for decliner in [0, 1] {
             for seed in Self.seeds {
-                var world = SessionSimulation(peers: [Self.low, Self.high], seed: seed)
+                var world = SessionSimulation(peers: [OrderedPeers.low, OrderedPeers.high], seed: seed)
                 world.declines = [[decliner, 1 - decliner]]
                 world.invite(from: 0, to: 1)
                 world.invite(from: 1, to: 0)
                 world.run()
-                if world.tables[0][Self.high] != nil {
+                if world.tables[0][OrderedPeers.high] != nil {
                     Self.expectConnected(world, seed: seed)
                     outcomes.insert("connected")
                 } else {
@@ -134,7 +125,7 @@ struct SessionStateMachineTests {
         var none = 0
         for seed in Self.seeds {
             var world = SessionSimulation(
-                peers: [Self.low, Self.high],
+                peers: [OrderedPeers.low, OrderedPeers.high],
                 seed: seed,
                 reconnectionWindow: .seconds(10)
             )
@@ -158,22 +149,30 @@ struct SessionStateMachineTests {
     @Test("a link that drops before the dialling side learned the other's listener is reported gone at once")
     func dropBeforeTheListenerIsKnown() throws {
         let connection = SimulatedConnection(number: 1, inviter: 0, invitee: 1)
-        var table = SessionSimulation.Table(localPeer: Self.low, maximumPeers: 4, reconnectionWindow: .seconds(10))
-        try table.reserve(Self.high)
-        let attached = table.attach(connection, to: Self.high)
-        let established = table.established(Self.high, on: connection)
+        var table = SessionSimulation.Table(
+            localPeer: OrderedPeers.low,
+            maximumPeers: 4,
+            reconnectionWindow: .seconds(10)
+        )
+        try table.reserve(OrderedPeers.high)
+        let attached = table.attach(connection, to: OrderedPeers.high)
+        let established = table.established(OrderedPeers.high, on: connection)
         #expect(attached && established != nil)
-        table[Self.high]?.link = SessionSimulation.Table.Link()
-        _ = table.firstFrame(from: Self.high, on: connection, resumeSecret: Array(repeating: 7, count: 16))
-        #expect(table[Self.high]?.link?.isResumable == true)
-        guard case .report = table.dropped(Self.high, connection: connection, reason: .connectionLost) else {
+        table[OrderedPeers.high]?.link = SessionSimulation.Table.Link()
+        _ = table.firstFrame(from: OrderedPeers.high, on: connection, resumeSecret: Array(repeating: 7, count: 16))
+        #expect(table[OrderedPeers.high]?.link?.isResumable == true)
+        guard case .report = table.dropped(OrderedPeers.high, connection: connection, reason: .connectionLost) else {
             Issue.record("the lower peer id waits to dial a listener it does not know")
             return
         }
         // Knowing it, the same drop is resumed.
-        table[Self.high]?.link?.endpoint = ("192.0.2.1", 4000)
+        table[OrderedPeers.high]?.link?.endpoint = ("192.0.2.1", 4000)
         guard
-            case .reconnect(_, let dial, _) = table.dropped(Self.high, connection: connection, reason: .connectionLost)
+            case .reconnect(_, let dial, _) = table.dropped(
+                OrderedPeers.high,
+                connection: connection,
+                reason: .connectionLost
+            )
         else {
             Issue.record("a resumable link with a known listener is not re-established")
             return
