@@ -155,7 +155,8 @@ extension SessionCore {
                     host: host,
                     port: Int(member.port),
                     context: nil,
-                    timeout: .seconds(10)
+                    timeout: .seconds(10),
+                    reservingFirst: false
                 )
                 outcome = .connected
             } catch let error as SessionError where error == .alreadyInSession(member.peer) {

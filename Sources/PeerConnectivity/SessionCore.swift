@@ -207,12 +207,19 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
+    /// Dials `host:port` and invites the peer there.
+    ///
+    /// - Parameter reservingFirst: whether `expectedPeer` is held as `connecting` from the start (an
+    ///   invitation the application makes); `false` for the mesh's dials, which show the member
+    ///   `connecting` only once it has answered, so that a dial to a member that cannot be reached
+    ///   changes no state.
     func invite(
         expectedPeer: PeerID?,
         host: String,
         port: Int,
         context: Data?,
-        timeout: Duration
+        timeout: Duration,
+        reservingFirst: Bool = true
     ) async throws -> PeerID {
         let context = context ?? Data()
         guard context.count <= WireProtocol.maximumContextLength else {
@@ -223,8 +230,11 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 )
             )
         }
-        if let expectedPeer {
-            try withPeers { table throws(SessionError) in try table.reserve(expectedPeer) }
+        let reserved = reservingFirst ? expectedPeer : nil
+        if let reserved {
+            try withPeers { table throws(SessionError) in try table.reserve(reserved) }
+        } else if let expectedPeer, state(of: expectedPeer) != .notConnected {
+            throw SessionError.alreadyInSession(expectedPeer)
         } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
             throw SessionError.sessionFull(limit: configuration.maximumPeers)
         }
@@ -248,10 +258,10 @@ final class SessionCore: ConnectionEventHandler, Sendable {
             )
         } catch {
             let reason = DisconnectReason.connectionFailed.with(detail: "\(host):\(port): \(error)")
-            if let expectedPeer { release(expectedPeer, connection: nil, reason: reason) }
+            if let reserved { release(reserved, connection: nil, reason: reason) }
             throw InvitationError.failed(peer: expectedPeer, reason: reason)
         }
-        if let expectedPeer, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
+        if let expectedPeer = reserved, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
             connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
             try await waitUntilConnected(expectedPeer)
             return expectedPeer
@@ -275,7 +285,8 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 try await waitUntilConnected(peer)
                 return peer
             }
-            if let peer = error.peer ?? expectedPeer { release(peer, connection: connection, reason: error.reason) }
+            // A peer held from the start goes with its dial; one that was not, only if it answered.
+            if let peer = error.peer ?? reserved { release(peer, connection: connection, reason: error.reason) }
             throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
         }
     }

@@ -82,9 +82,8 @@ extension SessionSimulation {
     mutating func meshDial(from side: Int, to peer: Int) {
         let id = peers[peer]
         meshDialsMade += 1
-        do {
-            try record(side) { table throws(SessionError) in try table.reserve(id) }
-        } catch {
+        // The mesh's dials hold no place before the member answers (`reservingFirst: false`).
+        guard tables[side][id] == nil else {
             _ = meshes![side].dialEnded(id, .held)
             return
         }
@@ -96,7 +95,6 @@ extension SessionSimulation {
         connection.ownedBy = [side, peer]
         connections.append(connection)
         send(.invite, on: connection, from: side)
-        inFlight.append(("attach-\(connection.number)", [.attach(connection, at: side, to: peer)]))
     }
 
     /// The dialler's end of a mesh dial: established, or closed (then perhaps tried again).

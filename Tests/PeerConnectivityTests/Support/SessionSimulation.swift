@@ -26,6 +26,8 @@ final class SimulatedConnection: CustomStringConvertible {
     var toListener = false
     /// A mesh member's dial whose end the dialler has yet to report to its mesh machine.
     var reportsMeshDial = false
+    /// The invitee's HELLO reached the inviter: a mesh dial (which holds no place before) now holds the peer.
+    var answered = false
 
     init(number: Int, inviter: Int, invitee: Int) {
         self.number = number
@@ -354,6 +356,7 @@ struct SessionSimulation {
                     answerInvitation(on: connection, at: side, from: peer)
                 }
             case .hello:
+                connection.answered = true
                 identified(peer, on: connection, at: side)
             case .accept:
                 meshDialEnded(connection, at: side, .connected)
@@ -473,6 +476,8 @@ struct SessionSimulation {
         meshes?[side].closed(connection)
         meshDialEnded(connection, at: side, .failed(reason))
         guard connection.ownedBy.contains(side) else { return }
+        // A mesh dial that was never answered held nothing (`invite` releases only `error.peer`).
+        if connection.toListener, side == connection.inviter, !connection.answered { return }
         let peer = connection.other(than: side)
         let id = peers[peer]
         switch record(side, { $0.dropped(id, connection: connection, reason: reason) }) {
