@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 import PeerConnectivityCore
 import Testing
 
@@ -44,6 +45,45 @@ struct InteropTests {
         try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
             !zeroconf.present.contains(instance)
         }
+        try await zeroconf.close()
+    }
+
+    @Test("python-zeroconf sees the reflector tool, its port and TXT keys: the protocol's and the host's")
+    func zeroconfSeesReflector() async throws {
+        let service = uniqueServiceType("zcrefl")
+        let type = "_\(service)._tcp"
+        let reflector = try DemoProcess(
+            [
+                "--service", service, "--name", "interop-reflector", "--port", "0", "--raw-echo-port", "0",
+                "--udp-ports", "ephemeral", "--encryption", "none",
+            ],
+            executable: "reflector"
+        )
+        let ready = try #require(try await reflector.waitForLine(containing: " ready "))
+        func value(_ key: String) -> String? {
+            ready.split(separator: " ").first { $0.hasPrefix("\(key)=") }.map { String($0.dropFirst(key.count + 1)) }
+        }
+        let zeroconf = try await ZeroconfPeer()
+        zeroconf.browse(type: type)
+
+        try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
+            zeroconf.events.contains { $0.event == "added" }
+        }
+        let added = try #require(zeroconf.events.first { $0.event == "added" })
+        #expect(added.port.map(String.init) == value("port"))
+        let strings = try #require(added.txtBytes.flatMap(txtStrings), "TXT \(String(describing: added.txt))")
+        let keys = strings.map { String($0.prefix { $0 != "=" }) }
+        #expect(keys.count == Set(keys).count, "each key once: \(keys)")
+        #expect(
+            Set(keys) == Set(HostInfo.current().discoveryInfo.keys).union(["pc.id", "pc.name", "pc.v", "rawEchoPort"])
+        )
+        #expect(strings.contains("pc.id=\(try #require(added.name))"))
+        #expect(strings.contains("pc.name=interop-reflector"))
+        #expect(strings.contains("pc.v=\(WireProtocol.version)"))
+        #expect(strings.contains("rawEchoPort=\(try #require(value("raw-echo-port")))"))
+
+        reflector.signal(SIGTERM)
+        _ = try await reflector.waitForExit(timeout: .seconds(10) * slowdown)
         try await zeroconf.close()
     }
 
