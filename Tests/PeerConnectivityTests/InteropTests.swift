@@ -172,14 +172,14 @@ struct InteropTests {
             #expect(outcome?.event == "registered", "\(LogSafe.escaped(service.name)): \(String(describing: outcome))")
         }
 
-        try await eventually(timeout: .seconds(30) * slowdown) { browser.foundPeers[good] == ["room": "green"] }
+        try await eventually(timeout: .seconds(60) * slowdown) { browser.foundPeers[good] == ["room": "green"] }
         // Each hostile service leaves a warning that names it: its TXT names no valid peer, or it cannot be
         // resolved (a record avahi-daemon would not take).
         func warned(_ service: HostileService) -> Bool {
             let name = LogSafe.escaped(service.name)
             return logs.records.contains { $0.level == .warning && $0.message.contains(name) }
         }
-        try await eventually(timeout: .seconds(30) * slowdown) { hostile.allSatisfy(warned) }
+        try await eventually(timeout: .seconds(60) * slowdown) { hostile.allSatisfy(warned) }
         for service in hostile where !warned(service) {
             Issue.record("no warning for \(LogSafe.escaped(service.name)): \(logs.records.map(\.line))")
         }
@@ -251,7 +251,7 @@ struct InteropTests {
         func expectAgreement(on expected: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let agreed = try await eventually(
                 every: .milliseconds(200),
-                timeout: .seconds(30) * slowdown,
+                timeout: .seconds(45) * slowdown,
                 sourceLocation: sourceLocation
             ) {
                 let seen = try await views()
