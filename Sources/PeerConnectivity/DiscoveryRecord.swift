@@ -76,17 +76,45 @@ struct DiscoveryRecord: Sendable {
 
     /// Reads a record from TXT bytes received from the network; `nil` when they do not name a valid peer
     /// (no `pc.id` that is a UUID, no `pc.name` that is a valid display name: 1-63 bytes of UTF-8 without
-    /// NUL) or are longer than ``maximumReceivedTXTLength``. What ``TXTRecord/decode(_:)`` cannot read
-    /// (bad keys, values that are not UTF-8, truncated strings) is skipped, and other keys with the
-    /// reserved "pc." prefix are dropped from the discoveryInfo the application sees.
+    /// NUL; either key more than once) or are longer than ``maximumReceivedTXTLength``. What
+    /// ``TXTRecord/decode(_:)`` cannot read (bad keys, values that are not UTF-8, truncated strings) is
+    /// skipped; other keys with the reserved "pc." prefix, and keys that occur more than once, are dropped
+    /// from the discoveryInfo the application sees.
     init?(txtRecord: [UInt8]) {
         guard txtRecord.count <= Self.maximumReceivedTXTLength else { return nil }
+        let repeated = Self.repeatedKeys(in: txtRecord)
+        guard !repeated.contains(Self.idKey), !repeated.contains(Self.nameKey) else { return nil }
         var entries = TXTRecord.decode(txtRecord)
         guard let idText = entries.removeValue(forKey: Self.idKey), let id = UUID(uuidString: idText),
             let name = entries.removeValue(forKey: Self.nameKey), let peer = try? PeerID(id: id, displayName: name)
         else { return nil }
         self.peer = peer
-        self.discoveryInfo = entries.filter { !$0.key.lowercased().hasPrefix(Self.reservedPrefix) }
+        self.discoveryInfo = entries.filter {
+            let key = $0.key.lowercased()
+            return !key.hasPrefix(Self.reservedPrefix) && !repeated.contains(key)
+        }
+    }
+
+    /// The keys, lowercased, that more than one string of `txtRecord` holds.
+    ///
+    /// RFC 6763 §6.4 keeps the first occurrence of a repeated key, but which one came first is lost on the
+    /// way here: Avahi's compatibility layer hands the strings of a TXT record over in reverse order (a
+    /// record sent as `pc.id=bad`, `pc.id=<uuid>` arrives with the UUID first). So a repeated key is not
+    /// read at all, whichever occurrence would be chosen.
+    private static func repeatedKeys(in txtRecord: [UInt8]) -> Set<String> {
+        var seen = Set<String>()
+        var repeated = Set<String>()
+        var index = 0
+        while index < txtRecord.count {
+            let end = index + 1 + Int(txtRecord[index])
+            guard end <= txtRecord.count else { break }  // truncated: where the decoder stops too
+            let key = String(decoding: txtRecord[(index + 1)..<end].prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+            if !key.isEmpty, !seen.insert(key.lowercased()).inserted {
+                repeated.insert(key.lowercased())
+            }
+            index = end
+        }
+        return repeated
     }
 
     init(peer: PeerID, discoveryInfo: [String: String]) {

@@ -44,6 +44,34 @@ struct DiscoveryRecordHostileTests {
         #expect(DiscoveryRecord(txtRecord: Self.record(entries)) == nil, "\(label) was accepted")
     }
 
+    @Test(
+        "a repeated pc.id or pc.name, in any order and letter case, names no peer: Avahi reverses the strings",
+        arguments: [
+            [text("pc.id=not-a-uuid"), text("pc.id=\(id)"), text("pc.name=a")],
+            [text("pc.id=\(id)"), text("pc.id=not-a-uuid"), text("pc.name=a")],
+            [text("PC.ID=\(id)"), text("pc.id=\(id)"), text("pc.name=a")],
+            [text("pc.id=\(id)"), text("pc.name=a"), text("pc.name=b")],
+            [text("pc.id=\(id)"), text("pc.name=a"), text("Pc.Name")],
+        ]
+    )
+    func repeatedIdentity(_ entries: [[UInt8]]) {
+        #expect(DiscoveryRecord(txtRecord: Self.record(entries)) == nil)
+        #expect(DiscoveryRecord(txtRecord: Self.record(entries.reversed())) == nil)
+    }
+
+    @Test("a repeated discoveryInfo key is dropped, whichever value came first; the others are kept")
+    func repeatedInfoKey() throws {
+        let bytes = Self.record([
+            text("pc.id=\(id)"), text("pc.name=a"), text("room=red"), text("ROOM=blue"), text("floor=2"),
+        ])
+        let record = try #require(DiscoveryRecord(txtRecord: bytes))
+        #expect(record.discoveryInfo == ["floor": "2"])
+        let reversed = Self.record([
+            text("floor=2"), text("room=blue"), text("room=red"), text("pc.name=a"), text("pc.id=\(id)"),
+        ])
+        #expect(try #require(DiscoveryRecord(txtRecord: reversed)).discoveryInfo == ["floor": "2"])
+    }
+
     @Test("a record over 8 KiB is ignored whole, even when it names a valid peer")
     func oversized() {
         var entries = [text("pc.id=\(id)"), text("pc.name=big")]

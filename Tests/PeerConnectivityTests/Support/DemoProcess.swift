@@ -25,10 +25,23 @@ final class DemoProcess: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    /// Starts `executable` with `arguments`.
-    init(_ arguments: [String], executable: String = "peer-demo", environment extra: [String: String] = [:]) throws {
+    /// Starts `executable`, one of the package's executables, with `arguments`.
+    convenience init(
+        _ arguments: [String],
+        executable: String = "peer-demo",
+        environment extra: [String: String] = [:]
+    ) throws {
+        try self.init(
+            arguments,
+            executableURL: Self.binDirectory.appendingPathComponent(executable),
+            environment: extra
+        )
+    }
+
+    /// Starts the program at `executableURL` with `arguments`.
+    init(_ arguments: [String], executableURL: URL, environment extra: [String: String] = [:]) throws {
         let process = Process()
-        process.executableURL = Self.binDirectory.appendingPathComponent(executable)
+        process.executableURL = executableURL
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["AVAHI_COMPAT_NOWARN"] = "1"

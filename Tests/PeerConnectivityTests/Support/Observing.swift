@@ -23,6 +23,29 @@ func eventually(
     return true
 }
 
+/// Waits, trying `condition` every `interval`, until it holds; records an issue after `timeout`. For
+/// conditions that must await (asking a child process), where ``eventually(timeout:sourceLocation:_:)`` polls a
+/// plain one.
+///
+/// - Returns: whether it held in time.
+@discardableResult
+func eventually(
+    every interval: Duration,
+    timeout: Duration = .seconds(10) * slowdown,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
+            return false
+        }
+        try await Task.sleep(for: interval)
+    }
+    return true
+}
+
 /// A flag that Observation sets when something `read` reads is about to change.
 @MainActor
 func observeChange(_ read: () -> Void) -> Locked<Bool> {
