@@ -25,7 +25,7 @@ extension SessionCore {
         let eventLoop = self.eventLoop
         return Task { [weak self] in
             let listener = try? await ConnectionListener.bind(
-                host: "0.0.0.0",
+                host: DualStack.anyAddress,
                 port: 0,
                 localPeer: localPeer,
                 configuration: configuration,
@@ -130,7 +130,7 @@ extension SessionCore {
         case .accept(let knocking):
             Task { try? await accept(knocking, from: member.peer) }
         case .dial(let member):
-            dial(member, introducedBy: ObjectIdentifier(introducer))
+            dial(member, introducedBy: ObjectIdentifier(introducer), interface: introducer.localInterfaceIndex)
         case .deferred:
             configuration.logger.debug(
                 "mesh: not dialing \(member.peer) yet: enough dials under way for its introducer"
@@ -140,8 +140,8 @@ extension SessionCore {
         }
     }
 
-    private func dial(_ member: Frame.Member, introducedBy introducer: ObjectIdentifier) {
-        guard let host = Platform.addressString(member.address) else {
+    private func dial(_ member: Frame.Member, introducedBy introducer: ObjectIdentifier, interface: UInt32?) {
+        guard let host = Platform.addressString(member.address, interface: interface ?? 0) else {
             mesh.withLock { $0.machine.dialEnded(introducedBy: introducer) }
             return
         }
