@@ -206,13 +206,19 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
-    func invite(
-        expectedPeer: PeerID?,
-        host: String,
-        port: Int,
-        context: Data?,
-        timeout: Duration
-    ) async throws -> PeerID {
+    func invite(expectedPeer: PeerID?, host: String, port: Int, context: Data?, timeout: Duration) async throws
+        -> PeerID
+    {
+        try await invite(
+            expectedPeer: expectedPeer,
+            to: DialTarget(host: host, port: port),
+            context: context,
+            timeout: timeout
+        )
+    }
+
+    func invite(expectedPeer: PeerID?, to target: DialTarget, context: Data?, timeout: Duration) async throws -> PeerID
+    {
         let context = context ?? Data()
         guard context.count <= WireProtocol.maximumContextLength else {
             throw InvitationError.failed(
@@ -237,8 +243,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         let connection: Connection
         do {
             connection = try await ConnectionDialer.dial(
-                host: host,
-                port: port,
+                target,
                 localPeer: peer,
                 invitation: invitation,
                 configuration: connectionConfiguration,
@@ -246,7 +251,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
                 handler: self
             )
         } catch {
-            let reason = DisconnectReason.connectionFailed.with(detail: "\(host):\(port): \(error)")
+            let reason = DisconnectReason.connectionFailed.with(detail: "\(target): \(error)")
             if let expectedPeer { release(expectedPeer, connection: nil, reason: reason) }
             throw InvitationError.failed(peer: expectedPeer, reason: reason)
         }
