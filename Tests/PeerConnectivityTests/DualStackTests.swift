@@ -103,7 +103,8 @@ struct DualStackTests {
             }
             #expect(host.core.datagrams.statistics.received > 0 && client.core.datagrams.statistics.received > 0)
             #expect(host.core.datagrams.statistics.rejected == 0 && client.core.datagrams.statistics.rejected == 0)
-            #expect(clientLog.messages.contains(probe))
+            // The log reads the events in a task of its own: it may not have them yet.
+            try await eventually { clientLog.messages.contains(probe) && hostLog.messages.contains(probe) }
             await client.disconnect()
         }
 
