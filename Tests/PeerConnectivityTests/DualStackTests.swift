@@ -222,4 +222,48 @@ struct DualStackTests {
         #expect(text.contains("[::1]:\(closed)") && text.contains("127.0.0.1:\(closed)"), "\(text)")
         #expect(text.firstRange(of: "[::1]")!.lowerBound < text.firstRange(of: "127.0.0.1")!.lowerBound, "IPv6 first")
     }
+
+    @Test("a link-local address without its interface is dialled on each interface that has one")
+    func unscopedLinkLocal() async throws {
+        #expect(!Platform.linkLocalInterfaces().contains("lo"))
+        let shown = try await ChildProcess.run(
+            "/bin/sh",
+            arguments: ["-c", "ip -o -6 addr show scope link"],
+            timeout: .seconds(10)
+        )
+        // "2: eth0    inet6 fe80::fc:ff:fe00:1/64 scope link ..."
+        guard
+            let line = shown.output.split(separator: "\n").first(where: { $0.contains("inet6 fe80") }),
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("fe80") })
+        else {
+            Issue.record("no interface here has a link-local address: \(shown.output)")
+            return
+        }
+        let address = String(field.prefix { $0 != "/" })
+        let invitee = try PeerID(displayName: "link-local listener")
+        let listener = try await ConnectionListener.bind(
+            host: "::",
+            port: 0,
+            localPeer: invitee,
+            configuration: Self.configuration(),
+            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
+            group: MultiThreadedEventLoopGroup.singleton,
+            handler: ConnectionEventStream()
+        )
+        let connection = try await ConnectionDialer.dial(
+            DialTarget(host: address, port: listener.port),
+            localPeer: try PeerID(displayName: "link-local dialer"),
+            invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
+            configuration: Self.configuration(),
+            group: MultiThreadedEventLoopGroup.singleton,
+            handler: ConnectionEventStream()
+        )
+        let remote = connection.remoteIPAddress ?? ""
+        #expect(
+            remote.hasPrefix(address + "%")
+                && Platform.linkLocalInterfaces().contains(String(remote.split(separator: "%")[1]))
+        )
+        connection.close(.localDisconnect)
+        await listener.close()
+    }
 }

@@ -1,10 +1,12 @@
 import NIOCore
 import NIOPosix
+import PeerConnectivityCore
 
 /// Where to dial a peer: its host and port, and the addresses already known for it.
 ///
 /// With no addresses, the host is dialled as it is when it is an address ("192.0.2.7", "::1",
-/// "fe80::1%eth0"), else resolved with the system resolver (getaddrinfo). Either way every address is
+/// "fe80::1%eth0"; a link-local one without its interface on every interface that has a link-local
+/// address), else resolved with the system resolver (getaddrinfo). Either way every address is
 /// tried, as ``HappyEyeballsStateMachine`` orders and staggers them.
 package struct DialTarget: Sendable, CustomStringConvertible {
     /// The host name or address, for the system resolver and for messages.
@@ -36,10 +38,18 @@ package struct DialTarget: Sendable, CustomStringConvertible {
     /// resolver's answer, found on NIO's blocking-I/O thread pool.
     func resolve() async -> [SocketAddress] {
         if !addresses.isEmpty { return addresses }
-        if let literal = try? SocketAddress(ipAddress: host, port: port) { return [literal] }
-        let (host, port) = (host, port)
+        if let literal = try? SocketAddress(ipAddress: host, port: port) {
+            // A link-local address without its interface (a member learned from MEMBERS when the interface it
+            // was introduced over is not known): tried on every interface that has a link-local address.
+            guard IPAddressText.isLinkLocal(host), !host.contains("%") else { return [literal] }
+            let scoped = Platform.linkLocalInterfaces().compactMap { interface in
+                try? SocketAddress(ipAddress: "\(self.host)%\(interface)", port: self.port)
+            }
+            return scoped.isEmpty ? [literal] : scoped
+        }
+        let (name, port) = (host, port)
         let resolved = try? await NIOThreadPool.singleton.runIfActive {
-            Platform.systemAddresses(host: host, port: port)
+            Platform.systemAddresses(host: name, port: port)
         }
         return resolved ?? []
     }

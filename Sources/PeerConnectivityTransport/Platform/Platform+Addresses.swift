@@ -76,6 +76,27 @@ extension Platform {
         return nil
     }
 
+    /// The interfaces that have an IPv6 link-local address (fe80::/10), by name, each once, in the
+    /// system's order: where a link-local address without a scope may be reached.
+    package static func linkLocalInterfaces() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var names: [String] = []
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let socketAddress = current.pointee.ifa_addr, let name = current.pointee.ifa_name,
+                Int32(socketAddress.pointee.sa_family) == AF_INET6
+            else { continue }
+            var v6 = socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            let text = String(cString: name)
+            if bytes[0] == 0xfe, bytes[1] & 0xc0 == 0x80, !names.contains(text) { names.append(text) }
+        }
+        return names
+    }
+
     /// A socket address from an address's bytes.
     ///
     /// - Parameters:
