@@ -4,9 +4,9 @@ import NIOCore
 extension Advertiser {
     /// Where an advertiser listens, and its limits.
     public struct Configuration: Sendable {
-        /// The address the TCP listener binds: "0.0.0.0" (all IPv4 interfaces) by default,
-        /// "127.0.0.1" for this host only.
-        public var host: String = "0.0.0.0"
+        /// The address the TCP listener binds: "::" (every interface, IPv6 and IPv4; IPv4 only where the
+        /// system has no IPv6) by default, "0.0.0.0" for IPv4 only, "127.0.0.1" or "::1" for this host only.
+        public var host: String = "::"
         /// The TCP port; 0 (the default) lets the system choose an ephemeral port.
         public var port: Int = 0
         /// Whether to register the DNS-SD service. `false` listens only, for peers that connect

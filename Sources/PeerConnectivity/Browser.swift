@@ -90,6 +90,8 @@ public final class Browser: Sendable {
     ///   - session: the session it joins.
     ///   - context: data the peer sees with the invitation, at most 64 KiB.
     ///   - timeout: how long to wait for the answer (default 30 s).
+    /// The peer's addresses come from DNS-SD (its host's A and AAAA records; the system resolver when
+    /// those give none), and every one is tried, IPv6 first, 250 ms apart, until one connects.
     /// When the peer cannot be reached at the address the browser found (`.connectionFailed`: refused or
     /// timed out, as after the peer restarted on another port), the browser resolves its service again, so
     /// that a later invitation goes to the new address.
@@ -102,12 +104,11 @@ public final class Browser: Sendable {
         withContext context: Data? = nil,
         timeout: Duration = .seconds(30)
     ) async throws {
-        guard let endpoint = core.endpoint(of: peer) else { throw InvitationError.peerNotFound(peer) }
+        guard let target = await core.dialTarget(of: peer) else { throw InvitationError.peerNotFound(peer) }
         do {
             _ = try await session.core.invite(
                 expectedPeer: peer,
-                host: endpoint.host,
-                port: endpoint.port,
+                to: target,
                 context: context,
                 timeout: timeout
             )

@@ -14,6 +14,13 @@ import Synchronization
 final class BrowserCore: Sendable {
     /// Resolves one instance within a timeout: `DNSServiceResolution.resolve`, or a test's stand-in.
     typealias Resolver = @Sendable (DNSServiceInstance, Duration) async throws -> ResolvedService
+    /// A host's addresses from its A and AAAA records within a timeout: `DNSServiceAddressQuery`, or a
+    /// test's stand-in.
+    typealias AddressQuery =
+        @Sendable (_ host: String, _ port: Int, _ timeout: Duration) async throws -> [SocketAddress]
+    /// How long ``dialTarget(of:)`` waits for a first address record before it leaves the host name to the
+    /// system resolver.
+    static let addressTimeout = Duration.milliseconds(1500)
     private typealias Machine = BrowserStateMachine<SystemRandomNumberGenerator>
 
     private enum Phase {
@@ -38,6 +45,7 @@ final class BrowserCore: Sendable {
     private let registrationType: String
     private let configuration: Browser.Configuration
     private let resolver: Resolver
+    private let addressQuery: AddressQuery
     /// Where retry timers run: the event loop of this peer's I/O.
     private let eventLoop: any EventLoop
     private let state = Mutex(State())
@@ -49,13 +57,17 @@ final class BrowserCore: Sendable {
         peer: PeerID,
         serviceType: String,
         configuration: Browser.Configuration,
-        resolver: @escaping Resolver = { try await DNSServiceResolution.resolve($0, timeout: $1) }
+        resolver: @escaping Resolver = { try await DNSServiceResolution.resolve($0, timeout: $1) },
+        addressQuery: @escaping AddressQuery = {
+            try await DNSServiceAddressQuery.addresses(of: $0, port: $1, timeout: $2)
+        }
     ) {
         self.peer = peer
         self.ownInstanceName = DiscoveryRecord.instanceName(for: peer)
         self.registrationType = DiscoveryRecord.registrationType(serviceType)
         self.configuration = configuration
         self.resolver = resolver
+        self.addressQuery = addressQuery
         self.eventLoop = PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
     }
 
@@ -144,6 +156,33 @@ final class BrowserCore: Sendable {
             }
             return (found.host, found.port)
         }
+    }
+
+    /// Where to dial a found peer: 127.0.0.1 when its service shows on the loopback interface; else its
+    /// host's addresses from DNS-SD's A and AAAA records (loopback ones left out: they reach this host),
+    /// which need no nss-mdns; else, when none comes within ``addressTimeout``, its host name for the
+    /// system resolver.
+    ///
+    /// - Parameter peer: a found peer.
+    /// - Returns: the target, or nil when the peer is not found.
+    func dialTarget(of peer: PeerID) async -> DialTarget? {
+        guard let endpoint = endpoint(of: peer) else { return nil }
+        let target = DialTarget(host: endpoint.host, port: endpoint.port)
+        guard endpoint.host != LoopbackInterface.address else { return target }
+        let found: [SocketAddress]
+        do {
+            found = try await addressQuery(endpoint.host, endpoint.port, Self.addressTimeout)
+        } catch {
+            configuration.logger.debug("cannot query the addresses of \(LogSafe.escaped(endpoint.host)): \(error)")
+            found = []
+        }
+        let addresses = found.filter { !IPAddressText.isLoopback(Platform.addressText($0) ?? "") }
+        if addresses.isEmpty {
+            configuration.logger.debug(
+                "DNS-SD gave no address for \(LogSafe.escaped(endpoint.host)): asking the system resolver"
+            )
+        }
+        return DialTarget(host: endpoint.host, port: endpoint.port, addresses: addresses)
     }
 
     /// A dial to a found peer at ``endpoint(of:)`` was refused or timed out: its service is resolved again,

@@ -25,7 +25,7 @@ extension SessionCore {
         let eventLoop = self.eventLoop
         return Task { [weak self] in
             let listener = try? await ConnectionListener.bind(
-                host: "0.0.0.0",
+                host: DualStack.anyAddress,
                 port: 0,
                 localPeer: localPeer,
                 configuration: configuration,
@@ -130,7 +130,7 @@ extension SessionCore {
         case .accept(let knocking):
             Task { try? await accept(knocking, from: member.peer) }
         case .dial(let member):
-            dial(member)
+            dial(member, interface: introducer.localInterfaceIndex)
         case .deferred:
             configuration.logger.debug(
                 "mesh: not dialing \(member.peer) yet: enough dials under way for its introducer"
@@ -141,9 +141,12 @@ extension SessionCore {
     }
 
     /// Dials `member`'s listener; when it fails, tries again as the machine says (`MeshStateMachine+Healing.swift`).
-    private func dial(_ member: Frame.Member) {
+    ///
+    /// - Parameter interface: the interface the introduction came over, for a link-local address; `nil`
+    ///   (a retry, a redial) tries every interface with a link-local address.
+    private func dial(_ member: Frame.Member, interface: UInt32? = nil) {
         let logger = configuration.logger
-        guard let host = Platform.addressString(member.address) else {
+        guard let host = Platform.addressString(member.address, interface: interface ?? 0) else {
             _ = mesh.withLock { $0.machine.dialEnded(member.peer, .failed(.connectionFailed)) }
             return
         }

@@ -29,7 +29,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     /// The session's own listener and what it knows of the other members' (see `SessionCore+Mesh.swift`).
     let mesh: Mutex<MeshState>
     /// The binding of the session's listener, when it has one (mesh or reconnection).
-    private let listenerBinding = Mutex<Task<Void, Never>?>(nil)
+    let listenerBinding = Mutex<Task<Void, Never>?>(nil)
     /// The session's events, in order, for every subscriber; ``Session/Events`` reads them.
     let events = EventHub<SessionEvent>()
     let peers: Mutex<PeerTable>
@@ -176,7 +176,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     }
 
     /// Waits until `peer` is connected, over whichever connection; throws if it leaves the session first.
-    private func waitUntilConnected(_ peer: PeerID) async throws {
+    func waitUntilConnected(_ peer: PeerID) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             switch peers.withLock({ $0.wait(for: peer, continuation) }) {
             case true: continuation.resume()
@@ -205,130 +205,6 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         for waiter in removed?.waiters ?? [] {
             waiter.resume(throwing: InvitationError.failed(peer: peer, reason: reason))
         }
-    }
-
-    /// Dials `host:port` and invites the peer there.
-    ///
-    /// - Parameter reservingFirst: whether `expectedPeer` is held as `connecting` from the start (an
-    ///   invitation the application makes); `false` for the mesh's dials, which show the member
-    ///   `connecting` only once it has answered, so that a dial to a member that cannot be reached
-    ///   changes no state.
-    func invite(
-        expectedPeer: PeerID?,
-        host: String,
-        port: Int,
-        context: Data?,
-        timeout: Duration,
-        reservingFirst: Bool = true
-    ) async throws -> PeerID {
-        let context = context ?? Data()
-        guard context.count <= WireProtocol.maximumContextLength else {
-            throw InvitationError.failed(
-                peer: expectedPeer,
-                reason: .protocolViolation.with(
-                    detail: "context of \(context.count) bytes exceeds \(WireProtocol.maximumContextLength)"
-                )
-            )
-        }
-        let reserved = reservingFirst ? expectedPeer : nil
-        if let reserved {
-            try withPeers { table throws(SessionError) in try table.reserve(reserved) }
-        } else if let expectedPeer, state(of: expectedPeer) != .notConnected {
-            throw SessionError.alreadyInSession(expectedPeer)
-        } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
-            throw SessionError.sessionFull(limit: configuration.maximumPeers)
-        }
-        await listenerBound()
-        let invitation = ConnectionStateMachine.Invitation(
-            expectedPeer: expectedPeer,
-            context: ByteBuffer(bytes: context),
-            timeout: TimeAmount(timeout),
-            maximumMessageLength: configuration.maximumMessageLength
-        )
-        let connection: Connection
-        do {
-            connection = try await ConnectionDialer.dial(
-                host: host,
-                port: port,
-                localPeer: peer,
-                invitation: invitation,
-                configuration: connectionConfiguration,
-                group: eventLoop,
-                handler: self
-            )
-        } catch {
-            let reason = DisconnectReason.connectionFailed.with(detail: "\(host):\(port): \(error)")
-            if let reserved { release(reserved, connection: nil, reason: reason) }
-            throw InvitationError.failed(peer: expectedPeer, reason: reason)
-        }
-        if let expectedPeer = reserved, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
-            connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
-            try await waitUntilConnected(expectedPeer)
-            return expectedPeer
-        }
-        do {
-            return try await withTaskCancellationHandler {
-                try await connection.established.get()
-            } onCancel: {
-                connection.close(.localDisconnect.with(detail: "the invitation was cancelled"))
-            }
-        } catch let error as ConnectionClosedError {
-            switch refusals.withLock({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
-            case .error(let error): throw error
-            case .lostTieBreak(let peer):
-                try await waitUntilConnected(peer)
-                return peer
-            case nil: break
-            }
-            if let peer = error.peer ?? expectedPeer, peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
-                // Both invited each other and the peer's invitation won: it joins through that one.
-                try await waitUntilConnected(peer)
-                return peer
-            }
-            // A peer held from the start goes with its dial; one that was not, only if it answered.
-            if let peer = error.peer ?? reserved { release(peer, connection: connection, reason: error.reason) }
-            throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
-        }
-    }
-
-    func accept(_ connection: Connection, from peer: PeerID) async throws {
-        let admission = try withPeers { table throws(SessionError) in
-            try table.invitation(from: peer, on: connection)
-        }
-        switch admission {
-        case .admitted:
-            break
-        case .supersedes(let ourDial):
-            ourDial?.close(.duplicate.with(detail: "the peer's simultaneous invitation won the tie-break"))
-        case .duplicate:
-            // Left unanswered until ours is through: by then the peer has closed it for ours.
-            defer { connection.decline(.duplicate.with(detail: "both invited each other; the other invitation won")) }
-            try await waitUntilConnected(peer)
-            return
-        }
-        await listenerBound()
-        do {
-            try await connection.accept(
-                handler: self,
-                keepaliveInterval: connectionConfiguration.keepaliveInterval,
-                livenessTimeout: connectionConfiguration.livenessTimeout,
-                maximumMessageLength: configuration.maximumMessageLength
-            )
-        } catch let error as ConnectionClosedError {
-            if peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
-                // Our own simultaneous invitation won the tie-break meanwhile: the peer joins through it.
-                try await waitUntilConnected(peer)
-                return
-            }
-            release(peer, connection: connection, reason: error.reason)
-            throw InvitationError.notPending(peer: peer, reason: error.reason)
-        }
-    }
-
-    /// Waits until the session's listener is bound (or failed to bind), so that a new link's peer learns
-    /// its port together with the link's secret.
-    private func listenerBound() async {
-        await listenerBinding.withLock { $0 }?.value
     }
 
     // MARK: - Leaving

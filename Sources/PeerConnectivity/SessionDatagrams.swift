@@ -76,7 +76,7 @@ final class SessionDatagrams: Sendable {
         deliver: @escaping @Sendable (Data, PeerID) -> Bool
     ) {
         state.withLock { $0.deliver = deliver }
-        DatagramEndpoint.bind(host: "0.0.0.0", ports: ports, group: eventLoop) {
+        DatagramEndpoint.bind(host: DualStack.anyAddress, ports: ports, group: eventLoop) {
             [weak self] bytes, from in
             self?.received(bytes, from: from)
         }.whenComplete { [weak self] result in
@@ -222,7 +222,7 @@ final class SessionDatagrams: Sendable {
         var bytes = bytes
         let accepted = state.withLock { state -> (PeerID, SymmetricKey?, UInt64, @Sendable (Data, PeerID) -> Bool)? in
             guard let token = bytes.readInteger(as: UInt64.self), let peer = state.senders[token],
-                peer.address == address.ipAddress, let deliver = state.deliver
+                peer.address == Platform.addressText(address), let deliver = state.deliver
             else {
                 state.statistics.rejected += 1
                 return nil

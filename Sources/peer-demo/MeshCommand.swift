@@ -100,6 +100,8 @@ struct MeshCommand: AsyncParsableCommand {
                 let members = session.connectedPeers.count
                 Output.line(
                     "\(timestamp()) state peer=\(peer.displayName) \(state) members=\(members)"
+                        + (state == .connected
+                            ? session.endpoints(of: peer).map { " via=\($0.remoteAddress)" } ?? "" : "")
                         + (reason?.unconfirmedMessages.map { " unconfirmed=\($0)" } ?? "")
                         + (reason.map { " reason=\($0)" } ?? "")
                 )

@@ -51,8 +51,8 @@ struct Reflector: AsyncParsableCommand {
     var udpPorts =
         "\(ReflectorConfiguration.defaultDatagramPorts.lowerBound)-\(ReflectorConfiguration.defaultDatagramPorts.upperBound)"
 
-    @Option(help: "The IPv4 address to listen on (0.0.0.0: every interface).")
-    var bind = "0.0.0.0"
+    @Option(help: "The address to listen on (::: every interface, IPv6 and IPv4; 0.0.0.0: every IPv4 interface).")
+    var bind = "::"
 
     @Option(
         help: "Encryption of its connections: required, optional or none (default: \(EncryptionPreference.default))."

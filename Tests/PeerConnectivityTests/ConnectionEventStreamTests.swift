@@ -41,8 +41,7 @@ struct ConnectionEventStreamTests {
 
         let dialerEvents = ConnectionEventStream()
         let outgoing = try await ConnectionDialer.dial(
-            host: "127.0.0.1",
-            port: listener.port,
+            DialTarget(host: "127.0.0.1", port: listener.port),
             localPeer: inviter,
             invitation: .init(expectedPeer: invitee, context: ByteBuffer(string: "hello"), timeout: .seconds(30)),
             configuration: Self.configuration(),

@@ -8,7 +8,7 @@ struct PlatformTests {
     func addresses() {
         #expect(Platform.addressBytes("192.0.2.7") == [192, 0, 2, 7])
         #expect(Platform.addressBytes("fe80::1")?.count == 16)
-        #expect(Platform.addressBytes("fe80::1").flatMap(Platform.addressString) == "fe80::1")
+        #expect(Platform.addressBytes("fe80::1").flatMap { Platform.addressString($0) } == "fe80::1")
         #expect(Platform.addressString([10, 0, 0, 2]) == "10.0.0.2")
         #expect(Platform.addressBytes("not an address") == nil)
         #expect(Platform.addressString([1, 2, 3]) == nil)

@@ -14,7 +14,8 @@ public struct ReflectorConfiguration: Sendable {
     public var name: String
     /// The DNS-SD service type ("p2p-bench" for `_p2p-bench._tcp`).
     public var serviceType: String
-    /// The address its listeners bind: every IPv4 interface by default.
+    /// The address its listeners bind: every interface, IPv6 and IPv4, by default ("::"; the raw-TCP
+    /// baseline listens on IPv4 only).
     public var host: String
     /// The session listener's TCP port, 0 for an ephemeral one.
     public var port: Int
@@ -64,7 +65,7 @@ public struct ReflectorConfiguration: Sendable {
     /// - Parameters:
     ///   - name: the display name, "reflector-<host name>" by default.
     ///   - serviceType: the DNS-SD service type.
-    ///   - host: the address to bind.
+    ///   - host: the address to bind ("::": every interface, IPv6 and IPv4).
     ///   - port: the session port.
     ///   - rawEchoPort: the raw echo port, nil for none.
     ///   - publishesService: whether to register with DNS-SD.
@@ -73,7 +74,7 @@ public struct ReflectorConfiguration: Sendable {
     public init(
         name: String = String("reflector-\(ProcessInfo.processInfo.hostName)".utf8.prefix(63)) ?? "reflector",
         serviceType: String = "p2p-bench",
-        host: String = "0.0.0.0",
+        host: String = "::",
         port: Int = 0,
         rawEchoPort: Int? = nil,
         publishesService: Bool = true,

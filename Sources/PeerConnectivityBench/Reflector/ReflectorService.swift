@@ -1,6 +1,7 @@
 import Foundation
 import PeerConnectivity
 import PeerConnectivityCore
+import PeerConnectivityTransport
 import Synchronization
 
 /// The reflector: advertises, accepts each runner's invitation into a session of its own, sends it a
@@ -73,7 +74,9 @@ public final class ReflectorService: Sendable {
                 isDirectory: true
             )
         rawEchoServer = try configuration.rawEchoPort.map { port throws(BenchError) in
-            try RawEchoServer(host: configuration.host, port: port, log: log)
+            // The raw-TCP baseline's socket is IPv4 only: "::" means every IPv4 interface to it.
+            let host = configuration.host == DualStack.anyAddress ? DualStack.anyIPv4Address : configuration.host
+            return try RawEchoServer(host: host, port: port, log: log)
         }
         hello = ReflectorHello(name: configuration.name, host: HostInfo.current(), rawEchoPort: rawEchoServer?.port)
         var discoveryInfo = hello.host.discoveryInfo

@@ -56,15 +56,17 @@ package struct HandshakeAdmission: Sendable {
     ///
     /// - Parameter address: a source address.
     /// - Returns: the count.
-    package func count(from address: String) -> Int { countByAddress[address] ?? 0 }
+    package func count(from address: String) -> Int { countByAddress[IPAddressText.normalized(address)] ?? 0 }
 
     /// A connection arrived: it is admitted; the connection that must give way for it, if any, is returned.
     ///
     /// - Parameters:
     ///   - id: the new connection's identifier, unique among pending ones.
-    ///   - address: its source address (the IP, without the port).
+    ///   - address: its source address (the IP, without the port; an IPv4-mapped IPv6 address counts as
+    ///     its IPv4 address, see ``IPAddressText/normalized(_:)``).
     /// - Returns: the identifier of the pending connection to close (already forgotten here), or `nil`.
     package mutating func arrived(_ id: UInt64, from address: String) -> UInt64? {
+        let address = IPAddressText.normalized(address)
         var evicted: UInt64?
         if count(from: address) >= limits.maximumPerAddress,
             let index = entries.firstIndex(where: { $0.address == address })

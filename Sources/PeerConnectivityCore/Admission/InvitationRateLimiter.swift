@@ -97,10 +97,12 @@ package struct InvitationRateLimiter: Sendable {
     ///
     /// - Parameters:
     ///   - peer: the inviting peer id's text.
-    ///   - address: the source address (IP, no port).
+    ///   - address: the source address (IP, no port; an IPv4-mapped IPv6 address counts as its IPv4
+    ///     address, see ``IPAddressText/normalized(_:)``).
     ///   - now: a monotonic time in nanoseconds.
     /// - Returns: whether to hand it to the application.
     package mutating func request(peer: String, address: String, now: UInt64) -> Verdict {
+        let address = IPAddressText.normalized(address)
         prune(now: now)
         var peerBucket = peerBuckets[peer] ?? Bucket(tokens: Double(limits.peerBurst), updated: now)
         peerBucket.refill(now: now, burst: limits.peerBurst, perSecond: limits.peerPerSecond)

@@ -46,13 +46,14 @@ package final class Connection: Sendable {
     package var eventLoop: any EventLoop { channel.eventLoop }
     /// The allocator of the connection's buffers.
     package var allocator: ByteBufferAllocator { channel.allocator }
-    /// The peer's IP address as the socket says ("192.0.2.7", "fe80::1%eth0"); nil once it no longer does.
-    package var remoteIPAddress: String? { channel.remoteAddress?.ipAddress }
+    /// The peer's IP address as the socket says ("192.0.2.7", "fe80::1%eth0"; an IPv4 peer of a dual-stack
+    /// socket as its IPv4 address, see ``Platform/addressText(_:)``); nil once it no longer does.
+    package var remoteIPAddress: String? { channel.remoteAddress.flatMap(Platform.addressText) }
     /// This side's and the peer's address and port; nil once the socket no longer says.
     package var endpoints: (local: (host: String, port: Int), remote: (host: String, port: Int))? {
         guard let local = channel.localAddress, let remote = channel.remoteAddress,
-            let localHost = local.ipAddress, let localPort = local.port,
-            let remoteHost = remote.ipAddress, let remotePort = remote.port
+            let localHost = Platform.addressText(local), let localPort = local.port,
+            let remoteHost = Platform.addressText(remote), let remotePort = remote.port
         else { return nil }
         return ((localHost, localPort), (remoteHost, remotePort))
     }

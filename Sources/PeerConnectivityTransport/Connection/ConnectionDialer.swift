@@ -4,21 +4,22 @@ import PeerConnectivityCore
 
 /// Opens connections as the inviter.
 package enum ConnectionDialer {
-    /// Connects to `host:port` and starts the handshake (HELLO and INVITE go out at once).
+    /// Connects to the target and starts the handshake (HELLO and INVITE go out at once).
+    ///
+    /// Every address of the target is tried as ``HappyEyeballsStateMachine`` says (IPv6 first, the
+    /// families interleaved, 250 ms between attempts); the first to connect is the connection.
     ///
     /// - Parameters:
-    ///   - host: a host name (resolved with getaddrinfo, so "name.local" works through nss-mdns) or address.
-    ///   - port: the peer's port.
+    ///   - target: the peer's addresses, or its host (an address, or a name for the system resolver) and port.
     ///   - localPeer: this side's identity.
     ///   - invitation: the expected peer, the context and the timeout.
     ///   - configuration: limits and timers.
     ///   - group: the event loops to run on.
     ///   - eventHandler: receives the connection's events.
     /// - Returns: the connection, handshake under way; await ``Connection/established``.
-    /// - Throws: when the TCP connection cannot be made.
+    /// - Throws: when no TCP connection can be made.
     package static func dial(
-        host: String,
-        port: Int,
+        _ target: DialTarget,
         localPeer: PeerID,
         invitation: ConnectionStateMachine.Invitation,
         configuration: ConnectionConfiguration,
@@ -26,8 +27,7 @@ package enum ConnectionDialer {
         handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         try await dial(
-            host: host,
-            port: port,
+            target,
             localPeer: localPeer,
             role: .inviter(invitation),
             timeout: invitation.timeout,
@@ -59,8 +59,7 @@ package enum ConnectionDialer {
         handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         try await dial(
-            host: host,
-            port: port,
+            DialTarget(host: host, port: port),
             localPeer: localPeer,
             role: .resumer(resumption),
             timeout: resumption.timeout,
@@ -71,8 +70,7 @@ package enum ConnectionDialer {
     }
 
     private static func dial(
-        host: String,
-        port: Int,
+        _ target: DialTarget,
         localPeer: PeerID,
         role: ConnectionStateMachine.Role,
         timeout: TimeAmount,
@@ -81,21 +79,36 @@ package enum ConnectionDialer {
         handler eventHandler: any ConnectionEventHandler
     ) async throws -> Connection {
         let connectTimeout = min(timeout, .seconds(10))
-        return try await ClientBootstrap(group: group)
-            .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
-            .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ConnectionHandler.install(
-                        on: channel,
-                        localPeer: localPeer,
-                        role: role,
-                        configuration: configuration,
-                        handler: eventHandler
-                    )
-                }
+        let addresses = await target.resolve()
+        guard !addresses.isEmpty else {
+            throw HappyEyeballsConnector.AttemptsFailed(attempts: [(target.host, "the host name has no address")])
+        }
+        let eventLoop = group.next()
+        // Reading stays off until the winner has its handler: bytes read before would be lost.
+        let channel = try await HappyEyeballsConnector.connect(to: addresses, on: eventLoop) { address in
+            ClientBootstrap(group: eventLoop)
+                .connectTimeout(connectTimeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+                .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
+                .channelOption(.autoRead, value: false)
+                .connect(to: address)
+        }.get()
+        return try await eventLoop.submit {
+            do {
+                let connection = try ConnectionHandler.install(
+                    on: channel,
+                    localPeer: localPeer,
+                    role: role,
+                    configuration: configuration,
+                    handler: eventHandler
+                )
+                try channel.syncOptions?.setOption(.autoRead, value: true)
+                return connection
+            } catch {
+                channel.close(promise: nil)
+                throw error
             }
+        }.get()
     }
 }

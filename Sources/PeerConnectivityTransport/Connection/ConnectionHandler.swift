@@ -149,7 +149,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         handler.connection = connection
         handler.logger[metadataKey: "connection"] = "\(ConnectionSerial.next())"
         if let remote = channel.remoteAddress {
-            handler.logger[metadataKey: "remote"] = "\(remote)"
+            handler.logger[metadataKey: "remote"] = "\(Platform.hostPort(remote))"
         }
         try channel.pipeline.syncOperations.addHandler(handler)
         return connection

@@ -23,7 +23,8 @@ package final class ConnectionListener: Sendable {
     /// or when it is established or closed; one that does neither is closed at the handshake timeout.
     ///
     /// - Parameters:
-    ///   - host: the address to bind, e.g. "0.0.0.0", or "127.0.0.1" for loopback only.
+    ///   - host: the address to bind: "::" for every interface, IPv6 and IPv4 (``DualStack``; IPv4 only
+    ///     where the system has no IPv6), "0.0.0.0" for IPv4 only, "127.0.0.1" or "::1" for loopback only.
     ///   - port: the port, 0 for an ephemeral one.
     ///   - localPeer: this side's identity, sent in HELLO.
     ///   - configuration: limits and timers of accepted connections.
@@ -44,37 +45,55 @@ package final class ConnectionListener: Sendable {
         let tracker = HandshakeTracker(limits: handshakeLimits, logger: configuration.logger)
         let logger = configuration.logger
         let warnings = configuration.warnings
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelInitializer { channel in
-                // Out of descriptors, accept fails at once as long as a connection waits: without a pause,
-                // the loop would retry thousands of times a second.
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff(logger: logger, warnings: warnings))
+        let addresses = DualStack.bindAddresses(for: host)
+        for (index, address) in addresses.enumerated() {
+            var bootstrap = ServerBootstrap(group: group)
+                .serverChannelInitializer { channel in
+                    // Out of descriptors, accept fails at once as long as a connection waits: without a pause,
+                    // the loop would retry thousands of times a second.
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            AcceptBackoff(logger: logger, warnings: warnings)
+                        )
+                    }
                 }
+                // SO_REUSEADDR lets a listener on a fixed port start again while its old connections linger in
+                // TIME_WAIT. On an ephemeral port it is of no use, and harmful: while one socket with it is bound
+                // and not yet listening, another with it may bind the same port on another address.
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: port == 0 ? 0 : 1)
+                .serverChannelOption(.backlog, value: 256)
+            if address == DualStack.anyAddress {
+                bootstrap = bootstrap.serverChannelOption(DualStack.ipv6OnlyOption, value: 0)
             }
-            // SO_REUSEADDR lets a listener on a fixed port start again while its old connections linger in
-            // TIME_WAIT. On an ephemeral port it is of no use, and harmful: while one socket with it is bound
-            // and not yet listening, another with it may bind the same port on another address.
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: port == 0 ? 0 : 1)
-            .serverChannelOption(.backlog, value: 256)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
-            .childChannelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let connection = try ConnectionHandler.install(
-                        on: channel,
-                        localPeer: localPeer,
-                        role: .invitee,
-                        configuration: configuration,
-                        handler: eventHandler
-                    )
-                    tracker.admit(connection, from: channel.remoteAddress?.ipAddress ?? "?")
-                }
+            let channel: any Channel
+            do {
+                channel =
+                    try await bootstrap
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+                    .childChannelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let connection = try ConnectionHandler.install(
+                                on: channel,
+                                localPeer: localPeer,
+                                role: .invitee,
+                                configuration: configuration,
+                                handler: eventHandler
+                            )
+                            let source = channel.remoteAddress.flatMap(Platform.addressText) ?? "?"
+                            tracker.admit(connection, from: source)
+                        }
+                    }
+                    .bind(host: address, port: port)
+                    .get()
+            } catch  where index < addresses.count - 1 {
+                logger.notice("cannot listen on [\(address)]:\(port) (\(error)): listening on IPv4 only")
+                continue
             }
-            .bind(host: host, port: port)
-            .get()
-        return ConnectionListener(serverChannel: channel, port: channel.localAddress?.port ?? port)
+            return ConnectionListener(serverChannel: channel, port: channel.localAddress?.port ?? port)
+        }
+        preconditionFailure("DualStack.bindAddresses(for:) returned no address")
     }
 
     /// Stops accepting connections; those already accepted go on.
@@ -121,7 +140,7 @@ private final class HandshakeTracker: Sendable {
             }
         }
         guard let evicted else { return }
-        let remote = evicted.channel.remoteAddress.map { "\($0)" } ?? "?"
+        let remote = evicted.channel.remoteAddress.map(Platform.hostPort) ?? "?"
         // One line per eviction would be a line per flood connection: the first, then every 100th.
         if evictions == 1 || evictions % 100 == 0 {
             logger.warning("too many connections in their handshake: closing the oldest (\(evictions) so far)")

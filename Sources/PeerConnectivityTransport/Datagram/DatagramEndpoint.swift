@@ -11,10 +11,13 @@ package final class DatagramEndpoint: Sendable {
     private let channel: any Channel
     /// The bound UDP port.
     package let port: Int
+    /// Whether the socket is an IPv6 one (bound to "::"), which sends to IPv4 peers at their IPv4-mapped address.
+    private let isIPv6: Bool
 
     private init(channel: any Channel, port: Int) {
         self.channel = channel
         self.port = port
+        self.isIPv6 = channel.localAddress?.protocol == .inet6
     }
 
     /// Binds a UDP socket on the first free port of `ports`, or on an ephemeral port.
@@ -22,7 +25,8 @@ package final class DatagramEndpoint: Sendable {
     /// No SO_REUSEADDR: two UDP sockets with it may share a port, and then only one of them receives.
     ///
     /// - Parameters:
-    ///   - host: the address to bind ("0.0.0.0": every IPv4 interface).
+    ///   - host: the address to bind ("::": every interface, IPv6 and IPv4, see ``DualStack``;
+    ///     "0.0.0.0": every IPv4 interface).
     ///   - ports: the ports to try in order (for a firewall rule); nil for an ephemeral one.
     ///   - group: the event loops to run on.
     ///   - receive: called on the event loop with each datagram and its sender.
@@ -51,19 +55,32 @@ package final class DatagramEndpoint: Sendable {
         group: any EventLoopGroup,
         receive: @escaping @Sendable (ByteBuffer, SocketAddress) -> Void
     ) -> EventLoopFuture<DatagramEndpoint> {
-        DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            // Datagrams up to the largest unreliable message must not be cut: NIO's default is 2 KiB.
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 1 << 16))
-            .channelInitializer { channel in
+        @Sendable func attempt(_ addresses: ArraySlice<String>) -> EventLoopFuture<DatagramEndpoint> {
+            guard let address = addresses.first else {
+                return group.next().makeFailedFuture(ChannelError.unknownLocalAddress)
+            }
+            var bootstrap = DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                // Datagrams up to the largest unreliable message must not be cut: NIO's default is 2 KiB.
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 1 << 16))
+            if address == DualStack.anyAddress {
+                bootstrap = bootstrap.channelOption(DualStack.ipv6OnlyOption, value: 0)
+            }
+            return bootstrap.channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(DatagramReceiveHandler(receive: receive))
                 }
             }
-            .bind(host: host, port: port)
+            .bind(host: address, port: port)
             .flatMapThrowing { channel in
                 DatagramEndpoint(channel: channel, port: channel.localAddress?.port ?? 0)
             }
+            .flatMapError { error in
+                // "::" where the system has no IPv6: "0.0.0.0" next; any other failure is the caller's.
+                addresses.count > 1 ? attempt(addresses.dropFirst()) : group.next().makeFailedFuture(error)
+            }
+        }
+        return attempt(DualStack.bindAddresses(for: host)[...])
     }
 
     /// No port of a range could be bound.
@@ -82,11 +99,12 @@ package final class DatagramEndpoint: Sendable {
     ///
     /// - Parameters:
     ///   - datagram: the bytes.
-    ///   - address: where to.
+    ///   - address: where to (an IPv4 address goes out in its IPv4-mapped form from an IPv6 socket).
     /// - Returns: whether it was handed to the socket.
     @discardableResult
     package func send(_ datagram: ByteBuffer, to address: SocketAddress) -> Bool {
         guard channel.isActive, channel.isWritable else { return false }
+        let address = isIPv6 ? Platform.ipv4Mapped(address) : address
         channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: datagram), promise: nil)
         return true
     }

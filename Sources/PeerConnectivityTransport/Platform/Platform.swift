@@ -1,3 +1,5 @@
+import PeerConnectivityCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -122,10 +124,12 @@ package enum Platform {
         }
     }
 
-    /// The bytes of an IP address in text form: 4 for IPv4, 16 for IPv6; nil for anything else.
+    /// The bytes of an IP address in text form: 4 for IPv4 (an IPv4-mapped IPv6 address too), 16 for
+    /// IPv6 (a scope is left out); nil for anything else.
     ///
-    /// - Parameter text: "192.0.2.7", "fe80::1".
+    /// - Parameter text: "192.0.2.7", "::ffff:192.0.2.7", "fe80::1%eth0".
     package static func addressBytes(_ text: String) -> [UInt8]? {
+        let text = String(IPAddressText.withoutScope(IPAddressText.normalized(text)))
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
         var v6 = in6_addr()
@@ -135,12 +139,11 @@ package enum Platform {
 
     /// The text form of an IP address's bytes (4 or 16 of them); nil for any other count.
     ///
-    /// - Parameter bytes: the address.
-    package static func addressString(_ bytes: [UInt8]) -> String? {
-        let family = bytes.count == 4 ? AF_INET : bytes.count == 16 ? AF_INET6 : -1
-        guard family >= 0 else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let ok = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) != nil }
-        return ok ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    /// - Parameters:
+    ///   - bytes: the address (an IPv4-mapped IPv6 address gives its IPv4 form).
+    ///   - interface: the interface the address was learned on: a link-local IPv6 address gets it as its
+    ///     scope ("fe80::1%eth0"); 0 for none.
+    package static func addressString(_ bytes: [UInt8], interface: UInt32 = 0) -> String? {
+        socketAddress(bytes: bytes, port: 0, interface: interface).flatMap(addressText)
     }
 }
