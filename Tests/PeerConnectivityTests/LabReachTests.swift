@@ -23,6 +23,15 @@ struct LabReachTests {
         where !folders.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }) {
             return "the lab needs \(tool) (Scripts/setup.sh --lab)"
         }
+        // A container may forbid new network namespaces even to root.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["--net", "true"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return "cannot run unshare" }
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else { return "this machine does not allow new network namespaces" }
         return nil
     }()
 
