@@ -31,6 +31,9 @@ extension SessionCore {
     private func opened(_ open: Frame.Open, on connection: Connection, from peer: PeerID) {
         let name = String(decoding: open.name, as: UTF8.self)
         switch open.kind {
+        case .message:
+            // Large messages are not gathered yet: refused, as a channel this side cannot take.
+            connection.resetInboundChannel(open.channel, .refused)
         case .stream:
             let receiver = StreamReceiver(
                 name: name,

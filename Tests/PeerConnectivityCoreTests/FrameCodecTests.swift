@@ -446,7 +446,10 @@ struct ChannelFrameBodyTests {
             (.open, be32(1) + [1], "malformed OPEN frame: truncated before the name"),
             (.open, be32(1) + [9, 0, 0, 0, 0, 0, 0, 0, 0, 0x61], "malformed OPEN frame: unknown channel kind 9"),
             (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 1, 0x61], "malformed OPEN frame: a stream has no size"),
-            (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 0], "malformed OPEN frame: name of 0 bytes; allowed 1-16384"),
+            (
+                .open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 0],
+                "malformed OPEN frame: name of 0 bytes; a stream's is 1-16384"
+            ),
             (.end, be32(1) + [1, 2, 3], "malformed END frame: 3 bytes after the channel; expected 0 or 32"),
             (.reset, be32(1), "malformed RESET frame: expected one code byte after the channel"),
             (
@@ -464,7 +467,7 @@ struct ChannelFrameBodyTests {
             }
         }
         let longName = be32(1) + [1] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0x61, count: 16_385)
-        #expect(throws: ProtocolError.malformed(.open, "name of 16385 bytes; allowed 1-16384")) {
+        #expect(throws: ProtocolError.malformed(.open, "name of 16385 bytes; a stream's is 1-16384")) {
             try parse(type: .open, payload: longName)
         }
     }
