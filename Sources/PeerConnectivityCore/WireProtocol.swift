@@ -9,8 +9,8 @@ package enum WireProtocol {
     /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
     package static let headerLength = 5
 
-    /// The largest data message a session sends or accepts by default: 1 MiB.
-    package static let defaultMaximumMessageLength = 1 << 20
+    /// The largest data message a session sends or accepts by default: 16 MiB.
+    package static let defaultMaximumMessageLength = 16 << 20
 
     /// The largest reliable message sent as one DATA frame: 1 MiB. A larger one travels as a channel of
     /// kind ``ChannelKind/message`` (OPEN, CHUNKs, END), paced with the other channels, so that it never

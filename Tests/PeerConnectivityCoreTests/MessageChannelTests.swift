@@ -121,5 +121,6 @@ struct MessageChannelTests {
         let limit = WireProtocol.maximumFrameLength(forMessageLength: 16 << 20)
         #expect(limit == 1 + WireProtocol.inlineMessageLimit)
         #expect(WireProtocol.maximumFrameLength(forMessageLength: 1000) == 1 + 4 + 1024 + (1 << 16))
+        #expect(WireProtocol.defaultMaximumMessageLength == 16 << 20)
     }
 }
