@@ -31,9 +31,16 @@ extension Session {
         }
     }
 
-    /// One target: OPEN, the CHUNKs as the peer's credit allows, END, then the peer's DONE.
+    /// One target: its turn (one large message at a time per connection, in the order the sends began),
+    /// OPEN, the CHUNKs as the peer's credit allows, END, then the peer's DONE.
     private static func sendLarge(_ data: Data, on connection: Connection, to peer: PeerID) async throws {
         let channel: UInt32
+        do {
+            try await connection.beginMessage()
+        } catch let error as ConnectionClosedError {
+            throw SessionError.peerNotConnected(peer, reason: error.reason)
+        }
+        defer { connection.endMessage() }
         do {
             channel = try connection.openChannel(kind: .message, size: UInt64(data.count), name: [])
         } catch let error as ConnectionClosedError {

@@ -185,8 +185,8 @@ public final class Session: Sendable {
     ///
     /// Reliable, over 1 MiB (a large message): sent in chunks, paced with streams and resources, so that
     /// the messages sent after it are not held up behind it; `send` returns once every target has
-    /// received it whole. Large messages reach a peer whole and in the order they were sent (each
-    /// `send` returns before the next starts), after every message sent before them; but a message sent
+    /// received it whole. Large messages reach a peer whole and in the order their `send`s began (they go
+    /// one at a time per peer), after every message sent before them; but a message sent
     /// after a large one may arrive before it. A large message is not resumed by reconnection: the
     /// target must be connected, and if the link drops before the peer has the message, `send` throws
     /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived).

@@ -52,6 +52,10 @@ package struct ChannelTable {
     private let peerParity: UInt32
     /// How many channels the peer may have open at once; more are refused.
     package let maximumInboundChannels: Int
+    /// How many message channels the peer may have open at once; more are refused (RESET 8, busy). A
+    /// sender of this library sends one large message at a time per connection; two leave room for a
+    /// peer that opens the next as it ends one. So a connection holds at most twice the largest message.
+    package static let maximumInboundMessages = 2
     /// The largest message this side accepts on the connection (what it announced): a message channel
     /// whose OPEN announces more is refused.
     package var maximumMessageLength: Int
@@ -111,6 +115,10 @@ package struct ChannelTable {
             }
             var entry = Inbound(kind: open.kind, window: WireProtocol.initialChannelWindow)
             if open.kind == .message {
+                guard inbound.values.count(where: { $0.kind == .message }) < Self.maximumInboundMessages else {
+                    let reason = "\(Self.maximumInboundMessages) messages are arriving already"
+                    return .refuse(channel: open.channel, .busy, reason: reason)
+                }
                 guard open.size <= UInt64(maximumMessageLength) else {
                     let reason = "a message of \(open.size) bytes; this side accepts at most \(maximumMessageLength)"
                     return .refuse(channel: open.channel, .tooLarge, reason: reason)

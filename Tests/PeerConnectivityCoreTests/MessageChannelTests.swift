@@ -52,6 +52,22 @@ struct MessageChannelTests {
         #expect(table.frameReceived(.open(open(3, size: 2 << 20))) == .opened(open(3, size: 2 << 20)))
     }
 
+    @Test("a third message arriving at once is refused as busy; streams are not counted")
+    func busy() {
+        var table = table()
+        #expect(table.frameReceived(.open(open(1, size: 10))) == .opened(open(1, size: 10)))
+        #expect(table.frameReceived(.open(open(3, size: 10))) == .opened(open(3, size: 10)))
+        let stream = Frame.Open(channel: 5, kind: .stream, size: 0, name: [0x61])
+        #expect(table.frameReceived(.open(stream)) == .opened(stream))
+        #expect(
+            table.frameReceived(.open(open(7, size: 10)))
+                == .refuse(channel: 7, .busy, reason: "2 messages are arriving already")
+        )
+        _ = table.frameReceived(.chunk(channel: 1, F.pattern(count: 10)))
+        _ = table.frameReceived(.end(channel: 1, digest: nil))
+        #expect(table.frameReceived(.open(open(9, size: 10))) == .opened(open(9, size: 10)))
+    }
+
     @Test("the limit follows what the connection announced")
     func limitChanges() {
         var table = table(limit: 100)
