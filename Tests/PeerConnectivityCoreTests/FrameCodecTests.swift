@@ -200,14 +200,11 @@ struct FrameCodecTests {
     @Test("maximumFrameLength(forMessageLength:) covers a DATA frame and the largest INVITE")
     func maximumFrameLength() {
         #expect(WireProtocol.maximumFrameLength(forMessageLength: 1 << 20) == 1 + (1 << 20))
-        // Larger messages come in chunks: DATA never needs more than the inline limit.
-        #expect(WireProtocol.maximumFrameLength(forMessageLength: 16 << 20) == 1 + WireProtocol.inlineMessageLimit)
         #expect(
             WireProtocol.maximumFrameLength(forMessageLength: 10)
                 == 1 + 4 + HandshakeFields.maximumEncodedLength + WireProtocol.maximumContextLength
         )
         #expect(WireProtocol.defaultMaximumMessageLength == 16 << 20)
-        #expect(WireProtocol.inlineMessageLimit == 1 << 20)
         #expect(WireProtocol.headerLength == 5)
     }
 

@@ -136,6 +136,7 @@ struct MessageChannelTests {
     func frameLimit() {
         let limit = WireProtocol.maximumFrameLength(forMessageLength: 16 << 20)
         #expect(limit == 1 + WireProtocol.inlineMessageLimit)
+        #expect(WireProtocol.inlineMessageLimit == 1 << 20)
         #expect(WireProtocol.maximumFrameLength(forMessageLength: 1000) == 1 + 4 + 1024 + (1 << 16))
         #expect(WireProtocol.defaultMaximumMessageLength == 16 << 20)
     }
