@@ -8,10 +8,11 @@ extension Session {
     public struct Configuration: Sendable {
         /// The most peers the session holds, connected or connecting (MPC's limit: 8).
         public var maximumPeers: Int = 8
-        /// The largest data message sent or accepted, in bytes (default 1 MiB). The session announces it
+        /// The largest data message sent or accepted, in bytes (default 16 MiB). The session announces it
         /// to each peer when the connection is made, and a peer's `send` of a larger message fails there
-        /// with ``SessionError/messageTooLargeForPeer(_:size:limit:)``; a peer that sends one anyway is
-        /// disconnected with a protocol violation.
+        /// with ``SessionError/messageTooLargeForPeer(_:size:limit:)``; a peer that sends one anyway has it
+        /// refused. Messages over 1 MiB travel in chunks (see ``Session/send(_:toPeers:mode:)``), so no
+        /// frame on the wire is larger than 1 MiB whatever this limit.
         public var maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
         /// How often a keepalive frame is sent to each connected peer.
         public var keepaliveInterval: Duration = .seconds(1)
@@ -19,7 +20,9 @@ extension Session {
         /// `DisconnectReason.livenessTimeout` (its process died or its network vanished).
         public var livenessTimeout: Duration = .seconds(5)
         /// Bytes of received messages not yet taken from ``Session/events`` above which the session
-        /// stops reading from the network (the peers' sends then wait): nothing is dropped.
+        /// stops reading from the network (the peers' sends then wait): nothing is dropped. A message
+        /// larger than this limit is still delivered whole: it counts once delivered, and reading waits
+        /// until the application has taken it (a message being gathered from its chunks does not count).
         public var receiveBufferLimit: Int = 8 << 20
         /// Where received resources are put. Each arrives first as a hidden partial file here, and is
         /// moved to its final name (derived from the sender's name, made safe, never overwriting a
@@ -59,7 +62,7 @@ extension Session {
         /// `eventLoopGroup` of the `PeerConnectivityNIO` module, which keeps NIO's types out of this one.
         package var ioGroup: (any EventLoopGroup)?
 
-        /// The defaults: 8 peers, 1 MiB messages, keepalive every 1 s, liveness timeout 5 s.
+        /// The defaults: 8 peers, 16 MiB messages, keepalive every 1 s, liveness timeout 5 s.
         public static var `default`: Configuration { Configuration() }
 
         /// Makes the default configuration; change its properties as needed.

@@ -177,12 +177,21 @@ public final class Session: Sendable {
 
     /// Sends a message to connected peers.
     ///
-    /// Reliable: returns once the message is queued for every target, in order after every message
-    /// sent before it; suspends first while a peer's outbound queue is full. With
+    /// Reliable, up to 1 MiB: returns once the message is queued for every target, in order after every
+    /// message sent before it; suspends first while a peer's outbound queue is full. With
     /// ``Configuration/reconnection``, a target that is reconnecting counts as connected: the message
     /// is kept and goes out when the link is back; `send` also suspends while the messages kept for a
-    /// peer (not yet confirmed by it) reach ``Reconnection/retainedBytesLimit``. Unreliable: returns once
-    /// the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
+    /// peer (not yet confirmed by it) reach ``Reconnection/retainedBytesLimit``.
+    ///
+    /// Reliable, over 1 MiB (a large message): sent in chunks, paced with streams and resources, so that
+    /// the messages sent after it are not held up behind it; `send` returns once every target has
+    /// received it whole. Large messages reach a peer whole and in the order their `send`s began (they go
+    /// one at a time per peer), after every message sent before them; but a message sent
+    /// after a large one may arrive before it. A large message is not resumed by reconnection: the
+    /// target must be connected, and if the link drops before the peer has the message, `send` throws
+    /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived).
+    ///
+    /// Unreliable: returns once the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///
     /// - Parameters:
     ///   - data: the message, at most ``Configuration/maximumMessageLength`` bytes (reliable) or
@@ -191,7 +200,8 @@ public final class Session: Sendable {
     ///   - mode: ``SendMode/reliable`` or ``SendMode/unreliable``.
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` naming a target that is not connected,
     ///   ``SessionError/messageTooLarge(size:limit:)``, ``SessionError/messageTooLargeForPeer(_:size:limit:)``
-    ///   (a target accepts less; nothing is sent to any target), or ``SessionError/noPeers``.
+    ///   (a target accepts less; nothing is sent to any target), ``SessionError/messageNotDelivered(_:detail:)``
+    ///   (a large message the peer refused or cancelled), or ``SessionError/noPeers``.
     public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
         let limit =
             mode == .unreliable
@@ -203,6 +213,10 @@ public final class Session: Sendable {
         guard !peers.isEmpty else { throw SessionError.noPeers }
         if mode == .unreliable {
             try await sendUnreliable(data, to: peers)
+            return
+        }
+        if data.count > WireProtocol.inlineMessageLimit {
+            try await sendLarge(data, to: peers)
             return
         }
         if configuration.reconnection != nil {

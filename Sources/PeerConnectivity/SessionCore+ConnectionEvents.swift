@@ -27,7 +27,7 @@ extension SessionCore {
         case .membership(let frame, let peer):
             membership(frame, from: peer, on: connection)
         case .channel(let channelEvent, let peer):
-            channel(channelEvent, from: peer, on: connection)
+            return channel(channelEvent, from: peer, on: connection)
         case .resumeRequested(let peer, let secret, let peerExpects):
             resumeRequested(by: peer, secret: secret, peerExpects: peerExpects, on: connection)
         case .resumed(let peer, let peerExpects):
@@ -108,7 +108,13 @@ extension SessionCore {
         if configuration.reconnection != nil {
             countReceived(message.readableBytes, from: peer, on: connection)
         }
-        let data = Data(buffer: message, byteTransferStrategy: .automatic)
+        return deliverReliable(Data(buffer: message, byteTransferStrategy: .automatic), from: peer)
+    }
+
+    /// Yields a reliable message (a DATA frame's, or a large message's at its END) and says whether to
+    /// go on reading: not while the backlog is over the limit. A message larger than the limit is
+    /// delivered all the same; reading then waits until the application has taken most of it.
+    func deliverReliable(_ data: Data, from peer: PeerID) -> ConnectionReadDemand {
         let backlog = events.yield(.dataReceived(data, from: peer, mode: .reliable), bytes: data.count)
         guard backlog > configuration.receiveBufferLimit else { return .more }
         readingPaused.store(true, ordering: .sequentiallyConsistent)

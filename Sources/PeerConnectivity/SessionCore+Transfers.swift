@@ -3,10 +3,12 @@ import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
-/// Streams and resources that peers open to this session: each channel gets its receiving end (an
-/// ``InboundTransfer``), kept in `transfers` until it ends.
+/// Streams, resources and large messages that peers open to this session: each channel gets its
+/// receiving end (an ``InboundTransfer``), kept in `transfers` until it ends.
 extension SessionCore {
-    func channel(_ event: InboundChannelEvent, from peer: PeerID, on connection: Connection) {
+    /// - Returns: whether to go on reading: a large message delivered at its END counts toward the
+    ///   receive backlog as any message does.
+    func channel(_ event: InboundChannelEvent, from peer: PeerID, on connection: Connection) -> ConnectionReadDemand {
         notePeerFrame(from: peer, on: connection)
         switch event {
         case .opened(let open):
@@ -20,17 +22,34 @@ extension SessionCore {
                 if transfer.endsAtEnd { table[key] = nil }
                 return transfer
             }
+            if let message = transfer as? MessageReceiver {
+                // Confirmed before it is read, as a DATA frame is by being received: the sender's `send`
+                // returns, and the application's pace holds up reading below, not the sender's confirmation.
+                connection.sendControl(.done(channel: channel))
+                return deliverReliable(message.takeMessage(), from: peer)
+            }
             transfer?.ended(digest: digest)
         case .reset(let channel, let code):
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: TransferKey(connection, channel)) })
-            else { return }
+            else { return .more }
             transfer.failed(.from(code, byPeer: true, peer: peer, name: transfer.name))
         }
+        return .more
     }
 
     private func opened(_ open: Frame.Open, on connection: Connection, from peer: PeerID) {
         let name = String(decoding: open.name, as: UTF8.self)
         switch open.kind {
+        case .message:
+            // The size was checked against this side's limit at OPEN (``ChannelTable``).
+            let receiver = MessageReceiver(
+                peer: peer,
+                connection: connection,
+                channel: open.channel,
+                size: Int(open.size),
+                window: max(configuration.streamWindow, WireProtocol.initialChannelWindow)
+            )
+            transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
         case .stream:
             let receiver = StreamReceiver(
                 name: name,

@@ -6,6 +6,7 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case alreadyInSession
         case messageTooLarge(size: Int, limit: Int)
         case messageTooLargeForPeer(size: Int, limit: Int)
+        case messageNotDelivered(detail: String)
         case noPeers
     }
 
@@ -67,6 +68,16 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         SessionError(.messageTooLargeForPeer(size: size, limit: limit), peer: peer)
     }
 
+    /// A large message (over 1 MiB, sent in chunks) did not reach the peer whole: the peer refused or
+    /// cancelled it. (A connection that closes during the transfer is ``peerNotConnected(_:reason:)``.)
+    ///
+    /// - Parameters:
+    ///   - peer: the peer.
+    ///   - detail: what happened.
+    public static func messageNotDelivered(_ peer: PeerID, detail: String) -> SessionError {
+        SessionError(.messageNotDelivered(detail: detail), peer: peer)
+    }
+
     /// `send` was given no peers.
     public static let noPeers = SessionError(.noPeers)
 
@@ -102,6 +113,8 @@ public struct SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case .messageTooLargeForPeer(let size, let limit):
             return
                 "message of \(size) bytes exceeds the limit of \(limit) bytes that peer \(peer.map { "\($0)" } ?? "?") accepts; nothing was sent"
+        case .messageNotDelivered(let detail):
+            return "the message did not reach peer \(peer.map { "\($0)" } ?? "?") whole: \(detail)"
         case .noPeers:
             return "no peers given to send to"
         }

@@ -4,11 +4,15 @@ package enum ChannelKind: UInt8, Sendable, Hashable, CustomStringConvertible {
     case stream = 1
     /// A file of known length, checked with SHA-256 at the end (`Session.sendResource`).
     case resource = 2
+    /// A reliable message larger than ``WireProtocol/inlineMessageLimit`` (`Session.send`): its size is
+    /// known at OPEN, its bytes come in CHUNKs, and the receiver delivers it whole at END.
+    case message = 3
 
     package var description: String {
         switch self {
         case .stream: return "stream"
         case .resource: return "resource"
+        case .message: return "message"
         }
     }
 }

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// The channels (streams and resources) of one connection, as this side sees the frames about them:
+/// The channels (streams, resources and large messages) of one connection, as this side sees the frames about them:
 /// which channels the peer has open, how many bytes each may still send, and the numbering rules.
 ///
 /// Pure, like ``ConnectionStateMachine``, which owns one once the connection is established.
@@ -11,6 +11,10 @@ import NIOCore
 /// CREDIT after the writer finished) are dropped, but for RESET, which the owner judges: both sides
 /// may end a channel at the same moment.
 /// Frames for a channel the peer never opened break the protocol.
+///
+/// A message channel (``ChannelKind/message``) announces its size at OPEN: one larger than
+/// ``maximumMessageLength`` is refused there (RESET, too large), and bytes past the size or an END
+/// before it break the protocol, so that the receiver never holds more than the size it accepted.
 package struct ChannelTable {
     /// What the owner must do after a channel frame.
     package enum Action: Equatable {
@@ -18,8 +22,9 @@ package struct ChannelTable {
         case none
         /// The peer opened a channel: hand it to the application.
         case opened(Frame.Open)
-        /// The peer opened a channel beyond the limit: answer RESET (refused).
-        case refuse(channel: UInt32)
+        /// The peer opened a channel this side does not take (beyond the channel limit, or a message
+        /// over the size limit): answer RESET with `code`; `reason` says why, for the log.
+        case refuse(channel: UInt32, ChannelResetCode, reason: String)
         /// Bytes on a channel the peer opened.
         case received(channel: UInt32, ByteBuffer)
         /// The peer finished a channel it opened.
@@ -38,6 +43,8 @@ package struct ChannelTable {
         var kind: ChannelKind
         /// Bytes the peer may still send before it needs more credit.
         var window: Int
+        /// A message's bytes still due before its END; `nil` for a stream or a resource.
+        var remaining: UInt64?
     }
 
     private var inbound: [UInt32: Inbound] = [:]
@@ -45,15 +52,28 @@ package struct ChannelTable {
     private let peerParity: UInt32
     /// How many channels the peer may have open at once; more are refused.
     package let maximumInboundChannels: Int
+    /// How many message channels the peer may have open at once; more are refused (RESET 8, busy). A
+    /// sender of this library sends one large message at a time per connection; two leave room for a
+    /// peer that opens the next as it ends one. So a connection holds at most twice the largest message.
+    package static let maximumInboundMessages = 2
+    /// The largest message this side accepts on the connection (what it announced): a message channel
+    /// whose OPEN announces more is refused.
+    package var maximumMessageLength: Int
 
     /// Makes the table of a new connection.
     ///
     /// - Parameters:
     ///   - localIsInviter: whether this side dialled (and numbers its channels odd).
     ///   - maximumInboundChannels: how many channels the peer may have open at once.
-    package init(localIsInviter: Bool, maximumInboundChannels: Int) {
+    ///   - maximumMessageLength: the largest message this side accepts.
+    package init(
+        localIsInviter: Bool,
+        maximumInboundChannels: Int,
+        maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
+    ) {
         self.peerParity = localIsInviter ? 0 : 1
         self.maximumInboundChannels = maximumInboundChannels
+        self.maximumMessageLength = maximumMessageLength
     }
 
     /// The first channel number this side uses; each next one is 2 more.
@@ -89,8 +109,23 @@ package struct ChannelTable {
                 )
             }
             highestPeerChannel = open.channel
-            guard inbound.count < maximumInboundChannels else { return .refuse(channel: open.channel) }
-            inbound[open.channel] = Inbound(kind: open.kind, window: WireProtocol.initialChannelWindow)
+            guard inbound.count < maximumInboundChannels else {
+                let reason = "\(maximumInboundChannels) channels are open already"
+                return .refuse(channel: open.channel, .refused, reason: reason)
+            }
+            var entry = Inbound(kind: open.kind, window: WireProtocol.initialChannelWindow)
+            if open.kind == .message {
+                guard inbound.values.count(where: { $0.kind == .message }) < Self.maximumInboundMessages else {
+                    let reason = "\(Self.maximumInboundMessages) messages are arriving already"
+                    return .refuse(channel: open.channel, .busy, reason: reason)
+                }
+                guard open.size <= UInt64(maximumMessageLength) else {
+                    let reason = "a message of \(open.size) bytes; this side accepts at most \(maximumMessageLength)"
+                    return .refuse(channel: open.channel, .tooLarge, reason: reason)
+                }
+                entry.remaining = open.size
+            }
+            inbound[open.channel] = entry
             return .opened(open)
 
         case .chunk(let channel, let bytes):
@@ -104,6 +139,17 @@ package struct ChannelTable {
                     )
                 )
             }
+            if let remaining = entry.remaining {
+                guard bytes.readableBytes <= remaining else {
+                    return .violation(
+                        .malformed(
+                            .chunk,
+                            "\(bytes.readableBytes) bytes on message channel \(channel), \(remaining) left of its size"
+                        )
+                    )
+                }
+                entry.remaining = remaining - UInt64(bytes.readableBytes)
+            }
             entry.window -= bytes.readableBytes
             inbound[channel] = entry
             return .received(channel: channel, bytes)
@@ -113,6 +159,11 @@ package struct ChannelTable {
             guard let entry = inbound.removeValue(forKey: channel) else { return lateOrUnknown(.end, channel) }
             if (entry.kind == .resource) != (digest != nil) {
                 return .violation(.malformed(.end, "a \(entry.kind)'s END has \(digest == nil ? "no" : "a") digest"))
+            }
+            if let remaining = entry.remaining, remaining > 0 {
+                return .violation(
+                    .malformed(.end, "message channel \(channel) ended \(remaining) bytes short of its size")
+                )
             }
             return .ended(channel: channel, digest: digest)
 

@@ -188,11 +188,13 @@ package enum FrameParser {
             guard let kind = ChannelKind(rawValue: kindByte) else {
                 throw .malformed(type, "unknown channel kind \(kindByte)")
             }
-            guard kind == .resource || size == 0 else { throw .malformed(type, "a stream has no size") }
-            guard (1...WireProtocol.maximumChannelNameLength).contains(body.readableBytes) else {
+            guard kind != .stream || size == 0 else { throw .malformed(type, "a stream has no size") }
+            // A message has no name; a stream or a resource has one.
+            let shortestName = kind == .message ? 0 : 1
+            guard (shortestName...WireProtocol.maximumChannelNameLength).contains(body.readableBytes) else {
                 throw .malformed(
                     type,
-                    "name of \(body.readableBytes) bytes; allowed 1-\(WireProtocol.maximumChannelNameLength)"
+                    "name of \(body.readableBytes) bytes; a \(kind)'s is \(shortestName)-\(WireProtocol.maximumChannelNameLength)"
                 )
             }
             let name = body.readBytes(length: body.readableBytes)!

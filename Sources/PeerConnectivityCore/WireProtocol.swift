@@ -9,8 +9,13 @@ package enum WireProtocol {
     /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
     package static let headerLength = 5
 
-    /// The largest data message a session sends or accepts by default: 1 MiB.
-    package static let defaultMaximumMessageLength = 1 << 20
+    /// The largest data message a session sends or accepts by default: 16 MiB.
+    package static let defaultMaximumMessageLength = 16 << 20
+
+    /// The largest reliable message sent as one DATA frame: 1 MiB. A larger one travels as a channel of
+    /// kind ``ChannelKind/message`` (OPEN, CHUNKs, END), paced with the other channels, so that it never
+    /// holds up the messages and chunks behind it for long, and no frame needs to be larger than this.
+    package static let inlineMessageLimit = 1 << 20
 
     /// The largest invitation context: 64 KiB.
     package static let maximumContextLength = 1 << 16
@@ -42,14 +47,16 @@ package enum WireProtocol {
     /// The length of the secret in RESUME-SECRET and RESUME (reconnection).
     package static let resumeSecretLength = 16
 
-    /// The largest frame body (type byte and payload) that frames of `maximumMessageLength` need.
+    /// The largest frame body (type byte and payload) that frames of a connection accepting messages of
+    /// up to `maximumMessageLength` bytes need: DATA up to the smaller of it and ``inlineMessageLimit``
+    /// (larger messages come in CHUNKs), the largest INVITE, the largest CHUNK.
     ///
     /// - Parameter maximumMessageLength: the largest data message.
     /// - Returns: the frame length limit the decoder enforces.
     package static func maximumFrameLength(forMessageLength maximumMessageLength: Int) -> Int {
         1
             + max(
-                maximumMessageLength,
+                min(maximumMessageLength, inlineMessageLimit),
                 4 + HandshakeFields.maximumEncodedLength + maximumContextLength,
                 maximumChunkLength + 4
             )

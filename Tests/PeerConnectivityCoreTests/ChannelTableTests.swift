@@ -148,7 +148,10 @@ struct ChannelTableTests {
             let channel = UInt32(2 * index + 1)
             #expect(table.frameReceived(.open(open(channel))) == .opened(open(channel)))
         }
-        #expect(table.frameReceived(.open(open(129))) == .refuse(channel: 129))
+        #expect(
+            table.frameReceived(.open(open(129)))
+                == .refuse(channel: 129, .refused, reason: "64 channels are open already")
+        )
         #expect(table.frameReceived(.chunk(channel: 129, F.buffer("x"))) == .none, "a refused channel counts as ended")
         _ = table.frameReceived(.end(channel: 1, digest: nil))
         #expect(table.frameReceived(.open(open(131))) == .opened(open(131)))

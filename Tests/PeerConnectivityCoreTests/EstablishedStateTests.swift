@@ -55,7 +55,10 @@ struct EstablishedStateTests {
         let first = Frame.Open(channel: 1, kind: .stream, size: 0, name: [0x61])
         let second = Frame.Open(channel: 3, kind: .stream, size: 0, name: [0x62])
         #expect(machine.frameReceived(.open(first)) == .channel(.opened(first), from: F.bob))
-        #expect(machine.frameReceived(.open(second)) == .send([.reset(channel: 3, .refused)]))
+        #expect(
+            machine.frameReceived(.open(second))
+                == .channel(.refuse(channel: 3, .refused, reason: "1 channels are open already"), from: F.bob)
+        )
         #expect(machine.isEstablished)
         #expect(machine.resetInboundChannel(1, .cancelled) == .send([.reset(channel: 1, .cancelled)]))
         let third = Frame.Open(channel: 5, kind: .stream, size: 0, name: [0x63])

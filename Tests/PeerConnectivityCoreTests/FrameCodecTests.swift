@@ -25,7 +25,7 @@ struct FrameCodecTests {
             ),
             .data(ByteBuffer()),
             .data(Fixtures.pattern(count: 1)),
-            .data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength)),
+            .data(Fixtures.pattern(count: WireProtocol.inlineMessageLimit)),
             .decline(.busy),
             .decline(.sessionFull),
             .decline(.timedOut),
@@ -83,8 +83,8 @@ struct FrameCodecTests {
         func bytes(_ frame: Frame) -> [UInt8] {
             Array(FrameEncoder.buffer(for: frame).readableBytesView)
         }
-        // ACCEPT: one field, the largest message (type 1, length 4, 1 MiB).
-        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 9, 0x03, 1, 1, 0, 4, 0, 0x10, 0, 0])
+        // ACCEPT: one field, the largest message (type 1, length 4, 16 MiB).
+        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 9, 0x03, 1, 1, 0, 4, 1, 0, 0, 0])
         #expect(bytes(.accept(HandshakeFields())) == [0, 0, 0, 2, 0x03, 0])
         #expect(bytes(.keepalive) == [0, 0, 0, 1, 0x11])
         #expect(bytes(.decline(.declined)) == [0, 0, 0, 2, 0x04, 3])
@@ -101,7 +101,7 @@ struct FrameCodecTests {
                     )
                 )
             )
-                == [0, 0, 0, 14, 0x02, 1, 2, 3, 4, 1, 1, 0, 4, 0, 0x10, 0, 0, 9]
+                == [0, 0, 0, 14, 0x02, 1, 2, 3, 4, 1, 1, 0, 4, 1, 0, 0, 0, 9]
         )
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()
@@ -204,7 +204,7 @@ struct FrameCodecTests {
             WireProtocol.maximumFrameLength(forMessageLength: 10)
                 == 1 + 4 + HandshakeFields.maximumEncodedLength + WireProtocol.maximumContextLength
         )
-        #expect(WireProtocol.defaultMaximumMessageLength == 1 << 20)
+        #expect(WireProtocol.defaultMaximumMessageLength == 16 << 20)
         #expect(WireProtocol.headerLength == 5)
     }
 
@@ -304,12 +304,12 @@ struct FrameCodecTests {
         .enabled(if: ProcessInfo.processInfo.environment["PEERCONNECTIVITY_SLOW_TESTS"] != nil)
     )
     func verifierOneMiB() throws {
-        try Self.verify(largeDataLength: WireProtocol.defaultMaximumMessageLength)
+        try Self.verify(largeDataLength: WireProtocol.inlineMessageLimit)
     }
 
     @Test("a 1 MiB DATA frame between small ones decodes fed whole, in random chunks, and split around its header")
     func oneMiBFrame() throws {
-        let big = Frame.data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength))
+        let big = Frame.data(Fixtures.pattern(count: WireProtocol.inlineMessageLimit))
         let frames: [Frame] = [.keepalive, big, .data(ByteBuffer()), big, .accept(.defaultLimits)]
         var stream = ByteBuffer()
         for frame in frames { FrameEncoder.encode(frame, into: &stream) }
@@ -385,7 +385,7 @@ struct FrameCodecTests {
         try channel.writeInbound(FrameEncoder.buffer(for: .hello(Frame.Hello(peer: Fixtures.bob))))
         #expect(try channel.readInbound(as: Frame.self) == .hello(Frame.Hello(peer: Fixtures.bob)))
         limit.value = Fixtures.sessionLimit
-        let big = Frame.data(Fixtures.pattern(count: WireProtocol.defaultMaximumMessageLength))
+        let big = Frame.data(Fixtures.pattern(count: WireProtocol.inlineMessageLimit))
         try channel.writeInbound(FrameEncoder.buffer(for: big))
         #expect(try channel.readInbound(as: Frame.self) == big)
         #expect(try channel.finish().isClean)
@@ -446,7 +446,10 @@ struct ChannelFrameBodyTests {
             (.open, be32(1) + [1], "malformed OPEN frame: truncated before the name"),
             (.open, be32(1) + [9, 0, 0, 0, 0, 0, 0, 0, 0, 0x61], "malformed OPEN frame: unknown channel kind 9"),
             (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 1, 0x61], "malformed OPEN frame: a stream has no size"),
-            (.open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 0], "malformed OPEN frame: name of 0 bytes; allowed 1-16384"),
+            (
+                .open, be32(1) + [1, 0, 0, 0, 0, 0, 0, 0, 0],
+                "malformed OPEN frame: name of 0 bytes; a stream's is 1-16384"
+            ),
             (.end, be32(1) + [1, 2, 3], "malformed END frame: 3 bytes after the channel; expected 0 or 32"),
             (.reset, be32(1), "malformed RESET frame: expected one code byte after the channel"),
             (
@@ -464,7 +467,7 @@ struct ChannelFrameBodyTests {
             }
         }
         let longName = be32(1) + [1] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0x61, count: 16_385)
-        #expect(throws: ProtocolError.malformed(.open, "name of 16385 bytes; allowed 1-16384")) {
+        #expect(throws: ProtocolError.malformed(.open, "name of 16385 bytes; a stream's is 1-16384")) {
             try parse(type: .open, payload: longName)
         }
     }

@@ -7,4 +7,5 @@ let benchmarks: @Sendable () -> Void = {
     registerRawTCPBenchmarks()
     registerOneWayBenchmarks()
     registerConnectBenchmarks()
+    registerLargeMessageBenchmarks()
 }

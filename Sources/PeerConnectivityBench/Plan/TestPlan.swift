@@ -2,7 +2,7 @@
 /// at most `window` in flight, sends spaced by `delayMilliseconds`, each message given
 /// `timeoutSeconds` to come back, each size's sending stopped after `durationSeconds`.
 public struct TestPlan: Codable, Hashable, Sendable {
-    /// The largest message: the session's default ``PeerConnectivity/Session/Configuration/maximumMessageLength``.
+    /// The largest message the tools send: one DATA frame (the library's inline limit; larger ones go in chunks).
     public static let maximumMessageSize = 1 << 20
     /// The largest unreliable message: one UDP datagram (`SendMode.unreliable`'s limit).
     public static let maximumUnreliableMessageSize = 65_000

@@ -24,6 +24,17 @@ extension ConnectionStateMachine {
         isReadingPaused = paused
     }
 
+    /// The largest message this side accepts on the connection, as it announced it (or as the link's first
+    /// connection did): a message channel the peer opens with a larger size is refused.
+    ///
+    /// - Parameter length: the limit, in bytes.
+    package mutating func acceptMessages(upTo length: Int) {
+        guard case .established(var established) = state else { return }
+        state = .modifying
+        established.channels.maximumMessageLength = length
+        state = .established(established)
+    }
+
     /// This side's reader consumed bytes of a channel the peer opened: let the peer send as many more.
     ///
     /// - Parameters:

@@ -51,7 +51,6 @@ struct EstablishedState {
         case .open, .chunk, .end, .reset, .credit, .done:
             switch channels.frameReceived(frame) {
             case .violation(let error): return violation(error)
-            case .refuse(let channel): return .send([.reset(channel: channel, .refused)])
             case .none: return .none
             case .reset(let channel, let code) where channel & 1 == localParity:
                 return .resetByPeer(channel: channel, code)

@@ -6,8 +6,8 @@ extension Connection {
     /// Opens a channel to write on: queues its OPEN frame.
     ///
     /// - Parameters:
-    ///   - kind: a stream, or a resource (whose record stays until the peer's DONE).
-    ///   - size: a resource's length; 0 for a stream.
+    ///   - kind: a stream, a resource or a message (whose record stays until the peer's DONE).
+    ///   - size: a resource's or a message's length; 0 for a stream.
     ///   - name: the channel's name, at most ``WireProtocol/maximumChannelNameLength`` bytes.
     /// - Returns: the channel's number.
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
@@ -21,7 +21,7 @@ extension Connection {
                 for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
                 allocator: channel.allocator
             )
-            var record = OutboundChannel(awaitsDone: kind == .resource)
+            var record = OutboundChannel(awaitsDone: kind != .stream)
             record.queuedBytes = open.readableBytes
             state.channels[number] = record
             state.bulk.append(open, on: number)

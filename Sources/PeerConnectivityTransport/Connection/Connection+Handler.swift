@@ -79,8 +79,9 @@ extension Connection {
             state.pending.removeAll()
             state.pendingBytes = 0
             state.bulk.removeAll()
-            let waiters = state.waiters
+            let waiters = state.waiters + state.messageWaiters
             state.waiters = []
+            state.messageWaiters.removeAll()
             let channelWaiters = state.channels.flatMap { number, record in record.continuations.map { (number, $0) } }
             state.channels = [:]
             return (waiters, channelWaiters)

@@ -23,6 +23,9 @@ package final class Connection: Sendable {
         var drainScheduled = false
         var closed: ConnectionClosedError?
         var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// A large message is being sent (see `Connection+Messages.swift`); the next ones wait here, in order.
+        var sendingMessage = false
+        var messageWaiters = CircularBuffer<CheckedContinuation<Void, any Error>>()
 
         /// Queues a message or control frame, after those already queued.
         mutating func enqueue(_ buffer: ByteBuffer) {

@@ -14,7 +14,7 @@ package protocol ConnectionEventHandler: AnyObject, Sendable {
     /// Handles `event`, which happened on `connection`.
     ///
     /// - Returns: ``ConnectionReadDemand/pause`` to stop reading; only a ``ConnectionEvent/message(_:from:)``
-    ///   can pause, the answer to any other event is ignored.
+    ///   or a channel's end (a large message delivered) can pause, the answer to any other event is ignored.
     func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand
 }
 

@@ -46,12 +46,19 @@ extension ConnectionHandler {
                 }
                 report(.channel(.received(channel: channel, bytes), from: peer), on: connection)
             case .ended(let channel, let digest):
-                report(.channel(.ended(channel: channel, digest: digest), from: peer), on: connection)
+                // A large message is delivered here, and counts toward the receive backlog.
+                let event = ConnectionEvent.channel(.ended(channel: channel, digest: digest), from: peer)
+                if eventHandler?.connection(connection, handle: event) == .pause {
+                    stateMachine.readingPaused(true)
+                }
             case .reset(let channel, let code):
                 report(.channel(.reset(channel: channel, code), from: peer), on: connection)
             case .credited(let channel, let increment): connection.credited(increment, on: channel)
             case .done(let channel): connection.confirmDone(channel)
-            case .none, .refuse, .violation: break  // handled by the state machine
+            case .refuse(let channel, let code, let reason):
+                warnings.warn("refused channel \(channel) from \(peer): \(reason)", to: logger)
+                run(.send([.reset(channel: channel, code)]))
+            case .none, .violation: break  // handled by the state machine
             }
 
         case .resetByPeer(let channel, let code):
@@ -183,7 +190,8 @@ extension ConnectionHandler {
         }
     }
 
-    /// Hands `event` to the event handler; an answer can only matter for a message (see ``run(_:)``).
+    /// Hands `event` to the event handler; an answer can only matter for a message, or a channel's end
+    /// (see ``run(_:)``).
     func report(_ event: ConnectionEvent, on connection: Connection) {
         _ = eventHandler?.connection(connection, handle: event)
     }
@@ -194,6 +202,7 @@ extension ConnectionHandler {
         deadline = nil
         metrics.handshakeCompleted()
         frameLengthLimit.value = WireProtocol.maximumFrameLength(forMessageLength: maximumMessageLength)
+        stateMachine.acceptMessages(upTo: maximumMessageLength)
         scheduleKeepalive(context: context)
     }
 

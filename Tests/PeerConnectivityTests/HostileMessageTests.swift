@@ -1,0 +1,88 @@
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// A hand-written peer sends large messages (message channels) that break their rules to a real session.
+@Suite("Hostile large messages", .timeLimit(.minutes(1)))
+struct HostileMessageTests {
+    /// A session accepting messages of up to 2 MiB, and a raw socket that has joined it.
+    private struct Target {
+        let session: Session
+        let log: EventLog
+        let advertiser: Advertiser
+        let acceptor: Task<Void, Never>
+        let socket: RawSocket
+
+        init() async throws {
+            var configuration = Session.Configuration.default
+            configuration.maximumMessageLength = 2 << 20
+            // The raw socket answers no keepalive.
+            configuration.livenessTimeout = .seconds(60)
+            advertiser = try await loopbackAdvertiser("message-target", encryption: .none)
+            session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
+            log = EventLog(session)
+            acceptor = acceptAll(advertiser, into: session)
+            socket = try await RawSocket(port: advertiser.port!)
+            socket.send(HandFrames.hello() + HandFrames.invite())
+            let accept = await socket.readFrame(ofType: 0x03)
+            #expect(accept != nil, "the invitation was accepted")
+        }
+
+        func stop() async {
+            acceptor.cancel()
+            await advertiser.stop()
+        }
+    }
+
+    private static func openMessage(channel: UInt32, size: UInt64) -> [UInt8] {
+        HandFrames.frame(type: 0x20, body: HandFrames.bigEndian(channel) + [3] + HandFrames.bigEndian(size))
+    }
+
+    private static func end(channel: UInt32) -> [UInt8] {
+        HandFrames.frame(type: 0x22, body: HandFrames.bigEndian(channel))
+    }
+
+    @Test("over the announced size: RESET 6 at OPEN, the link stays up; a whole one is delivered and confirmed")
+    func refusedThenDelivered() async throws {
+        let target = try await Target()
+        target.socket.send(Self.openMessage(channel: 1, size: (2 << 20) + 1))
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [6])
+        // Its chunks in flight are dropped; the next message arrives whole and is confirmed (DONE).
+        let content = [UInt8](repeating: 0x5A, count: 1000)
+        target.socket.send(
+            HandFrames.chunk(channel: 1, content) + Self.openMessage(channel: 3, size: 1000)
+                + HandFrames.chunk(channel: 3, Array(content[..<600]))
+                + HandFrames.chunk(channel: 3, Array(content[600...]))
+                + Self.end(channel: 3)
+        )
+        #expect(await target.socket.readFrame(ofType: 0x25) == HandFrames.bigEndian(UInt32(3)))
+        #expect(try await eventually { target.log.messages == [Data(content)] })
+        await target.stop()
+    }
+
+    @Test("bytes past the size, or an END short of it, close the connection with GOODBYE 7")
+    func pastTheSize() async throws {
+        for tooMuch in [true, false] {
+            let target = try await Target()
+            target.socket.send(
+                Self.openMessage(channel: 1, size: 10)
+                    + HandFrames.chunk(channel: 1, [UInt8](repeating: 1, count: tooMuch ? 11 : 9))
+                    + Self.end(channel: 1)
+            )
+            let reply = try #require(await target.socket.readUntilClosed())
+            #expect(reply.suffix(6) == [0, 0, 0, 2, 0x12, 7], "GOODBYE 7 last: \(reply.suffix(6))")
+            #expect(target.log.messages.isEmpty)
+            await target.stop()
+        }
+    }
+
+    @Test("a DATA frame over 1 MiB closes the connection, however large the messages the session accepts")
+    func dataOverTheInlineLimit() async throws {
+        let target = try await Target()
+        target.socket.send(HandFrames.data([UInt8](repeating: 7, count: (1 << 20) + 1)))
+        let reply = try #require(await target.socket.readUntilClosed())
+        #expect(reply.suffix(6) == [0, 0, 0, 2, 0x12, 7])
+        #expect(target.log.messages.isEmpty)
+        await target.stop()
+    }
+}
