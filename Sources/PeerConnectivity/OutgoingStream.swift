@@ -69,15 +69,7 @@ public final class OutgoingStream: Sendable {
             }
         }
         do {
-            var offset = data.startIndex
-            while offset < data.endIndex {
-                let end = min(offset + FrameEncoder.chunkPayloadLength, data.endIndex)
-                let frame = data[offset..<end].withUnsafeBytes {
-                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: connection.sendBuffers.buffer(capacity:))
-                }
-                try await connection.sendChunk(frame, payloadLength: end - offset, on: channel)
-                offset = end
-            }
+            try await connection.sendChunks(of: data, on: channel)
         } catch {
             let failure = transferError(for: error)
             state.withLock { $0 = .failed(failure) }

@@ -47,15 +47,7 @@ extension Session {
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         do {
-            var offset = data.startIndex
-            while offset < data.endIndex {
-                let end = min(offset + FrameEncoder.chunkPayloadLength, data.endIndex)
-                let frame = data[offset..<end].withUnsafeBytes {
-                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: connection.sendBuffers.buffer(capacity:))
-                }
-                try await connection.sendChunk(frame, payloadLength: end - offset, on: channel)
-                offset = end
-            }
+            try await connection.sendChunks(of: data, on: channel)
             try connection.finishChannel(channel, digest: nil)
             try await connection.waitForDone(on: channel)
         } catch {
