@@ -11,7 +11,7 @@ extension Session {
         /// The largest data message sent or accepted, in bytes (default 16 MiB). The session announces it
         /// to each peer when the connection is made, and a peer's `send` of a larger message fails there
         /// with ``SessionError/messageTooLargeForPeer(_:size:limit:)``; a peer that sends one anyway has it
-        /// refused. Messages over 1 MiB travel in chunks (see ``Session/send(_:toPeers:mode:)``), so no
+        /// refused. Messages over 1 MiB travel in chunks (see ``Session/send(_:toPeers:mode:)-(Data,_,_)``), so no
         /// frame on the wire is larger than 1 MiB whatever this limit.
         public var maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
         /// How often a keepalive frame is sent to each connected peer.
