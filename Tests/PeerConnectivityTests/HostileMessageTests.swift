@@ -6,32 +6,10 @@ import Testing
 @Suite("Hostile large messages", .timeLimit(.minutes(1)))
 struct HostileMessageTests {
     /// A session accepting messages of up to 2 MiB, and a raw socket that has joined it.
-    private struct Target {
-        let session: Session
-        let log: EventLog
-        let advertiser: Advertiser
-        let acceptor: Task<Void, Never>
-        let socket: RawSocket
-
-        init() async throws {
-            var configuration = Session.Configuration.default
-            configuration.maximumMessageLength = 2 << 20
-            // The raw socket answers no keepalive.
-            configuration.livenessTimeout = .seconds(60)
-            advertiser = try await loopbackAdvertiser("message-target", encryption: .none)
-            session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
-            log = EventLog(session)
-            acceptor = acceptAll(advertiser, into: session)
-            socket = try await RawSocket(port: advertiser.port!)
-            socket.send(HandFrames.hello() + HandFrames.invite())
-            let accept = await socket.readFrame(ofType: 0x03)
-            #expect(accept != nil, "the invitation was accepted")
-        }
-
-        func stop() async {
-            acceptor.cancel()
-            await advertiser.stop()
-        }
+    private static func target() async throws -> RawJoinedSession {
+        var configuration = Session.Configuration.default
+        configuration.maximumMessageLength = 2 << 20
+        return try await RawJoinedSession("message-target", configuration: configuration)
     }
 
     private static func openMessage(channel: UInt32, size: UInt64) -> [UInt8] {
@@ -44,7 +22,7 @@ struct HostileMessageTests {
 
     @Test("over the announced size: RESET 6 at OPEN, the link stays up; a whole one is delivered and confirmed")
     func refusedThenDelivered() async throws {
-        let target = try await Target()
+        let target = try await Self.target()
         target.socket.send(Self.openMessage(channel: 1, size: (2 << 20) + 1))
         #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [6])
         // Its chunks in flight are dropped; the next message arrives whole and is confirmed (DONE).
@@ -63,7 +41,7 @@ struct HostileMessageTests {
     @Test("bytes past the size, or an END short of it, close the connection with GOODBYE 7")
     func pastTheSize() async throws {
         for tooMuch in [true, false] {
-            let target = try await Target()
+            let target = try await Self.target()
             target.socket.send(
                 Self.openMessage(channel: 1, size: 10)
                     + HandFrames.chunk(channel: 1, [UInt8](repeating: 1, count: tooMuch ? 11 : 9))
@@ -78,7 +56,7 @@ struct HostileMessageTests {
 
     @Test("a DATA frame over 1 MiB closes the connection, however large the messages the session accepts")
     func dataOverTheInlineLimit() async throws {
-        let target = try await Target()
+        let target = try await Self.target()
         target.socket.send(HandFrames.data([UInt8](repeating: 7, count: (1 << 20) + 1)))
         let reply = try #require(await target.socket.readUntilClosed())
         #expect(reply.suffix(6) == [0, 0, 0, 2, 0x12, 7])

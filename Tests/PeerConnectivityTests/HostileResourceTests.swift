@@ -9,30 +9,18 @@ struct HostileResourceTests {
     /// A session receiving into `scratch/received`, and a raw socket that has joined it.
     private struct Target {
         let scratch: ScratchDirectory
-        let session: Session
-        let log: EventLog
-        let advertiser: Advertiser
-        let acceptor: Task<Void, Never>
-        let socket: RawSocket
+        let joined: RawJoinedSession
 
         var directory: URL { scratch.url.appendingPathComponent("received", isDirectory: true) }
+        var socket: RawSocket { joined.socket }
+        var log: EventLog { joined.log }
 
         init(configure: (inout Session.Configuration) -> Void = { _ in }) async throws {
             scratch = try ScratchDirectory("hostile-resources")
             var configuration = Session.Configuration.default
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
-            // The raw socket answers no keepalive: with the 5 s default, a loaded machine could end the link
-            // before a test is through.
-            configuration.livenessTimeout = .seconds(60)
             configure(&configuration)
-            advertiser = try await loopbackAdvertiser("resource-target", encryption: .none)
-            session = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)
-            log = EventLog(session)
-            acceptor = acceptAll(advertiser, into: session)
-            socket = try await RawSocket(port: advertiser.port!)
-            socket.send(HandFrames.hello() + HandFrames.invite())
-            let accept = await socket.readFrame(ofType: 0x03)
-            #expect(accept != nil, "the invitation was accepted")
+            joined = try await RawJoinedSession("resource-target", configuration: configuration)
         }
 
         /// Sends a whole resource: OPEN, one CHUNK, END with `digest` (the right one by default).
