@@ -1,16 +1,20 @@
+import NIOCore
 import PeerConnectivity
 import PeerConnectivityTransport
 import Synchronization
 
 /// Where to reach a reflector found by DNS-SD on a port other than its session's (the raw echo port):
-/// 127.0.0.1 when Avahi sees its service on the loopback interface (it runs on this host), else the
-/// host name its service resolves to (reached through nss-mdns).
+/// 127.0.0.1 when Avahi sees its service on the loopback interface (it runs on this host), else an IPv4
+/// address of the host its service resolves to, from DNS-SD's own A records (no nss-mdns needed), or that
+/// host's name when DNS-SD gives none (the system resolver, through nss-mdns, then).
 ///
 /// `Browser` knows this but does not say it (it keeps the address to itself); until it does, this
 /// browses again with the transport's DNS-SD wrapper, which Avahi answers from its cache at once.
 enum ReflectorAddress {
     /// How long to wait for a sighting on the loopback interface once the service is seen elsewhere.
     static let loopbackGrace: Duration = .milliseconds(300)
+    /// How long to wait for the host's A records from DNS-SD before falling back to its name.
+    static let addressTimeout: Duration = .milliseconds(1500)
 
     /// The host name or address of a reflector's service.
     ///
@@ -40,6 +44,13 @@ enum ReflectorAddress {
                 if firstSeen == nil { firstSeen = clock.now }
                 if let firstSeen, clock.now - firstSeen >= loopbackGrace {
                     let resolved = try await DNSServiceResolution.resolve(first, timeout: deadline - clock.now)
+                    // The raw echo port listens on IPv4 only.
+                    let addresses = try? await DNSServiceAddressQuery.addresses(
+                        of: resolved.hostTarget,
+                        port: 0,
+                        timeout: addressTimeout
+                    )
+                    if let address = addresses?.first(where: \.isIPv4)?.ipAddress { return address }
                     var host = resolved.hostTarget
                     if host.hasSuffix(".") { host.removeLast() }
                     return host
@@ -54,4 +65,12 @@ enum ReflectorAddress {
 /// The instances seen so far, filled on the browse's DNS-SD thread.
 private final class Sightings: Sendable {
     let list = Mutex<[DNSServiceInstance]>([])
+}
+
+extension SocketAddress {
+    /// Whether this is an IPv4 address.
+    fileprivate var isIPv4: Bool {
+        if case .v4 = self { return true }
+        return false
+    }
 }
