@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Baselines for resources v2 (issue 22), in one run on loopback: an rsync daemon moving one file
+# whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
+# same size (both from transfer-bench, in the same process), and the hashes a block design could use:
+# SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
+# BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the issue's targets
+# use; writes every raw output to $RESULTS_DIR (default results/resources-baseline-<UTC date>/run-<time>/).
+#
+#   Scripts/bench-resources.sh [SIZE]     SIZE in bytes or with K/M/G (binary), whole MiB; default 1G
+#
+# Environment: RESULTS_DIR, RSYNC_REPS (rsync copies, the median counts; default 3), TIME_LIMIT
+# (seconds for the whole run, default 900), TMPDIR (where the scratch directory goes; it needs about
+# 4 x SIZE free). Everything stays on 127.0.0.1 and in one scratch directory, removed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+size_arg=${1:-1G}
+case "$size_arg" in
+    *[Gg]) bytes=$(( ${size_arg%[Gg]} << 30 )) ;;
+    *[Mm]) bytes=$(( ${size_arg%[Mm]} << 20 )) ;;
+    *[Kk]) bytes=$(( ${size_arg%[Kk]} << 10 )) ;;
+    *) bytes=$(( size_arg )) ;;
+esac
+if (( bytes <= 0 || bytes % (1 << 20) != 0 )); then
+    echo "SIZE must be a positive whole number of MiB (got $size_arg)" >&2
+    exit 2
+fi
+mib=$(( bytes >> 20 ))
+half_mib=$(( mib / 2 ))
+rsync_reps=${RSYNC_REPS:-3}
+time_limit=${TIME_LIMIT:-900}
+stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
+results=${RESULTS_DIR:-results/resources-baseline-$(date -u +%F)}/run-$stamp
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+
+if ! command -v rsync >/dev/null; then
+    echo "installing rsync ..."
+    if [ "$(id -u)" -eq 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
+    "${apt_get[@]}" install -y rsync >/dev/null || { "${apt_get[@]}" update >/dev/null && "${apt_get[@]}" install -y rsync >/dev/null; }
+fi
+for tool in rsync sha256sum b2sum openssl jq split timeout; do
+    command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
+done
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-resources.XXXXXX")
+daemon_pid=
+cleanup() {
+    if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# The whole run is bounded: a watchdog ends this script (and so its cleanup) past TIME_LIMIT.
+( trap 'kill $nap 2>/dev/null; exit 0' TERM
+  sleep "$time_limit" </dev/null >/dev/null 2>&1 & nap=$!
+  wait $nap && { echo "time limit of $time_limit s reached" >&2; kill -TERM $$; }
+) </dev/null >/dev/null &
+watchdog=$!
+trap 'kill $watchdog 2>/dev/null || true; cleanup' EXIT
+
+now() { date +%s.%N; }
+mbps() { jq -n --argjson b "$1" --argjson s "$2" '$b / $s / 1e6'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+{
+    echo "date: $stamp"
+    echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- Sources Benchmarks 2>/dev/null || echo ' (with local changes)')"
+    echo "size: $bytes bytes ($mib MiB)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') x $(nproc)"
+    echo "sha_ni: $(grep -qw sha_ni /proc/cpuinfo && echo yes || echo no)"
+    echo "os: $(. /etc/os-release && echo "$PRETTY_NAME") (debian_version $(cat /etc/debian_version 2>/dev/null || echo -))"
+    echo "kernel: $(uname -r)"
+    echo "rsync: $(rsync --version | head -1)"
+    echo "openssl: $(openssl version)"
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$results/host.txt"
+
+echo "writing $mib MiB of random bytes ..."
+mkdir -p "$scratch/module" "$scratch/pulled"
+head -c "$bytes" /dev/urandom > "$scratch/module/file.bin"
+sha256sum "$scratch/module/file.bin" > /dev/null  # into the page cache, as transfer-bench's file is
+
+# (d) Hashes first, on an otherwise quiet machine, with the file in the page cache.
+echo "hashes ..."
+hash_file() {  # name command...: seconds over the whole file
+    local name=$1; shift
+    local start end
+    start=$(now); "$@" "$scratch/module/file.bin" > "$results/$name.txt"; end=$(now)
+    echo "$end - $start" | bc -l
+}
+# coreutils' sha256sum is its own C code (no SHA-NI); openssl dgst uses the same kind of
+# assembly as swift-crypto's BoringSSL, so it stands for what the library gets.
+sha_seconds=$(hash_file sha256sum sha256sum)
+ossl_seconds=$(hash_file openssl-dgst-sha256 openssl dgst -sha256)
+b2_seconds=$(hash_file b2sum b2sum)
+# XXH128 (what rsync 3.2+ checks a whole file with) when xxhsum is there (Debian: apt-get install xxhash).
+xxh_seconds=0
+if command -v xxhsum >/dev/null; then xxh_seconds=$(hash_file xxhsum-H2 xxhsum -H2); fi
+split -n 2 -d "$scratch/module/file.bin" "$scratch/half."
+cat "$scratch/half.00" "$scratch/half.01" > /dev/null
+start=$(now)
+sha256sum "$scratch/half.00" > "$results/sha256sum-half0.txt" &
+first=$!
+sha256sum "$scratch/half.01" > "$results/sha256sum-half1.txt"
+wait "$first"
+end=$(now)
+sha_two_seconds=$(echo "$end - $start" | bc -l)
+start=$(now)
+openssl dgst -sha256 "$scratch/half.00" > "$results/openssl-dgst-sha256-half0.txt" &
+first=$!
+openssl dgst -sha256 "$scratch/half.01" > "$results/openssl-dgst-sha256-half1.txt"
+wait "$first"
+end=$(now)
+ossl_two_seconds=$(echo "$end - $start" | bc -l)
+rm -f "$scratch/half.00" "$scratch/half.01"
+openssl speed -seconds 3 -evp sha256 -bytes 1048576 > "$results/openssl-speed-sha256.txt" 2>&1
+openssl speed -seconds 3 -evp blake2b512 -bytes 1048576 > "$results/openssl-speed-blake2b512.txt" 2>&1 || true
+# "1048576 bytes" column, in kB/s (1000 bytes): the last field of the result line.
+openssl_sha=$(awk '/^sha256/ { v = $NF } END { sub(/k$/, "", v); print v * 1000 / 1e6 }' "$results/openssl-speed-sha256.txt")
+openssl_b2=$(awk '/^BLAKE2b512|^blake2b512/ { v = $NF } END { sub(/k$/, "", v); print (v == "" ? 0 : v * 1000 / 1e6) }' \
+    "$results/openssl-speed-blake2b512.txt")
+
+# (a) rsync daemon on 127.0.0.1, the module a directory of the scratch one; the client pulls the file whole.
+echo "rsync daemon ..."
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$scratch/rsyncd.conf" <<EOF
+pid file = $scratch/rsyncd.pid
+log file = $results/rsyncd.log
+use chroot = no
+[bench]
+    path = $scratch/module
+    read only = yes
+    list = yes
+EOF
+rsync --daemon --no-detach --address=127.0.0.1 --port="$port" --config="$scratch/rsyncd.conf" &
+daemon_pid=$!
+for _ in $(seq 50); do
+    rsync "rsync://127.0.0.1:$port/" > /dev/null 2>&1 && break
+    sleep 0.1
+done
+rsync_seconds=()
+for rep in $(seq "$rsync_reps"); do
+    rm -f "$scratch/pulled/file.bin"
+    sync
+    start=$(now)
+    timeout 600 rsync --whole-file --stats "rsync://127.0.0.1:$port/bench/file.bin" "$scratch/pulled/" \
+        > "$results/rsync-$rep.txt" 2>&1
+    end=$(now)
+    rsync_seconds+=("$(echo "$end - $start" | bc -l)")
+    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "rsync copy $rep differs" >&2; exit 1; }
+done
+kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
+rm -f "$scratch/pulled/file.bin"
+rsync_median=$(median "${rsync_seconds[@]}")
+rsync_first=${rsync_seconds[0]}
+
+# (b) and (c): transfer-bench, release, plaintext: the resource (its own file of the same size, in its
+# own scratch directory) to a child process through PeerConnectivity, then raw TCP one way of the same
+# bytes, 3 times (median). Streams and echoes are cut to their minimum: they are not what is measured here.
+echo "transfer-bench (resource and raw TCP) ..."
+export AVAHI_COMPAT_NOWARN=1
+swift build -c release --package-path Benchmarks --product transfer-bench > "$results/build.txt" 2>&1
+bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+TMPDIR="$scratch" timeout $(( time_limit )) "$bin/transfer-bench" run --resource-mebibytes "$mib" \
+    --stream-mebibytes 1 --streams 1 --echoes 1 --encryption none --time-limit 600 \
+    --output "$results/transfer-bench.json" > "$results/transfer-bench.txt" 2>&1
+tb=$results/transfer-bench.json
+library=$(jq '.peerConnectivity.resource.bytesPerSecond / 1e6' "$tb")
+library_echoes=$(jq '.peerConnectivity.resourceWithEchoes.bytesPerSecond / 1e6' "$tb")
+raw=$(jq '.rawTCP.resource.bytesPerSecond / 1e6' "$tb")
+
+sha=$(mbps "$bytes" "$sha_seconds")
+sha_two=$(mbps "$bytes" "$sha_two_seconds")
+ossl=$(mbps "$bytes" "$ossl_seconds")
+ossl_two=$(mbps "$bytes" "$ossl_two_seconds")
+b2=$(mbps "$bytes" "$b2_seconds")
+rsync_mbps=$(mbps "$bytes" "$rsync_median")
+rsync_first_mbps=$(mbps "$bytes" "$rsync_first")
+xxh=$( (( $(echo "$xxh_seconds > 0" | bc) )) && mbps "$bytes" "$xxh_seconds" || echo 0)
+
+jq -n \
+    --arg date "$stamp" --arg commit "$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+    --argjson bytes "$bytes" --arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
+    --argjson cpus "$(nproc)" --arg rsyncVersion "$(rsync --version | head -1)" \
+    --argjson rsyncSeconds "$(printf '%s\n' "${rsync_seconds[@]}" | jq -s .)" \
+    --argjson rsync "$rsync_mbps" --argjson raw "$raw" --argjson library "$library" \
+    --argjson libraryWithEchoes "$library_echoes" --argjson sha "$sha" --argjson shaTwo "$sha_two" \
+    --argjson ossl "$ossl" --argjson osslTwo "$ossl_two" --argjson osslSeconds "$ossl_seconds" --argjson osslTwoSeconds "$ossl_two_seconds" \
+    --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" \
+    --argjson opensslSha "$openssl_sha" --argjson b2 "$b2" --argjson opensslB2 "$openssl_b2" \
+    --argjson shaSeconds "$sha_seconds" --argjson shaTwoSeconds "$sha_two_seconds" --argjson b2Seconds "$b2_seconds" \
+    '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
+      megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw, libraryResource: $library,
+        libraryResourceWithEchoes: $libraryWithEchoes, sha256sumOneCore: $sha, sha256sumTwoProcessesHalves: $shaTwo,
+        opensslDgstSha256OneCore: $ossl, opensslDgstSha256TwoProcessesHalves: $osslTwo,
+        opensslSpeedSha256_1MiB: $opensslSha, b2sumOneCore: $b2, opensslSpeedBlake2b512_1MiB: $opensslB2},
+      seconds: {rsync: $rsyncSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
+        opensslDgstSha256: $osslSeconds, opensslDgstSha256TwoHalves: $osslTwoSeconds, b2sum: $b2Seconds},
+      ratios: {libraryOverRawTCP: ($library / $raw), libraryOverRsync: ($library / $rsync),
+        rawTCPOverRsync: ($raw / $rsync), sha256TwoCoresOverRawTCP: ($osslTwo / $raw),
+        sha256TwoCoresOverLibrary: ($osslTwo / $library)},
+      targets: {libraryAtLeast1GBps: ($library >= 1000), libraryAtLeastHalfRawTCP: ($library / $raw >= 0.5),
+        libraryAtLeast4xRsync: ($library / $rsync >= 4)}}' > "$results/summary.json"
+
+{
+    printf '\n%-52s %10s\n' "$mib MiB, loopback, $(nproc) CPUs, $stamp" "MB/s"
+    printf '%-52s %10.0f\n' "rsync daemon, rsync:// --whole-file (median of $rsync_reps)" "$rsync_mbps"
+    printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
+    printf '%-52s %10.0f\n' "raw TCP one way (transfer-bench, median of 3)" "$raw"
+    printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext" "$library"
+    printf '%-52s %10.0f\n' "PeerConnectivity resource, with 64 B echoes" "$library_echoes"
+    printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"
+    printf '%-52s %10.0f\n' "SHA-256, sha256sum x 2 processes, one half each" "$sha_two"
+    printf '%-52s %10.0f\n' "SHA-256, openssl dgst, one core" "$ossl"
+    printf '%-52s %10.0f\n' "SHA-256, openssl dgst x 2 processes, one half each" "$ossl_two"
+    printf '%-52s %10.0f\n' "SHA-256, openssl speed -evp sha256, 1 MiB blocks" "$openssl_sha"
+    printf '%-52s %10.0f\n' "BLAKE2b, b2sum, one core" "$b2"
+    printf '%-52s %10.0f\n' "XXH128, xxhsum -H2, one core (0: not installed)" "$xxh"
+    printf '%-52s %10.0f\n' "BLAKE2b-512, openssl speed, 1 MiB blocks" "$openssl_b2"
+    echo
+    jq -r '.ratios | to_entries[] | "\(.key): \(.value * 100 | round / 100)"' "$results/summary.json"
+    jq -r '.targets | to_entries[] | "target \(.key): \(.value)"' "$results/summary.json"
+    echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$results/table.txt"
+echo "wrote $results"
