@@ -12,9 +12,7 @@ extension Session {
     /// Not resumed by reconnection: the target must be connected now, and a link that drops during
     /// the transfer fails it with ``SessionError/peerNotConnected(_:reason:)``.
     func sendLarge(_ data: Data, to peers: [PeerID]) async throws {
-        let connections = try core.connections(to: peers)
-        // What each peer announced, kept by the session also for a link resumed on a new connection.
-        try core.checkMessageLength(data.count, to: peers)
+        let connections = try core.connections(to: peers, carrying: data.count)
         if peers.count == 1 {
             try await Self.sendLarge(data, on: connections[0], to: peers[0])
             return

@@ -229,35 +229,20 @@ public final class Session: Sendable {
             return
         }
         if peers.count == 1 {  // the common case needs no array of connections
-            let connection = try core.connection(to: peers[0])
-            try Self.check(data.count, fits: connection, peers[0])
+            let connection = try core.connection(to: peers[0], carrying: data.count)
             try await Self.send(encode(data), on: connection, to: peers[0])
             return
         }
-        let connections = try core.connections(to: peers)
-        for (peer, connection) in zip(peers, connections) {
-            try Self.check(data.count, fits: connection, peer)
-        }
+        let connections = try core.connections(to: peers, carrying: data.count)
         let frame = encode(data)
         for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
         }
     }
 
-    /// Throws ``SessionError/messageTooLargeForPeer(_:size:limit:)`` when the peer on `connection`
-    /// announced a smaller limit than `size`.
-    static func check(_ size: Int, fits connection: Connection, _ peer: PeerID) throws(SessionError) {
-        if let limit = connection.peerMaximumMessageLength, size > limit {
-            throw SessionError.messageTooLargeForPeer(peer, size: size, limit: limit)
-        }
-    }
-
     /// One datagram per target; on the connection for a target whose UDP endpoint is not known yet.
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
-        let connections = try core.connections(to: peers)
-        for (peer, connection) in zip(peers, connections) {
-            try Self.check(data.count, fits: connection, peer)
-        }
+        let connections = try core.connections(to: peers, carrying: data.count)
         for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
             let frame = encode(data)
             if configuration.reconnection != nil {

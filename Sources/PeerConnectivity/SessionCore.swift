@@ -128,23 +128,38 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
-    func connection(to target: PeerID) throws(SessionError) -> Connection {
-        try peers.withLock { table throws(SessionError) in try Self.connectedConnection(to: target, in: table) }
-    }
-
-    func connections(to targets: [PeerID]) throws(SessionError) -> [Connection] {
+    /// The connection to a connected peer.
+    ///
+    /// - Parameter size: a message to go over it: refused if the peer announced a smaller limit.
+    /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` or ``SessionError/messageTooLargeForPeer(_:size:limit:)``.
+    func connection(to target: PeerID, carrying size: Int = 0) throws(SessionError) -> Connection {
         try peers.withLock { table throws(SessionError) in
-            try targets.map { target throws(SessionError) in try Self.connectedConnection(to: target, in: table) }
+            try Self.connectedConnection(to: target, carrying: size, in: table)
         }
     }
 
-    private static func connectedConnection(to target: PeerID, in table: PeerTable) throws(SessionError)
-        -> Connection
-    {
-        guard let connection = table.connectedConnection(to: target) else {
+    /// The connections to connected peers, under one lock: none is returned unless every target is
+    /// connected and takes a message of `size` bytes.
+    func connections(to targets: [PeerID], carrying size: Int = 0) throws(SessionError) -> [Connection] {
+        try peers.withLock { table throws(SessionError) in
+            try targets.map { target throws(SessionError) in
+                try Self.connectedConnection(to: target, carrying: size, in: table)
+            }
+        }
+    }
+
+    private static func connectedConnection(
+        to target: PeerID,
+        carrying size: Int,
+        in table: PeerTable
+    ) throws(SessionError) -> Connection {
+        guard let link = table.connectedLink(to: target) else {
             throw SessionError.peerNotConnected(target)
         }
-        return connection
+        if let accepts = link.accepts, size > accepts {
+            throw SessionError.messageTooLargeForPeer(target, size: size, limit: accepts)
+        }
+        return link.connection
     }
 
     // MARK: - Joining

@@ -116,8 +116,15 @@ struct SessionStateMachine<Connection: AnyObject, Waiter> {
 
     /// The connection to `peer` if it is connected.
     func connectedConnection(to peer: PeerID) -> Connection? {
-        guard let record = records[peer], record.state == .connected else { return nil }
-        return record.connection
+        connectedLink(to: peer)?.connection
+    }
+
+    /// The connection to `peer` if it is connected, and the largest message the peer accepts.
+    func connectedLink(to peer: PeerID) -> (connection: Connection, accepts: Int?)? {
+        guard let record = records[peer], record.state == .connected, let connection = record.connection else {
+            return nil
+        }
+        return (connection, record.peerAccepts)
     }
 
     /// Whether `peer` is held over a connection other than `connection` (the other invitation won).
