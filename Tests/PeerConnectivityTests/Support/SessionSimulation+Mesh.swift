@@ -15,9 +15,6 @@ extension SessionSimulation {
     /// `side`'s address, as the others see it.
     static func address(of side: Int) -> [UInt8] { [10, 0, 0, UInt8(side + 1)] }
 
-    /// Mesh members' dials to listeners made so far.
-    var meshDials: Int { connections.filter(\.toListener).count }
-
     /// SESSION-LISTENER from `peer` arrived at `side`: introduce it to the others and them to it.
     mutating func meshLearned(_ peer: Int, over connection: SimulatedConnection, at side: Int) {
         guard meshes != nil, tables[side].connectedConnection(to: peers[peer]) === connection else { return }
@@ -81,7 +78,6 @@ extension SessionSimulation {
     /// `side` dials `peer`'s listener, as `invite(expectedPeer:)` does.
     mutating func meshDial(from side: Int, to peer: Int) {
         let id = peers[peer]
-        meshDialsMade += 1
         // The mesh's dials hold no place before the member answers (`reservingFirst: false`).
         guard tables[side][id] == nil else {
             _ = meshes![side].dialEnded(id, .held)
@@ -115,7 +111,6 @@ extension SessionSimulation {
         let due = meshRetries
         meshRetries = []
         for (side, retry) in due {
-            retriesFired += 1
             let isHeld = tables[side][retry.peer] != nil
             guard meshes![side].retryDue(retry.peer, generation: retry.generation, isHeld: isHeld) != nil,
                 let peer = peers.firstIndex(of: retry.peer)

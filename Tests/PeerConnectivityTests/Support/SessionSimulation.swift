@@ -132,10 +132,6 @@ struct SessionSimulation {
     var deferredDials = 0
     /// Mesh: invitations to a listener held until their introduction came, then accepted.
     var acceptedOnceIntroduced = 0
-    /// Mesh: dials made to members' listeners, first attempts, retries and redials.
-    var meshDialsMade = 0
-    /// Mesh: retry timers that fired.
-    var retriesFired = 0
     /// Mesh: members dialled again after their link was lost.
     var redials = 0
     /// Mesh: invitations to a listener declined because no introduction came.
