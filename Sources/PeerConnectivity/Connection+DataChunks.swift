@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
@@ -9,13 +10,40 @@ extension Connection {
     ///
     /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws; the chunks before it were sent.
     func sendChunks(of data: Data, on channel: UInt32) async throws {
-        var offset = data.startIndex
-        while offset < data.endIndex {
-            let end = min(offset + FrameEncoder.chunkPayloadLength, data.endIndex)
-            let frame = data[offset..<end].withUnsafeBytes {
+        try await sendChunks(length: data.count, on: channel, sent: { _ in }) { range in
+            data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)].withUnsafeBytes {
                 FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: sendBuffers.buffer(capacity:))
             }
-            try await sendChunk(frame, payloadLength: end - offset, on: channel)
+        }
+    }
+
+    /// Writes a buffer's readable bytes on `channel` as CHUNK frames (a resource's block), as
+    /// ``sendChunks(of:on:)-(Data,_)`` does; `sent` is told each chunk's length once it is queued.
+    ///
+    /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws; the chunks before it were sent.
+    func sendChunks(of buffer: ByteBuffer, on channel: UInt32, sent: (Int) -> Void) async throws {
+        try await sendChunks(length: buffer.readableBytes, on: channel, sent: sent) { range in
+            buffer.withUnsafeReadableBytes {
+                FrameEncoder.chunkFrame(
+                    channel: channel,
+                    UnsafeRawBufferPointer(rebasing: $0[range]),
+                    makeBuffer: sendBuffers.buffer(capacity:)
+                )
+            }
+        }
+    }
+
+    private func sendChunks(
+        length: Int,
+        on channel: UInt32,
+        sent: (Int) -> Void,
+        frame: (Range<Int>) -> ByteBuffer
+    ) async throws {
+        var offset = 0
+        while offset < length {
+            let end = min(offset + FrameEncoder.chunkPayloadLength, length)
+            try await sendChunk(frame(offset..<end), payloadLength: end - offset, on: channel)
+            sent(end - offset)
             offset = end
         }
     }

@@ -7,10 +7,17 @@ protocol InboundTransfer: AnyObject, Sendable {
     var name: String { get }
     /// Whether the session forgets it at END (a stream); a resource stays until it has been checked.
     var endsAtEnd: Bool { get }
+    /// A resource's next bytes are block `index`, whose SHA-256 is `digest` (BLOCK).
+    func blockStarted(_ index: Int, digest: [UInt8])
     /// Bytes arrived, within the window.
     func received(_ bytes: ByteBuffer)
-    /// The writer finished; a resource's SHA-256 comes with it.
+    /// The writer finished; a resource's root digest comes with it.
     func ended(digest: [UInt8]?)
     /// The transfer failed: the peer reset it, or the connection closed.
     func failed(_ error: TransferError)
+}
+
+extension InboundTransfer {
+    /// Only a resource has blocks; the channel table lets BLOCK come on no other channel.
+    func blockStarted(_ index: Int, digest: [UInt8]) {}
 }

@@ -7,25 +7,37 @@ import PeerConnectivityTransport
 import Synchronization
 import SystemPackage
 
-/// The receiving end of one resource: writes its chunks to a hidden partial file, hashes them, and
-/// when END arrives checks the length and the SHA-256, then links the file to its final name.
+/// The receiving end of one resource: answers its OPEN with the blocks it holds already (HAVE),
+/// writes each block's chunks at the block's place in a hidden partial file, checks each block's
+/// SHA-256 as its last byte lands, and when END arrives checks the root digest, then links the file
+/// to its final name.
 ///
-/// Disk work runs on a serial queue of its own, never on the event loop; each chunk written gives
-/// its length back to the sender's window, so at most the window waits in memory. Whatever ends the
-/// transfer (END, a RESET from either side, the connection closing) ends it once: `onFinish` is
-/// called exactly once, and on failure the partial file is removed.
+/// Disk work and hashing run on a serial queue of its own, never on the event loop; each chunk
+/// written gives its length back to the sender's window, so at most the window waits in memory.
+/// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
+/// `onFinish` is called exactly once. A transfer that fails with blocks checked (the connection
+/// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
+/// one cancelled, or whose root does not match, keeps nothing.
 final class ResourceReceiver: InboundTransfer, Sendable {
     private struct State {
         var descriptor: SystemPackage.FileDescriptor?
         var partialPath: String?
+        var ledger: ResourceBlockLedger
+        /// The current block's hash, fed as its bytes are written.
         var hasher = SHA256()
-        var received: UInt64 = 0
+        /// Bytes written by this transfer (not those held from an earlier one).
+        var written: UInt64 = 0
         var finished = false
+        /// Blocks checked since the record was last written.
+        var checkedSinceSave = 0
         /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
         var credit: CreditBatch
         /// What the file asks of the page cache as it grows.
         var writeBehind = WriteBehind()
     }
+
+    /// Blocks checked between two writes of the resume record while a transfer runs.
+    static let blocksPerSave = 32
 
     let name: String
     let peer: PeerID
@@ -37,6 +49,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private let channel: UInt32
     private let directory: URL
     private let window: Int
+    private let limits: PartialResourceStore.Limits
+    private let store: PartialResourceStore
     private let queue: DispatchQueue
     private let state: Mutex<State>
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
@@ -47,6 +61,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         connection: Connection,
         directory: URL,
         window: Int,
+        limits: PartialResourceStore.Limits,
+        store: PartialResourceStore = .shared,
         onFinish: @escaping @Sendable (Result<URL, TransferError>) -> Void
     ) {
         self.name = String(decoding: open.name, as: UTF8.self)
@@ -57,107 +73,178 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         self.channel = open.channel
         self.directory = directory
         self.window = window
-        self.state = Mutex(State(credit: CreditBatch(size: window / 8)))
+        self.limits = limits
+        self.store = store
+        let layout = ResourceLayout(size: open.size)
+        self.state = Mutex(State(ledger: ResourceBlockLedger(layout: layout), credit: CreditBatch(size: window / 8)))
         self.onFinish = onFinish
         self.progress = Progress(totalUnitCount: Int64(clamping: open.size))
         self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)")
         progress.cancellationHandler = { [weak self] in self?.cancel() }
     }
 
-    /// Creates the partial file and widens the window to ``Session/Configuration/resourceWindow``.
+    /// Opens the partial file (one kept from an earlier attempt, its blocks hashed again, or a new
+    /// one), answers HAVE, and widens the window to ``Session/Configuration/resourceWindow``.
     func start() {
         queue.async { [self] in
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
-                let descriptor: SystemPackage.FileDescriptor
-                do {
-                    descriptor = try SystemPackage.FileDescriptor.open(
-                        SystemPackage.FilePath(path),
-                        .writeOnly,
-                        options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                        permissions: [.ownerReadWrite]
-                    )
-                } catch {
-                    throw POSIXFailure("open \(path)", (error as? SystemPackage.Errno) ?? .ioError)
-                }
+                let layout = ResourceLayout(size: size)
+                let (descriptor, path, kept) = try openPartial(layout: layout)
+                let ledger = ResourceBlockLedger(layout: layout, kept: kept)
                 let open = state.withLock { state -> Bool in
                     guard !state.finished else { return false }
                     state.descriptor = descriptor
                     state.partialPath = path
+                    state.ledger = ledger
                     return true
                 }
                 guard open else {
                     try? descriptor.close()
-                    Platform.unlink(path)
+                    PartialResourceStore.remove(path)
                     return
                 }
+                let held = ledger.heldBlocks
+                let have =
+                    held.isEmpty
+                    ? Frame.Have.nothing
+                    : Frame.Have(
+                        digest: ResourceFileIO.heldDigest(ledger.heldDigests),
+                        bitmap: layout.bitmap(of: held)
+                    )
+                if !held.isEmpty {
+                    let resumed = ledger.heldBytes
+                    progress.completedUnitCount = Int64(clamping: resumed)
+                    progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
+                }
+                connection.sendControl(.have(channel: channel, have))
                 connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
             } catch {
-                fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed)
+                fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
             }
+        }
+    }
+
+    /// A kept partial file of this resource from this peer, with the blocks that still hash as they
+    /// did; or a new, empty one.
+    private func openPartial(
+        layout: ResourceLayout
+    ) throws -> (SystemPackage.FileDescriptor, String, [Int: [UInt8]]) {
+        if limits.keepsAnything,
+            let entry = store.claim(
+                in: directory,
+                peer: peer.id,
+                name: rawName,
+                size: size,
+                blockLength: layout.blockLength,
+                limits: limits
+            )
+        {
+            if let descriptor = try? SystemPackage.FileDescriptor.open(
+                SystemPackage.FilePath(entry.partialPath),
+                .readWrite,
+                options: [.noFollow, .closeOnExec]
+            ) {
+                let kept = ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
+                return (descriptor, entry.partialPath, kept)
+            }
+            PartialResourceStore.remove(entry.partialPath)
+        }
+        let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
+        do {
+            let descriptor = try SystemPackage.FileDescriptor.open(
+                SystemPackage.FilePath(path),
+                .readWrite,
+                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: [.ownerReadWrite]
+            )
+            return (descriptor, path, [:])
+        } catch {
+            throw POSIXFailure("open \(path)", (error as? SystemPackage.Errno) ?? .ioError)
         }
     }
 
     // MARK: - From the connection (event loop)
 
-    func received(_ bytes: ByteBuffer) {
+    func blockStarted(_ index: Int, digest: [UInt8]) {
         queue.async { [self] in
-            do {
-                let grant = try state.withLock { state throws -> Int? in
-                    guard !state.finished, let descriptor = state.descriptor else { return nil }
-                    guard state.received + UInt64(bytes.readableBytes) <= size else {
-                        throw TransferError.sizeMismatch(peer: peer, name: name, detail: "more than \(size) bytes")
-                    }
-                    try bytes.withUnsafeReadableBytes { buffer in
-                        state.hasher.update(bufferPointer: buffer)
-                        try Self.writeAll(buffer, to: descriptor)
-                    }
-                    state.received += UInt64(bytes.readableBytes)
-                    Self.advise(state.writeBehind.wrote(upTo: state.received), descriptor: descriptor)
-                    return state.credit.took(bytes.readableBytes)
-                }
-                guard let grant else { return }
-                progress.completedUnitCount += Int64(bytes.readableBytes)
-                if grant > 0 { connection.grantCredit(grant, on: channel) }
-            } catch let error as TransferError {
-                fail(error, resetCode: .sizeMismatch)
-            } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
-                // The sender learns why (RESET no space), not only that something failed.
-                fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace)
-            } catch {
-                fail(.failed(peer: peer, name: name, detail: "writing: \(error)"), resetCode: .failed)
+            state.withLock { state in
+                guard !state.finished, state.descriptor != nil else { return }
+                _ = state.ledger.blockStarted(index, digest: digest)
+                state.hasher = SHA256()
             }
         }
     }
 
-    func ended(digest: [UInt8]?) {
+    func received(_ bytes: ByteBuffer) {
         queue.async { [self] in
-            let outcome = state.withLock { state -> Result<(String, [UInt8]), TransferError>? in
-                guard !state.finished, let path = state.partialPath else { return nil }
-                guard state.received == size else {
-                    let detail = "\(state.received) bytes received, \(size) announced"
-                    return .failure(.sizeMismatch(peer: peer, name: name, detail: detail))
+            do {
+                let outcome = try state.withLock {
+                    state throws -> (grant: Int, verdict: ResourceBlockLedger.Verdict?)? in
+                    guard !state.finished, let descriptor = state.descriptor else { return nil }
+                    let (offset, completes) = state.ledger.chunkArrived(length: bytes.readableBytes)
+                    try bytes.withUnsafeReadableBytes { buffer in
+                        try ResourceFileIO.write(buffer, at: offset, to: descriptor)
+                        state.hasher.update(bufferPointer: buffer)
+                    }
+                    state.written += UInt64(bytes.readableBytes)
+                    let end = offset + UInt64(bytes.readableBytes)
+                    Self.advise(state.writeBehind.wrote(upTo: end), descriptor: descriptor)
+                    var verdict: ResourceBlockLedger.Verdict?
+                    if completes {
+                        verdict = state.ledger.blockHashed(Array(state.hasher.finalize()))
+                        if case .verified = verdict { state.checkedSinceSave += 1 }
+                    }
+                    return (state.credit.took(bytes.readableBytes), verdict)
                 }
-                return .success((path, Array(state.hasher.finalize())))
+                guard let outcome else { return }
+                progress.completedUnitCount = min(
+                    progress.totalUnitCount,
+                    progress.completedUnitCount + Int64(bytes.readableBytes)
+                )
+                if outcome.grant > 0 { connection.grantCredit(outcome.grant, on: channel) }
+                switch outcome.verdict {
+                case .mismatch(let index):
+                    let detail = "block \(index) does not match its digest; the checked blocks are kept"
+                    fail(.failed(peer: peer, name: name, detail: detail), resetCode: .blockMismatch, keep: true)
+                case .verified:
+                    saveRecordIfDue()
+                case nil:
+                    break
+                }
+            } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
+                // The sender learns why (RESET no space), not only that something failed.
+                fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace, keep: false)
+            } catch {
+                fail(.failed(peer: peer, name: name, detail: "writing: \(error)"), resetCode: .failed, keep: true)
             }
+        }
+    }
+
+    func ended(digest root: [UInt8]?) {
+        queue.async { [self] in
+            let outcome = state.withLock { state -> (String, ResourceBlockLedger.Outcome)? in
+                guard !state.finished, let path = state.partialPath else { return nil }
+                return (path, state.ledger.outcomeAtEnd)
+            }
+            guard let (path, outcome) = outcome else { return }
             switch outcome {
-            case .none:
-                return
-            case .failure(let error):
-                fail(error, resetCode: .sizeMismatch)
-            case .success(let (path, computed)):
-                guard computed == digest else {
-                    fail(.digestMismatch(peer: peer, name: name), resetCode: .digestMismatch)
+            case .missing(let blocks):
+                let detail = "\(blocks.count) blocks never arrived (the first: \(blocks[0]))"
+                fail(.sizeMismatch(peer: peer, name: name, detail: detail), resetCode: .sizeMismatch, keep: false)
+            case .whole(let digests):
+                let computed = ResourceFileIO.digest(of: ResourceLayout(size: size).rootInput(digests: digests))
+                guard computed == root else {
+                    fail(.digestMismatch(peer: peer, name: name), resetCode: .digestMismatch, keep: false)
                     return
                 }
                 do {
                     let url = try place(path)
-                    guard finishOnce() else { return }
+                    guard finishOnce(keep: false) else { return }
                     connection.sendControl(.done(channel: channel))
                     onFinish(.success(url))
                 } catch {
-                    fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed)
+                    fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
                 }
             }
         }
@@ -165,7 +252,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
 
     func failed(_ error: TransferError) {
         queue.async { [self] in
-            guard finishOnce() else { return }
+            // A sender that cancels wants nothing kept; a link that drops leaves the blocks to resume.
+            guard finishOnce(keep: error != .cancelledByPeer(peer: peer, name: name)) else { return }
             onFinish(.failure(error))
         }
     }
@@ -173,35 +261,67 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// This side cancels (its `Progress`): the sender gets a cancelled error, this side too.
     func cancel() {
         queue.async { [self] in
-            fail(.cancelled(peer: peer, name: name), resetCode: .cancelled)
+            fail(.cancelled(peer: peer, name: name), resetCode: .cancelled, keep: false)
         }
     }
 
     // MARK: - On the queue
 
-    /// Ends the transfer with `error`, tells the sender (RESET), removes the partial file.
-    private func fail(_ error: TransferError, resetCode: ChannelResetCode) {
-        guard finishOnce() else { return }
+    /// Ends the transfer with `error`, tells the sender (RESET), and keeps or removes the partial file.
+    private func fail(_ error: TransferError, resetCode: ChannelResetCode, keep: Bool) {
+        guard finishOnce(keep: keep) else { return }
         connection.resetInboundChannel(channel, resetCode)
         onFinish(.failure(error))
     }
 
-    /// Marks the transfer finished, closes the file and removes it if it was not placed;
+    /// Marks the transfer finished and closes the file; keeps its checked blocks for a resume when
+    /// `keep`, else removes the partial file (after ``place(_:)``, only its hidden name).
     /// `false` if it had already finished.
-    private func finishOnce() -> Bool {
-        let (first, descriptor, partial) = state.withLock { state -> (Bool, SystemPackage.FileDescriptor?, String?) in
-            guard !state.finished else { return (false, nil, nil) }
+    private func finishOnce(keep: Bool) -> Bool {
+        let taken = state.withLock { state -> (SystemPackage.FileDescriptor?, String?, PartialResourceRecord?)? in
+            guard !state.finished else { return nil }
             state.finished = true
             defer {
                 state.descriptor = nil
                 state.partialPath = nil
             }
-            return (true, state.descriptor, state.partialPath)
+            return (state.descriptor, state.partialPath, record(of: state.ledger))
         }
+        guard let (descriptor, partial, record) = taken else { return false }
         try? descriptor?.close()
-        if let partial { Platform.unlink(partial) }
-        if first { progress.cancellationHandler = nil }
-        return first
+        if let partial {
+            if keep, let record {
+                store.keep(record, partialPath: partial, in: directory, limits: limits)
+            } else {
+                PartialResourceStore.remove(partial)
+            }
+        }
+        progress.cancellationHandler = nil
+        return true
+    }
+
+    /// Writes the resume record every ``blocksPerSave`` blocks checked, so that a process that stops
+    /// can resume what it had.
+    private func saveRecordIfDue() {
+        let due = state.withLock { state -> (PartialResourceRecord, String)? in
+            guard limits.keepsAnything, state.checkedSinceSave >= Self.blocksPerSave, !state.finished,
+                let path = state.partialPath
+            else { return nil }
+            state.checkedSinceSave = 0
+            return (record(of: state.ledger), path)
+        }
+        if let (record, path) = due { store.save(record, partialPath: path) }
+    }
+
+    private func record(of ledger: ResourceBlockLedger) -> PartialResourceRecord {
+        PartialResourceRecord(
+            peer: peer.id,
+            name: rawName,
+            size: size,
+            blockLength: ledger.layout.blockLength,
+            blocks: ledger.heldBlocks,
+            saved: Date()
+        )
     }
 
     /// Links the partial file to the first free candidate name; never replaces an existing file.
@@ -226,28 +346,4 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
         }
     }
-
-    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: SystemPackage.FileDescriptor) throws {
-        var written = 0
-        do {
-            while written < buffer.count {
-                written += try descriptor.write(UnsafeRawBufferPointer(rebasing: buffer[written...]))
-            }
-        } catch {
-            throw POSIXFailure("write", (error as? SystemPackage.Errno) ?? .ioError)
-        }
-    }
-}
-
-/// A failed system call, with its errno.
-struct POSIXFailure: Error, CustomStringConvertible {
-    let call: String
-    let code: SystemPackage.Errno
-
-    init(_ call: String, _ code: SystemPackage.Errno) {
-        self.call = call
-        self.code = code
-    }
-
-    var description: String { "\(call): \(code)" }
 }

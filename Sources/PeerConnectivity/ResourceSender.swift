@@ -1,22 +1,33 @@
-import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
+import Synchronization
 import SystemPackage
 
-/// Sends one file on a resource channel: reads it in blocks on NIO's thread pool (never whole),
-/// hashes each block, cuts it into CHUNK frames that wait for the peer's credit, then sends END with
-/// the SHA-256 and waits for the peer's DONE.
+/// Sends one file on a resource channel, block by block: waits for the peer's HAVE, checks the blocks
+/// the peer holds against the file (their digests must match, else every block is sent), then sends
+/// each other block as a BLOCK frame with its SHA-256 and CHUNKs that wait for the peer's credit; END
+/// carries the root digest, and the peer's DONE ends the transfer.
+///
+/// Blocks are read and hashed ahead on NIO's thread pool, several at once (``readAhead``), so that
+/// hashing runs on other cores while earlier blocks are on the wire. A peer that finds a block
+/// damaged resets the channel (block mismatch) keeping the blocks it checked; the sender then opens
+/// the resource again, and the peer's HAVE leaves only the damaged blocks to send, up to
+/// ``maximumAttempts`` times.
 struct ResourceSender: Sendable {
-    /// Bytes read from disk at a time.
-    static let blockLength = 1 << 20
+    /// Blocks read and hashed ahead of the one being sent.
+    static let readAhead = 4
+    /// How many times a resource is opened, the first included, when the peer finds damaged blocks.
+    static let maximumAttempts = 4
 
     let descriptor: SystemPackage.FileDescriptor
     let size: UInt64
     let connection: Connection
-    let channel: UInt32
+    /// The channel being written on now (a new one after a block mismatch), shared with the
+    /// progress's cancellation handler, which resets it.
+    let channel: ResourceChannel
     let progress: Progress
     let name: String
     let peer: PeerID
@@ -24,73 +35,93 @@ struct ResourceSender: Sendable {
     /// Runs the transfer to its end; closes the file whatever happens.
     func run() async throws {
         defer { try? descriptor.close() }
-        do {
-            try await send()
-        } catch {
-            let failure = transferError(for: error)
-            // Tells the peer unless the channel has already ended (then this does nothing).
-            connection.resetChannel(channel, failure == .cancelled(peer: peer, name: name) ? .cancelled : .failed)
-            throw failure
-        }
-    }
-
-    private func send() async throws {
-        var hasher = SHA256()
-        var offset: UInt64 = 0
-        let allocator = connection.allocator
-        while offset < size {
-            try Task.checkCancellation()
-            let length = Int(min(UInt64(Self.blockLength), size - offset))
-            let block = try await NIOThreadPool.singleton.runIfActive { [descriptor, offset] in
-                try Self.read(descriptor, at: offset, length: length, allocator: allocator)
-            }
-            block.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-            var chunkOffset = 0
-            while chunkOffset < block.readableBytes {
-                let chunkLength = min(FrameEncoder.chunkPayloadLength, block.readableBytes - chunkOffset)
-                let frame = block.withUnsafeReadableBytes { bytes in
-                    FrameEncoder.chunkFrame(
-                        channel: channel,
-                        UnsafeRawBufferPointer(rebasing: bytes[chunkOffset..<chunkOffset + chunkLength]),
-                        makeBuffer: connection.sendBuffers.buffer(capacity:)
-                    )
-                }
-                try await connection.sendChunk(frame, payloadLength: chunkLength, on: channel)
-                progress.completedUnitCount += Int64(chunkLength)
-                chunkOffset += chunkLength
-            }
-            offset += UInt64(length)
-        }
-        try connection.finishChannel(channel, digest: Array(hasher.finalize()))
-        try await connection.waitForDone(on: channel)
-    }
-
-    /// Reads exactly `length` bytes at `offset`, or throws (the file shrank, or an I/O error).
-    private static func read(
-        _ descriptor: SystemPackage.FileDescriptor,
-        at offset: UInt64,
-        length: Int,
-        allocator: ByteBufferAllocator
-    ) throws -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: length)
-        var filled = 0
-        while filled < length {
-            let wanted = length - filled
-            let count: Int
+        let layout = ResourceLayout(size: size)
+        var digests = [[UInt8]?](repeating: nil, count: layout.blockCount)
+        var attempt = 1
+        while true {
+            let current = channel.number
             do {
-                count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { space in
-                    try descriptor.read(
-                        fromAbsoluteOffset: Int64(offset) + Int64(filled),
-                        into: UnsafeMutableRawBufferPointer(rebasing: space[0..<wanted])
-                    )
+                try await send(on: current, layout: layout, digests: &digests)
+                return
+            } catch let error as ChannelClosedError
+                where error.cause == .reset(.blockMismatch, byPeer: true) && attempt < Self.maximumAttempts
+            {
+                connection.resetChannel(current, .failed)
+                attempt += 1
+                do {
+                    let nameBytes = Array(name.utf8)
+                    channel.number = try connection.openChannel(kind: .resource, size: size, name: nameBytes)
+                } catch let closed as ConnectionClosedError {
+                    throw TransferError.connectionClosed(closed.reason, peer: peer, name: name)
                 }
             } catch {
-                throw POSIXFailure("read", (error as? SystemPackage.Errno) ?? .ioError)
+                let failure = transferError(for: error)
+                // Tells the peer unless the channel has already ended (then this does nothing).
+                connection.resetChannel(current, failure == .cancelled(peer: peer, name: name) ? .cancelled : .failed)
+                throw failure
             }
-            if count == 0 { throw POSIXFailure("read: the file is shorter than when the transfer started", .ioError) }
-            filled += count
         }
-        return buffer
+    }
+
+    private func send(on number: UInt32, layout: ResourceLayout, digests: inout [[UInt8]?]) async throws {
+        let have = try await connection.waitForHave(on: number)
+        guard let held = layout.blocks(inBitmap: have.bitmap) else {
+            throw TransferError.failed(peer: peer, name: name, detail: "the peer's HAVE does not fit the resource")
+        }
+        var skipped = Set<Int>()
+        if !held.isEmpty {
+            try await hash(held, layout: layout, into: &digests)
+            if ResourceFileIO.heldDigest(held.map { digests[$0]! }) == have.digest {
+                skipped = Set(held)
+                let resumed = layout.bytes(in: held)
+                progress.completedUnitCount = Int64(clamping: resumed)
+                progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
+            }
+        }
+        let toSend = (0..<layout.blockCount).filter { !skipped.contains($0) }
+        var reader = BlockReadAhead(
+            blocks: toSend,
+            descriptor: descriptor,
+            layout: layout,
+            allocator: connection.allocator
+        )
+        do {
+            while let (index, block, digest) = try await reader.next() {
+                digests[index] = digest
+                try connection.startBlock(index, digest: digest, on: number)
+                try await connection.sendChunks(of: block, on: number) { length in
+                    progress.completedUnitCount = min(
+                        progress.totalUnitCount,
+                        progress.completedUnitCount + Int64(length)
+                    )
+                }
+            }
+        } catch {
+            await reader.stop()
+            throw error
+        }
+        let root = ResourceFileIO.digest(of: layout.rootInput(digests: digests.map { $0! }))
+        try connection.finishChannel(number, digest: root)
+        try await connection.waitForDone(on: number)
+    }
+
+    /// Hashes `blocks` of the file (those the peer says it holds), without sending them.
+    private func hash(_ blocks: [Int], layout: ResourceLayout, into digests: inout [[UInt8]?]) async throws {
+        let missing = blocks.filter { digests[$0] == nil }
+        var reader = BlockReadAhead(
+            blocks: missing,
+            descriptor: descriptor,
+            layout: layout,
+            allocator: connection.allocator
+        )
+        do {
+            while let (index, _, digest) = try await reader.next() {
+                digests[index] = digest
+            }
+        } catch {
+            await reader.stop()
+            throw error
+        }
     }
 
     private func transferError(for error: any Error) -> TransferError {

@@ -49,3 +49,9 @@ public final class ResourceTransfer: Sendable {
         progress.cancel()
     }
 }
+
+extension ProgressUserInfoKey {
+    /// The bytes of a resource that did not cross again because the receiver held them from an
+    /// interrupted transfer (an `NSNumber`), in a ``ResourceTransfer``'s progress and in the receiver's.
+    public static let resumedByteCountKey = ProgressUserInfoKey("PeerConnectivity.resumedByteCount")
+}

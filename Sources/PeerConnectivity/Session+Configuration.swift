@@ -39,6 +39,14 @@ extension Session {
         /// of ``resourceDirectory``. A larger one is refused when it is offered, before anything is
         /// written: the sender's transfer fails with ``TransferError/refused(peer:name:detail:)``.
         public var maximumResourceSize: UInt64?
+        /// How long an interrupted resource's checked blocks stay in ``resourceDirectory`` (a hidden
+        /// partial file and a small record beside it) for the same sender to resume it: when the same
+        /// peer offers a resource of the same name and length again, only the blocks missing cross.
+        /// Kept across a restart of this process. Zero keeps nothing.
+        public var partialResourceLifetime: Duration = .seconds(24 * 3600)
+        /// The most bytes of interrupted resources kept in ``resourceDirectory`` for resuming; past it
+        /// the oldest go first.
+        public var maximumPartialResourceBytes: UInt64 = 16 << 30
         /// How many resources may arrive at once (each holds a file open); more are refused, and their
         /// senders may try again. All sessions of a process hold at most a quarter of its descriptor limit.
         public var maximumIncomingResources = 16

@@ -8,10 +8,17 @@ extension Session {
     ///
     /// Returns at once; the file is read from disk in blocks while it goes (never loaded whole), beside
     /// messages and streams on the same connection, which it does not hold up. The peer receives it into
-    /// a partial file, checks its length and SHA-256, and only then gives it its final name
+    /// a partial file, checks each 1 MiB block's SHA-256 as it lands and the root digest over them at
+    /// the end, and only then gives it its final name
     /// (``SessionEvent/startedReceivingResource(name:from:progress:)`` and
     /// ``SessionEvent/finishedReceivingResource(name:from:result:)`` there). Several resources may be
     /// in flight at once, to one peer or to several.
+    ///
+    /// When an earlier transfer of the same file (same name, same length, from this peer's
+    /// ``PeerID``) was interrupted, the peer keeps the blocks it checked (for
+    /// ``Configuration/partialResourceLifetime``), and only the others cross: the progress starts at the
+    /// bytes resumed, which its `userInfo` holds under ``Foundation/ProgressUserInfoKey/resumedByteCountKey``.
+    /// A block the peer finds damaged is sent again.
     ///
     /// - Parameters:
     ///   - url: a local regular file.
@@ -27,9 +34,14 @@ extension Session {
         }
         let connection = try core.connection(to: peer)
         let (descriptor, size) = try Self.openFile(url, peer: peer, name: name)
-        let channel: UInt32
+        guard ResourceLayout(size: size).fitsProtocol else {
+            try? descriptor.close()
+            let detail = "\(size) bytes; a resource has at most \(WireProtocol.maximumResourceBlocks) blocks of 1 MiB"
+            throw TransferError.failed(peer: peer, name: name, detail: detail)
+        }
+        let channel: ResourceChannel
         do {
-            channel = try connection.openChannel(kind: .resource, size: size, name: nameBytes)
+            channel = ResourceChannel(try connection.openChannel(kind: .resource, size: size, name: nameBytes))
         } catch let error as ConnectionClosedError {
             try? descriptor.close()
             throw SessionError.peerNotConnected(peer, reason: error.reason)
@@ -53,11 +65,11 @@ extension Session {
         }
         progress.cancellationHandler = {
             task.cancel()
-            connection.resetChannel(channel, .cancelled)
+            connection.resetChannel(channel.number, .cancelled)
         }
         if progress.isCancelled {
             task.cancel()
-            connection.resetChannel(channel, .cancelled)
+            connection.resetChannel(channel.number, .cancelled)
         }
         return ResourceTransfer(name: name, peer: peer, progress: progress, task: task)
     }

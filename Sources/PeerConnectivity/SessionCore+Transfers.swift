@@ -13,6 +13,8 @@ extension SessionCore {
         switch event {
         case .opened(let open):
             opened(open, on: connection, from: peer)
+        case .block(let channel, let index, let digest):
+            transfers.withLock { $0[TransferKey(connection, channel)] }?.blockStarted(index, digest: digest)
         case .received(let channel, let bytes):
             transfers.withLock { $0[TransferKey(connection, channel)] }?.received(bytes)
         case .ended(let channel, let digest):
@@ -75,7 +77,11 @@ extension SessionCore {
                 peer: peer,
                 connection: connection,
                 directory: configuration.resourceDirectory,
-                window: max(configuration.resourceWindow, WireProtocol.initialChannelWindow)
+                window: max(configuration.resourceWindow, WireProtocol.initialChannelWindow),
+                limits: PartialResourceStore.Limits(
+                    lifetime: TimeInterval(configuration.partialResourceLifetime.components.seconds),
+                    maximumBytes: configuration.maximumPartialResourceBytes
+                )
             ) { [weak self] result in
                 self?.resourceFinished(key, name: name, from: peer, result: result)
             }

@@ -144,6 +144,8 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
                 name: name,
                 detail: "the receiver has as many resources open as it takes; try again later"
             )
+        case .blockMismatch:
+            return .digestMismatch(peer: peer, name: name)
         }
     }
 }

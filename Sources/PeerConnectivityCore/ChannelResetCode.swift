@@ -16,6 +16,9 @@ package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomSt
     case noSpace = 7
     /// The receiver has as many resources open as it takes at once; the sender may try again later.
     case busy = 8
+    /// A block's bytes did not match the digest its BLOCK frame announced. The receiver keeps the
+    /// blocks it has checked; the sender opens the resource again and sends the others.
+    case blockMismatch = 9
 
     /// Reads a code from the wire; an unknown value counts as ``failed``.
     ///
@@ -34,6 +37,7 @@ package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomSt
         case .tooLarge: return "too large"
         case .noSpace: return "no space"
         case .busy: return "busy"
+        case .blockMismatch: return "block mismatch"
         }
     }
 }

@@ -12,6 +12,11 @@ import NIOCore
 /// may end a channel at the same moment.
 /// Frames for a channel the peer never opened break the protocol.
 ///
+/// A resource's bytes come in blocks: a BLOCK frame names the block, then CHUNKs carry exactly its
+/// length. A CHUNK outside a block, a BLOCK before the last one is whole or past the resource's end,
+/// and an END in the middle of a block break the protocol. The blocks may come in any order, and
+/// not all of them: those the receiver said it holds (HAVE) are not sent again.
+///
 /// A message channel (``ChannelKind/message``) announces its size at OPEN: one larger than
 /// ``maximumMessageLength`` is refused there (RESET, too large), and bytes past the size or an END
 /// before it break the protocol, so that the receiver never holds more than the size it accepted.
@@ -35,6 +40,10 @@ package struct ChannelTable {
         case credited(channel: UInt32, increment: UInt32)
         /// The peer checked and kept a resource this side sent.
         case done(channel: UInt32)
+        /// The peer starts block `index` of a resource it sends; its SHA-256 is `digest`.
+        case block(channel: UInt32, index: Int, digest: [UInt8])
+        /// The peer says which blocks of a resource this side sends it holds already.
+        case have(channel: UInt32, Frame.Have)
         /// The frame breaks the protocol: close the connection.
         case violation(ProtocolError)
     }
@@ -45,6 +54,10 @@ package struct ChannelTable {
         var window: Int
         /// A message's bytes still due before its END; `nil` for a stream or a resource.
         var remaining: UInt64?
+        /// A resource's blocks; `nil` for a stream or a message.
+        var layout: ResourceLayout?
+        /// Bytes of the current block still due; 0 between blocks.
+        var blockRemaining = 0
     }
 
     private var inbound: [UInt32: Inbound] = [:]
@@ -97,7 +110,7 @@ package struct ChannelTable {
 
     /// A channel frame arrived from the peer.
     ///
-    /// - Parameter frame: OPEN, CHUNK, END, RESET, CREDIT or DONE.
+    /// - Parameter frame: OPEN, CHUNK, END, RESET, CREDIT, DONE, BLOCK or HAVE.
     /// - Returns: what to do.
     package mutating func frameReceived(_ frame: Frame) -> Action {
         switch frame {
@@ -125,6 +138,15 @@ package struct ChannelTable {
                 }
                 entry.remaining = open.size
             }
+            if open.kind == .resource {
+                let layout = ResourceLayout(size: open.size)
+                guard layout.fitsProtocol else {
+                    let reason =
+                        "a resource of \(open.size) bytes; at most \(WireProtocol.maximumResourceBlocks) blocks"
+                    return .refuse(channel: open.channel, .tooLarge, reason: reason)
+                }
+                entry.layout = layout
+            }
             inbound[open.channel] = entry
             return .opened(open)
 
@@ -138,6 +160,17 @@ package struct ChannelTable {
                         "\(bytes.readableBytes) bytes on channel \(channel) exceed its window of \(entry.window)"
                     )
                 )
+            }
+            if entry.layout != nil {
+                guard bytes.readableBytes <= entry.blockRemaining else {
+                    return .violation(
+                        .malformed(
+                            .chunk,
+                            "\(bytes.readableBytes) bytes on resource channel \(channel), \(entry.blockRemaining) left of its block"
+                        )
+                    )
+                }
+                entry.blockRemaining -= bytes.readableBytes
             }
             if let remaining = entry.remaining {
                 guard bytes.readableBytes <= remaining else {
@@ -165,7 +198,36 @@ package struct ChannelTable {
                     .malformed(.end, "message channel \(channel) ended \(remaining) bytes short of its size")
                 )
             }
+            if entry.blockRemaining > 0 {
+                return .violation(
+                    .malformed(.end, "resource channel \(channel) ended \(entry.blockRemaining) bytes short of a block")
+                )
+            }
             return .ended(channel: channel, digest: digest)
+
+        case .block(let channel, let index, let digest):
+            guard isPeers(channel) else { return wrongSide(.block, channel) }
+            guard var entry = inbound[channel] else { return lateOrUnknown(.block, channel) }
+            guard let layout = entry.layout else {
+                return .violation(.malformed(.block, "channel \(channel) is a \(entry.kind), not a resource"))
+            }
+            guard Int(index) < layout.blockCount else {
+                return .violation(
+                    .malformed(.block, "block \(index) of a resource of \(layout.blockCount) blocks")
+                )
+            }
+            guard entry.blockRemaining == 0 else {
+                return .violation(
+                    .malformed(.block, "block \(index) begins \(entry.blockRemaining) bytes short of the last one")
+                )
+            }
+            entry.blockRemaining = layout.length(of: Int(index))
+            inbound[channel] = entry
+            return .block(channel: channel, index: Int(index), digest: digest)
+
+        case .have(let channel, let have):
+            guard !isPeers(channel) else { return wrongSide(.have, channel) }
+            return .have(channel: channel, have)
 
         case .reset(let channel, let code):
             // Passed on even for a channel that has ended here: a resource's writer may cancel while

@@ -46,7 +46,8 @@ package enum Frame: Sendable, Hashable {
     case open(Open)
     /// Bytes on a channel, within the window the receiver granted.
     case chunk(channel: UInt32, ByteBuffer)
-    /// The writer finished the channel; a resource's END carries the SHA-256 of its bytes.
+    /// The writer finished the channel; a resource's END carries its root digest (SHA-256 over its
+    /// length and its blocks' digests, see ``ResourceLayout``).
     case end(channel: UInt32, digest: [UInt8]?)
     /// Either side ends a channel at once, and why.
     case reset(channel: UInt32, ChannelResetCode)
@@ -54,6 +55,29 @@ package enum Frame: Sendable, Hashable {
     case credit(channel: UInt32, increment: UInt32)
     /// The receiver of a resource has checked it and put it in place.
     case done(channel: UInt32)
+    /// The writer of a resource: the CHUNKs that follow, up to the block's length, are block `index`,
+    /// whose SHA-256 is `digest`.
+    case block(channel: UInt32, index: UInt32, digest: [UInt8])
+    /// The receiver of a resource, answering its OPEN: which blocks it holds already, from an earlier
+    /// attempt at the same resource, so that the writer sends only the others.
+    case have(channel: UInt32, Have)
+
+    /// The body of a HAVE frame, after the channel.
+    package struct Have: Sendable, Hashable {
+        /// SHA-256 over the digests of the blocks held, in order (32 zero bytes when none is).
+        package var digest: [UInt8]
+        /// Bit `i` (byte `i / 8`, bit `i % 8` from the least significant) set when block `i` is held;
+        /// empty when none is.
+        package var bitmap: [UInt8]
+
+        package init(digest: [UInt8], bitmap: [UInt8]) {
+            self.digest = digest
+            self.bitmap = bitmap
+        }
+
+        /// A HAVE that holds nothing: the writer sends every block.
+        package static let nothing = Have(digest: [UInt8](repeating: 0, count: WireProtocol.digestLength), bitmap: [])
+    }
 
     /// One entry of a MEMBERS frame.
     package struct Member: Sendable, Hashable {
@@ -172,6 +196,8 @@ package enum Frame: Sendable, Hashable {
         case .reset: return .reset
         case .credit: return .credit
         case .done: return .done
+        case .block: return .block
+        case .have: return .have
         }
     }
 }

@@ -95,6 +95,16 @@ package enum FrameEncoder {
         case .done(let channel):
             writeHeader(type: .done, payloadLength: 4, into: &buffer)
             buffer.writeInteger(channel)
+        case .block(let channel, let index, let digest):
+            writeHeader(type: .block, payloadLength: 4 + 4 + digest.count, into: &buffer)
+            buffer.writeInteger(channel)
+            buffer.writeInteger(index)
+            buffer.writeBytes(digest)
+        case .have(let channel, let have):
+            writeHeader(type: .have, payloadLength: 4 + have.digest.count + have.bitmap.count, into: &buffer)
+            buffer.writeInteger(channel)
+            buffer.writeBytes(have.digest)
+            buffer.writeBytes(have.bitmap)
         }
     }
 

@@ -125,7 +125,7 @@ package enum FrameParser {
                 throw .malformed(type, "body must be an 8-byte count, got \(body.readableBytes) bytes")
             }
             return type == .ack ? .ack(count) : .resumed(nextExpected: count)
-        case .open, .chunk, .end, .reset, .credit, .done:
+        case .open, .chunk, .end, .reset, .credit, .done, .block, .have:
             return try parseChannelFrame(type: type, body: &body)
         }
     }
@@ -216,6 +216,28 @@ package enum FrameParser {
                 throw .malformed(type, "expected a non-zero 4-byte increment after the channel")
             }
             return .credit(channel: channel, increment: increment)
+        case .block:
+            guard body.readableBytes == 4 + WireProtocol.digestLength, let index = body.readInteger(as: UInt32.self)
+            else {
+                throw .malformed(type, "expected a 4-byte index and a 32-byte digest after the channel")
+            }
+            guard index < WireProtocol.maximumResourceBlocks else {
+                throw .malformed(type, "block \(index); a resource has at most \(WireProtocol.maximumResourceBlocks)")
+            }
+            return .block(channel: channel, index: index, digest: body.readBytes(length: WireProtocol.digestLength)!)
+        case .have:
+            guard let digest = body.readBytes(length: WireProtocol.digestLength),
+                body.readableBytes <= WireProtocol.maximumResourceBlocks / 8
+            else {
+                throw .malformed(
+                    type,
+                    "expected a 32-byte digest and a bitmap of at most \(WireProtocol.maximumResourceBlocks / 8) bytes"
+                )
+            }
+            return .have(
+                channel: channel,
+                Frame.Have(digest: digest, bitmap: body.readBytes(length: body.readableBytes)!)
+            )
         default:  // .done
             try expectEmpty(body, type)
             return .done(channel: channel)

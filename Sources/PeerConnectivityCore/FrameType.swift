@@ -23,6 +23,8 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case reset = 0x23
     case credit = 0x24
     case done = 0x25
+    case block = 0x26
+    case have = 0x27
 
     package var description: String {
         switch self {
@@ -49,6 +51,8 @@ package enum FrameType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .reset: return "RESET"
         case .credit: return "CREDIT"
         case .done: return "DONE"
+        case .block: return "BLOCK"
+        case .have: return "HAVE"
         }
     }
 }

@@ -50,7 +50,7 @@ struct ClosingStateTests {
     @Test("the allowed frames of each stage are not violations", arguments: Stage.allCases)
     func allowedFrames(stage: Stage) {
         // Whether a channel frame is allowed depends on the channels open: see ChannelTableTests.
-        let channelFrames: Set<FrameType> = [.open, .chunk, .end, .reset, .credit, .done]
+        let channelFrames: Set<FrameType> = [.open, .chunk, .end, .reset, .credit, .done, .block, .have]
         for type in stage.allowed where !channelFrames.contains(type) {
             var machine = stage.machine()
             #expect(closedWith(machine.frameReceived(F.sample(type))) != .protocolViolation, "\(type)")

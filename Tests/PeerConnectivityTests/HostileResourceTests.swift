@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PeerConnectivity
+import PeerConnectivityCore
 import Testing
 
 /// A hand-written peer sends resources with hostile names and broken contents to a real session.
@@ -23,12 +24,12 @@ struct HostileResourceTests {
             joined = try await RawJoinedSession("resource-target", configuration: configuration)
         }
 
-        /// Sends a whole resource: OPEN, one CHUNK, END with `digest` (the right one by default).
+        /// Sends a whole resource: OPEN, its blocks, END with `digest` (the right root by default),
+        /// without waiting for HAVE (the session holds nothing of it).
         func send(channel: UInt32, name: [UInt8], content: [UInt8], size: UInt64? = nil, digest: [UInt8]? = nil) {
             socket.send(
                 HandFrames.openResource(channel: channel, size: size ?? UInt64(content.count), name: name)
-                    + (content.isEmpty ? [] : HandFrames.chunk(channel: channel, content))
-                    + HandFrames.end(channel: channel, digest: digest ?? Array(SHA256.hash(data: content)))
+                    + HandFrames.resource(channel: channel, content, root: digest)
             )
         }
     }
@@ -96,27 +97,98 @@ struct HostileResourceTests {
         #expect(try target.scratch.contents("received").isEmpty)
     }
 
-    @Test("fewer or more bytes than announced are answered with RESET 4 and leave no file")
+    @Test("an END with blocks never sent is answered with RESET 4 and leaves no file")
     func sizeMismatch() async throws {
         let target = try await Target()
         defer { target.scratch.remove() }
-        target.send(channel: 1, name: Array("short".utf8), content: Array(repeating: 1, count: 5), size: 10)
+        // Announced: two blocks and a byte; sent: the first block only.
+        let content = [UInt8](repeating: 1, count: 1 << 20)
+        target.socket.send(HandFrames.openResource(channel: 1, size: (2 << 20) + 1, name: Array("short".utf8)))
+        // More than the first window: wait for the receiver's answer and its credit.
+        #expect(await target.socket.readFrame(ofType: 0x27) != nil)
+        #expect(await target.socket.readFrame(ofType: 0x24) != nil)
+        target.socket.send(HandFrames.resource(channel: 1, content))
         #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [4])
-        target.socket.send(
-            HandFrames.openResource(channel: 3, size: 10, name: Array("long".utf8))
-                + HandFrames.chunk(channel: 3, Array(repeating: 2, count: 20))
-        )
-        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [4])
-        let finished = try await target.log.waitForResources(2)
-        for (_, result) in finished {
-            let error = #expect(throws: TransferError.self) { try result.get() }
-            #expect(error == .sizeMismatch(peer: error?.peer, name: nil))
-        }
+        let finished = try await target.log.waitForResources(1)
+        let error = #expect(throws: TransferError.self) { try finished[0].result.get() }
+        #expect(error == .sizeMismatch(peer: error?.peer, name: nil))
         #expect(try target.scratch.contents("received").isEmpty)
         // The connection survives a refused resource: a good one still arrives.
-        target.send(channel: 5, name: Array("good".utf8), content: Array("fine".utf8))
-        let all = try await target.log.waitForResources(3)
-        #expect(try Data(contentsOf: try all[2].result.get()) == Data("fine".utf8))
+        target.send(channel: 3, name: Array("good".utf8), content: Array("fine".utf8))
+        let all = try await target.log.waitForResources(2)
+        #expect(try Data(contentsOf: try all[1].result.get()) == Data("fine".utf8))
+    }
+
+    @Test("a block that does not match its digest is answered with RESET 9; the blocks checked are offered again")
+    func blockMismatch() async throws {
+        let target = try await Target()
+        defer { target.scratch.remove() }
+        var random = SplitMix64(seed: 9)
+        let content = (0..<((5 << 20) / 2)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let name = Array("damaged.bin".utf8)
+        // Block 1 of three is damaged on its way: its bytes are not those its BLOCK announced.
+        var damaged = content
+        damaged[(1 << 20) + 7] ^= 0x01
+        var frames = HandFrames.resource(channel: 1, damaged)
+        let blockOne = HandFrames.block(
+            channel: 1,
+            index: 1,
+            digest: Array(SHA256.hash(data: content[(1 << 20)..<(2 << 20)]))
+        )
+        let forged = HandFrames.block(
+            channel: 1,
+            index: 1,
+            digest: Array(SHA256.hash(data: damaged[(1 << 20)..<(2 << 20)]))
+        )
+        let at = try #require(Self.range(of: forged, in: frames))
+        frames.replaceSubrange(at, with: blockOne)
+        target.socket.send(HandFrames.openResource(channel: 1, size: UInt64(content.count), name: name))
+        #expect(
+            await target.socket.readFrame(ofType: 0x27) == HandFrames.bigEndian(UInt32(1))
+                + [UInt8](repeating: 0, count: 32)
+        )
+        #expect(await target.socket.readFrame(ofType: 0x24) != nil, "the window widened")
+        target.socket.send(frames)
+        #expect(
+            await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(1)) + [9],
+            "RESET block mismatch"
+        )
+        let first = try await target.log.waitForResources(1)
+        #expect(throws: TransferError.self) { try first[0].result.get() }
+        #expect(
+            try target.scratch.contents("received").allSatisfy { $0.hasPrefix(".partial-") },
+            "no file under its name"
+        )
+
+        // The same resource again: HAVE holds block 0, and only blocks 1 and 2 need to cross.
+        target.socket.send(HandFrames.openResource(channel: 3, size: UInt64(content.count), name: name))
+        let digest0 = Array(SHA256.hash(data: content[0..<(1 << 20)]))
+        let have = await target.socket.readFrame(ofType: 0x27)
+        #expect(have == HandFrames.bigEndian(UInt32(3)) + Array(SHA256.hash(data: digest0)) + [0b001])
+        #expect(await target.socket.readFrame(ofType: 0x24) != nil, "the window widened")
+        let all = HandFrames.resource(channel: 3, content)
+        let blockTwoStart = try #require(
+            Self.range(
+                of: HandFrames.block(
+                    channel: 3,
+                    index: 1,
+                    digest: Array(SHA256.hash(data: content[(1 << 20)..<(2 << 20)]))
+                ),
+                in: all
+            )
+        )
+        target.socket.send(Array(all[blockTwoStart.lowerBound...]))
+        let second = try await target.log.waitForResources(2)
+        #expect(try Data(contentsOf: try second[1].result.get()) == Data(content))
+        #expect(try target.scratch.contents("received") == ["damaged.bin"], "the partial file and its record are gone")
+    }
+
+    private static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
+        guard needle.count <= haystack.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<(start + needle.count)]) == needle { return start..<(start + needle.count) }
+        }
+        return nil
     }
 
     @Test("a resource announcing 2^64-1 bytes, or more than the maximum, is refused at OPEN with its reason")
@@ -147,10 +219,7 @@ struct HostileResourceTests {
         }
         #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(5)) + [8], "RESET busy")
         for channel: UInt32 in [1, 3] {
-            target.socket.send(
-                HandFrames.chunk(channel: channel, [1, 2, 3, 4])
-                    + HandFrames.end(channel: channel, digest: Array(SHA256.hash(data: [1, 2, 3, 4] as [UInt8])))
-            )
+            target.socket.send(HandFrames.resource(channel: channel, [1, 2, 3, 4]))
         }
         let finished = try await target.log.waitForResources(2)
         #expect(finished.allSatisfy { (try? $0.result.get()) != nil })

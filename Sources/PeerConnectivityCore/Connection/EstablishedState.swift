@@ -48,7 +48,7 @@ struct EstablishedState {
             return .deliverResumeSecret(secret, from: peer)
         case .ack(let count):
             return .deliverAck(count, from: peer)
-        case .open, .chunk, .end, .reset, .credit, .done:
+        case .open, .chunk, .end, .reset, .credit, .done, .block, .have:
             switch channels.frameReceived(frame) {
             case .violation(let error): return violation(error)
             case .none: return .none

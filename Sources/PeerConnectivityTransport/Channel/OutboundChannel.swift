@@ -19,6 +19,10 @@ struct OutboundChannel {
     var doneWaiter: CheckedContinuation<Void, any Error>?
     /// DONE arrived before anyone waited for it.
     var isDone = false
+    /// A resource: the peer's HAVE, once it has come.
+    var have: Frame.Have?
+    /// The resource's sender, suspended until HAVE.
+    var haveWaiter: CheckedContinuation<Void, any Error>?
     /// The peer reset the channel: kept until the owner sees it (its next call throws it) and
     /// lets go of the channel with ``Connection/resetChannel(_:_:)``.
     var failure: ChannelClosedError?

@@ -61,12 +61,83 @@ extension Connection {
         }
     }
 
+    /// Queues a resource's BLOCK frame after the channel's chunks so far: the chunks queued next are
+    /// block `index`. It takes no credit.
+    ///
+    /// - Parameters:
+    ///   - index: the block.
+    ///   - digest: its SHA-256.
+    ///   - channelNumber: the resource's channel.
+    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
+    package func startBlock(_ index: Int, digest: [UInt8], on channelNumber: UInt32) throws {
+        let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in
+            var record = try Self.record(channelNumber, in: state)
+            let block = FrameEncoder.buffer(
+                for: .block(channel: channelNumber, index: UInt32(index), digest: digest),
+                allocator: channel.allocator
+            )
+            record.queuedBytes += block.readableBytes
+            state.channels[channelNumber] = record
+            state.bulk.append(block, on: channelNumber)
+            return Self.claimDrain(&state)
+        }
+        if scheduleDrain { self.scheduleDrain() }
+    }
+
+    /// Waits for the peer's HAVE, its answer to a resource's OPEN: the blocks it holds already.
+    ///
+    /// - Parameter channelNumber: the resource's channel.
+    /// - Returns: the HAVE.
+    /// - Throws: ``ChannelClosedError`` when the peer resets the channel or the connection ends first.
+    package func waitForHave(on channelNumber: UInt32) async throws -> Frame.Have {
+        while true {
+            let have = try outbound.withLock { state throws(ChannelClosedError) -> Frame.Have? in
+                try Self.record(channelNumber, in: state).have
+            }
+            if let have { return have }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
+                    do {
+                        var record = try Self.record(channelNumber, in: state)
+                        if record.have != nil { return .success(()) }
+                        record.haveWaiter = continuation
+                        state.channels[channelNumber] = record
+                        return nil
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if let verdict { continuation.resume(with: verdict) }
+            }
+        }
+    }
+
+    /// The peer said which blocks of a resource this side sends it holds (HAVE): wakes
+    /// ``waitForHave(on:)``. A second HAVE on the channel is ignored.
+    ///
+    /// - Parameters:
+    ///   - have: the HAVE's body.
+    ///   - channelNumber: the channel.
+    package func receivedHave(_ have: Frame.Have, on channelNumber: UInt32) {
+        let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard var record = state.channels[channelNumber], record.failure == nil, record.have == nil else {
+                return nil
+            }
+            record.have = have
+            let waiter = record.haveWaiter
+            record.haveWaiter = nil
+            state.channels[channelNumber] = record
+            return waiter
+        }
+        waiter?.resume()
+    }
+
     /// Queues the END frame after the channel's chunks. A stream's record ends here; a resource's
     /// stays until ``waitForDone(on:)`` sees the peer's verdict.
     ///
     /// - Parameters:
     ///   - channelNumber: the channel.
-    ///   - digest: a resource's SHA-256; `nil` for a stream.
+    ///   - digest: a resource's root digest; `nil` for a stream.
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
     package func finishChannel(_ channelNumber: UInt32, digest: [UInt8]?) throws {
         let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in

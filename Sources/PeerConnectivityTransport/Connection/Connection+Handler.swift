@@ -63,6 +63,7 @@ extension Connection {
             let waiters = record.continuations
             record.writer = nil
             record.doneWaiter = nil
+            record.haveWaiter = nil
             record.queuedBytes = 0
             record.failure = error
             state.channels[channelNumber] = record

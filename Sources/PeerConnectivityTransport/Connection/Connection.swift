@@ -328,6 +328,6 @@ package final class Connection: Sendable {
 extension OutboundChannel {
     /// Everyone suspended on this channel.
     var continuations: [CheckedContinuation<Void, any Error>] {
-        [writer, doneWaiter].compactMap { $0 }
+        [writer, doneWaiter, haveWaiter].compactMap { $0 }
     }
 }

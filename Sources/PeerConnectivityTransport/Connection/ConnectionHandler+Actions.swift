@@ -55,6 +55,9 @@ extension ConnectionHandler {
                 report(.channel(.reset(channel: channel, code), from: peer), on: connection)
             case .credited(let channel, let increment): connection.credited(increment, on: channel)
             case .done(let channel): connection.confirmDone(channel)
+            case .block(let channel, let index, let digest):
+                report(.channel(.block(channel: channel, index: index, digest: digest), from: peer), on: connection)
+            case .have(let channel, let have): connection.receivedHave(have, on: channel)
             case .refuse(let channel, let code, let reason):
                 warnings.warn("refused channel \(channel) from \(peer): \(reason)", to: logger)
                 run(.send([.reset(channel: channel, code)]))

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -134,13 +135,13 @@ enum HandFrames {
         return withUnsafeBytes(of: length.bigEndian) { Array($0) } + [type] + body
     }
 
-    /// A HELLO of protocol version 3 (no fields); `encryption` 0 (none) keeps the connection plain.
+    /// A HELLO of protocol version 4 (no fields); `encryption` 0 (none) keeps the connection plain.
     static func hello(name: String = "mallory", id: UUID = UUID(), encryption: UInt8 = 0) -> [UInt8] {
         let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
         let nameBytes = Array(name.utf8)
         return frame(
             type: 0x01,
-            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x03] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption, 0]
+            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x04] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption, 0]
         )
     }
 
@@ -170,5 +171,45 @@ enum HandFrames {
 
     static func end(channel: UInt32, digest: [UInt8]) -> [UInt8] {
         frame(type: 0x22, body: bigEndian(channel) + digest)
+    }
+
+    static func block(channel: UInt32, index: UInt32, digest: [UInt8]) -> [UInt8] {
+        frame(type: 0x26, body: bigEndian(channel) + bigEndian(index) + digest)
+    }
+
+    /// A resource as the protocol sends it after HAVE: each 1 MiB block as BLOCK (its SHA-256, or
+    /// `blockDigest` for block 0 when given) and CHUNKs of at most 64 KiB, then END with the root
+    /// (or `root` when given).
+    static func resource(channel: UInt32, _ content: [UInt8], blockDigest: [UInt8]? = nil, root: [UInt8]? = nil)
+        -> [UInt8]
+    {
+        let blockLength = 1 << 20
+        var frames: [UInt8] = []
+        var digests: [[UInt8]] = []
+        var offset = 0
+        while offset < content.count {
+            let block = Array(content[offset..<min(offset + blockLength, content.count)])
+            let digest = Array(SHA256.hash(data: block))
+            digests.append(digest)
+            frames += self.block(
+                channel: channel,
+                index: UInt32(offset / blockLength),
+                digest: offset == 0 ? blockDigest ?? digest : digest
+            )
+            var chunkStart = 0
+            while chunkStart < block.count {
+                frames += chunk(channel: channel, Array(block[chunkStart..<min(chunkStart + (1 << 16), block.count)]))
+                chunkStart += 1 << 16
+            }
+            offset += blockLength
+        }
+        return frames + end(channel: channel, digest: root ?? rootDigest(size: UInt64(content.count), digests: digests))
+    }
+
+    /// The root of a resource of `size` bytes whose blocks hash to `digests`.
+    static func rootDigest(size: UInt64, digests: [[UInt8]]) -> [UInt8] {
+        var input = bigEndian(size) + bigEndian(UInt32(1 << 20))
+        for digest in digests { input += digest }
+        return Array(SHA256.hash(data: input))
     }
 }

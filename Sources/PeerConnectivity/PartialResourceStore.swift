@@ -1,0 +1,151 @@
+import Foundation
+import PeerConnectivityTransport
+import Synchronization
+
+/// The interrupted resources kept in resource directories for their senders to resume, shared by
+/// the sessions of the process (two sessions may receive into one directory).
+///
+/// A kept resource is two files in the directory: the hidden partial file `.partial-<id>` and its
+/// record `.partial-<id>.resume` (``PartialResourceRecord``). A directory's records are read the first
+/// time a resource arrives there, so resources kept by an earlier run of the process resume too.
+/// Records past their lifetime, over the byte limit (oldest first) or whose partial file is gone are
+/// removed with their files. A record is handed to one transfer at a time (``claim(in:peer:name:size:blockLength:limits:)``).
+final class PartialResourceStore: Sendable {
+    /// How long and how much is kept: from ``Session/Configuration/partialResourceLifetime`` and
+    /// ``Session/Configuration/maximumPartialResourceBytes``.
+    struct Limits: Sendable {
+        /// Seconds a record stays after it was last written.
+        var lifetime: TimeInterval
+        /// The most bytes of blocks kept in one directory.
+        var maximumBytes: UInt64
+
+        /// Whether anything is kept at all.
+        var keepsAnything: Bool { lifetime > 0 && maximumBytes > 0 }
+    }
+
+    /// A kept resource: its partial file and what it holds.
+    struct Entry: Sendable {
+        /// The hidden partial file.
+        var partialPath: String
+        /// What it holds.
+        var record: PartialResourceRecord
+    }
+
+    /// The store of the process.
+    static let shared = PartialResourceStore()
+
+    /// The unclaimed entries of each directory read so far, by path.
+    private let directories = Mutex<[String: [Entry]]>([:])
+
+    /// The record file of a partial file.
+    static func recordPath(for partialPath: String) -> String {
+        partialPath + ".resume"
+    }
+
+    /// Takes the kept resource that matches, if any; it is no longer offered to anyone else.
+    ///
+    /// - Parameters:
+    ///   - directory: the resource directory.
+    ///   - peer: the sender's id.
+    ///   - name: the resource's name as sent.
+    ///   - size: its length.
+    ///   - blockLength: its block length.
+    ///   - limits: what may be kept (expired records are removed on the way).
+    /// - Returns: the entry, now the caller's to resume, keep again or discard.
+    func claim(
+        in directory: URL,
+        peer: UUID,
+        name: [UInt8],
+        size: UInt64,
+        blockLength: Int,
+        limits: Limits
+    ) -> Entry? {
+        let (entry, expired) = directories.withLock { table -> (Entry?, [Entry]) in
+            var entries = table[directory.path] ?? Self.read(directory)
+            let now = Date()
+            let expired = entries.filter { now.timeIntervalSince($0.record.saved) > limits.lifetime }
+            entries.removeAll { now.timeIntervalSince($0.record.saved) > limits.lifetime }
+            var found: Entry?
+            if let index = entries.firstIndex(where: {
+                $0.record.matches(peer: peer, name: name, size: size, blockLength: blockLength)
+            }) {
+                found = entries.remove(at: index)
+            }
+            table[directory.path] = entries
+            return (found, expired)
+        }
+        for old in expired { Self.remove(old.partialPath) }
+        return entry
+    }
+
+    /// Writes a transfer's record now (it goes on receiving): if the process stops, what was checked
+    /// so far can be resumed by its next run.
+    ///
+    /// - Parameters:
+    ///   - record: what the partial file holds.
+    ///   - partialPath: the partial file.
+    func save(_ record: PartialResourceRecord, partialPath: String) {
+        guard let data = try? JSONEncoder().encode(record) else { return }
+        try? data.write(to: URL(fileURLWithPath: Self.recordPath(for: partialPath)), options: .atomic)
+    }
+
+    /// Keeps an interrupted transfer for its sender to resume: writes its record and offers it to the
+    /// next matching resource; then removes what is past the limits, oldest first.
+    ///
+    /// - Parameters:
+    ///   - record: what the partial file holds.
+    ///   - partialPath: the partial file.
+    ///   - directory: the resource directory.
+    ///   - limits: what may be kept.
+    func keep(_ record: PartialResourceRecord, partialPath: String, in directory: URL, limits: Limits) {
+        guard limits.keepsAnything, !record.blocks.isEmpty, record.heldBytes <= limits.maximumBytes else {
+            Self.remove(partialPath)
+            return
+        }
+        save(record, partialPath: partialPath)
+        let evicted = directories.withLock { table -> [Entry] in
+            var entries = table[directory.path] ?? Self.read(directory)
+            entries.removeAll { $0.partialPath == partialPath }
+            entries.append(Entry(partialPath: partialPath, record: record))
+            entries.sort { $0.record.saved > $1.record.saved }
+            var total: UInt64 = 0
+            var evicted: [Entry] = []
+            entries.removeAll { entry in
+                total += entry.record.heldBytes
+                guard total > limits.maximumBytes else { return false }
+                evicted.append(entry)
+                return true
+            }
+            table[directory.path] = entries
+            return evicted
+        }
+        for old in evicted { Self.remove(old.partialPath) }
+    }
+
+    /// Removes a partial file and its record.
+    ///
+    /// - Parameter partialPath: the partial file.
+    static func remove(_ partialPath: String) {
+        Platform.unlink(partialPath)
+        Platform.unlink(recordPath(for: partialPath))
+    }
+
+    /// The records in `directory` whose partial file exists; a record that cannot be read is removed.
+    private static func read(_ directory: URL) -> [Entry] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var entries: [Entry] = []
+        for name in names where name.hasPrefix(".partial-") && name.hasSuffix(".resume") {
+            let recordPath = directory.appendingPathComponent(name).path
+            let partialPath = String(recordPath.dropLast(".resume".count))
+            guard let data = FileManager.default.contents(atPath: recordPath),
+                let record = try? JSONDecoder().decode(PartialResourceRecord.self, from: data),
+                FileManager.default.fileExists(atPath: partialPath)
+            else {
+                remove(partialPath)
+                continue
+            }
+            entries.append(Entry(partialPath: partialPath, record: record))
+        }
+        return entries
+    }
+}

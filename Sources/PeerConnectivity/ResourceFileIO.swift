@@ -1,0 +1,110 @@
+import Crypto
+import Dispatch
+import NIOCore
+import PeerConnectivityCore
+import Synchronization
+import SystemPackage
+
+/// Reading, writing and hashing a resource's blocks in its file, for both ends of a transfer. Called
+/// off the event loop (NIO's thread pool, a transfer's queue).
+enum ResourceFileIO {
+    /// Reads exactly `length` bytes at `offset` into a new buffer.
+    ///
+    /// - Throws: ``POSIXFailure`` when the read fails or the file is shorter than that.
+    static func read(
+        _ descriptor: SystemPackage.FileDescriptor,
+        at offset: UInt64,
+        length: Int,
+        allocator: ByteBufferAllocator
+    ) throws -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: length)
+        var filled = 0
+        while filled < length {
+            let wanted = length - filled
+            let count: Int
+            do {
+                count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { space in
+                    try descriptor.read(
+                        fromAbsoluteOffset: Int64(offset) + Int64(filled),
+                        into: UnsafeMutableRawBufferPointer(rebasing: space[0..<wanted])
+                    )
+                }
+            } catch {
+                throw POSIXFailure("read", (error as? SystemPackage.Errno) ?? .ioError)
+            }
+            if count == 0 { throw POSIXFailure("read: the file is shorter than its announced length", .ioError) }
+            filled += count
+        }
+        return buffer
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    ///
+    /// - Throws: ``POSIXFailure`` when a write fails.
+    static func write(
+        _ bytes: UnsafeRawBufferPointer,
+        at offset: UInt64,
+        to descriptor: SystemPackage.FileDescriptor
+    ) throws {
+        var written = 0
+        do {
+            while written < bytes.count {
+                written += try descriptor.write(
+                    toAbsoluteOffset: Int64(offset) + Int64(written),
+                    UnsafeRawBufferPointer(rebasing: bytes[written...])
+                )
+            }
+        } catch {
+            throw POSIXFailure("write", (error as? SystemPackage.Errno) ?? .ioError)
+        }
+    }
+
+    /// The SHA-256 of `bytes`.
+    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
+    }
+
+    /// The SHA-256 of a buffer's readable bytes.
+    static func digest(_ buffer: ByteBuffer) -> [UInt8] {
+        buffer.withUnsafeReadableBytes { digest($0) }
+    }
+
+    /// The SHA-256 over a list of digests, in order: a HAVE's digest, or (over a layout's root input)
+    /// a resource's root.
+    static func digest(of bytes: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
+    }
+
+    /// The HAVE's digest over the digests of the blocks held, in order.
+    static func heldDigest(_ digests: [[UInt8]]) -> [UInt8] {
+        var hasher = SHA256()
+        for digest in digests { hasher.update(data: digest) }
+        return Array(hasher.finalize())
+    }
+
+    /// Reads and hashes `blocks` of the file, on all cores; a block that cannot be read is left out.
+    ///
+    /// - Returns: each readable block's SHA-256, by index.
+    static func hashBlocks(
+        _ blocks: [Int],
+        of descriptor: SystemPackage.FileDescriptor,
+        layout: ResourceLayout
+    ) -> [Int: [UInt8]] {
+        let results = Mutex<[Int: [UInt8]]>([:])
+        let allocator = ByteBufferAllocator()
+        DispatchQueue.concurrentPerform(iterations: blocks.count) { position in
+            let index = blocks[position]
+            guard
+                let buffer = try? read(
+                    descriptor,
+                    at: layout.offset(of: index),
+                    length: layout.length(of: index),
+                    allocator: allocator
+                )
+            else { return }
+            let digest = digest(buffer)
+            results.withLock { $0[index] = digest }
+        }
+        return results.withLock { $0 }
+    }
+}
