@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PeerConnectivityTransport
 import Synchronization
@@ -34,8 +35,55 @@ final class PartialResourceStore: Sendable {
     /// The store of the process.
     static let shared = PartialResourceStore()
 
+    /// Which resource a transfer receives: the same from the same peer resumes.
+    struct Key: Hashable, Sendable {
+        var directory: String
+        var peer: UUID
+        var name: [UInt8]
+        var size: UInt64
+    }
+
+    /// How long a transfer waits for an earlier one of the same resource to end (its connection
+    /// dropped, say, and the sender resumed at once on a new one) before it starts without its blocks.
+    static let earlierTransferWait: DispatchTimeInterval = .seconds(5)
+
     /// The unclaimed entries of each directory read so far, by path.
     private let directories = Mutex<[String: [Entry]]>([:])
+    /// The transfers receiving each resource now; a group left when the transfer ends.
+    private let active = Mutex<[Key: DispatchGroup]>([:])
+
+    /// Marks a transfer of `key` as receiving, after waiting (on the caller's queue, at most
+    /// ``earlierTransferWait``) for one of the same resource still under way to end and keep its blocks.
+    ///
+    /// - Parameter key: the resource.
+    /// - Returns: the mark to pass to ``end(_:mark:)``; `nil` when the earlier transfer did not end in
+    ///   time (two of the same resource at once: the later one keeps nothing of it).
+    func begin(_ key: Key) -> DispatchGroup? {
+        let deadline = DispatchTime.now() + Self.earlierTransferWait
+        while true {
+            let (mine, earlier) = active.withLock { table -> (DispatchGroup?, DispatchGroup?) in
+                if let group = table[key] { return (nil, group) }
+                let group = DispatchGroup()
+                group.enter()
+                table[key] = group
+                return (group, nil)
+            }
+            if let mine { return mine }
+            guard earlier!.wait(timeout: deadline) == .success else { return nil }
+        }
+    }
+
+    /// The transfer of `key` begun with ``begin(_:)`` has ended (its blocks kept or removed).
+    ///
+    /// - Parameters:
+    ///   - key: the resource.
+    ///   - mark: what ``begin(_:)`` returned.
+    func end(_ key: Key, mark: DispatchGroup) {
+        active.withLock { table in
+            if table[key] === mark { table[key] = nil }
+        }
+        mark.leave()
+    }
 
     /// The record file of a partial file.
     static func recordPath(for partialPath: String) -> String {
@@ -120,6 +168,14 @@ final class PartialResourceStore: Sendable {
             return evicted
         }
         for old in evicted { Self.remove(old.partialPath) }
+    }
+
+    /// Forgets what was read of `directory`, as a new process would not know it: its records are read
+    /// again from disk by the next resource that arrives there (tests of a receiver that restarts).
+    ///
+    /// - Parameter directory: the resource directory.
+    func forget(_ directory: URL) {
+        directories.withLock { $0[directory.path] = nil }
     }
 
     /// Removes a partial file and its record.

@@ -30,6 +30,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var finished = false
         /// Blocks checked since the record was last written.
         var checkedSinceSave = 0
+        /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:)``).
+        var storeMark: DispatchGroup?
         /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
         var credit: CreditBatch
         /// What the file asks of the page cache as it grows.
@@ -90,18 +92,29 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let layout = ResourceLayout(size: size)
-                let (descriptor, path, kept) = try openPartial(layout: layout)
+                // A resource resumed at once on a new connection may arrive before the transfer on
+                // the old one has kept its blocks: wait for it.
+                let mark = store.begin(storeKey)
+                let (descriptor, path, kept): (SystemPackage.FileDescriptor, String, [Int: [UInt8]])
+                do {
+                    (descriptor, path, kept) = try openPartial(layout: layout)
+                } catch {
+                    if let mark { store.end(storeKey, mark: mark) }
+                    throw error
+                }
                 let ledger = ResourceBlockLedger(layout: layout, kept: kept)
                 let open = state.withLock { state -> Bool in
                     guard !state.finished else { return false }
                     state.descriptor = descriptor
                     state.partialPath = path
                     state.ledger = ledger
+                    state.storeMark = mark
                     return true
                 }
                 guard open else {
                     try? descriptor.close()
                     PartialResourceStore.remove(path)
+                    if let mark { store.end(storeKey, mark: mark) }
                     return
                 }
                 let held = ledger.heldBlocks
@@ -278,24 +291,27 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// `keep`, else removes the partial file (after ``place(_:)``, only its hidden name).
     /// `false` if it had already finished.
     private func finishOnce(keep: Bool) -> Bool {
-        let taken = state.withLock { state -> (SystemPackage.FileDescriptor?, String?, PartialResourceRecord?)? in
+        let taken = state.withLock {
+            state -> (SystemPackage.FileDescriptor?, String?, PartialResourceRecord, DispatchGroup?)? in
             guard !state.finished else { return nil }
             state.finished = true
             defer {
                 state.descriptor = nil
                 state.partialPath = nil
+                state.storeMark = nil
             }
-            return (state.descriptor, state.partialPath, record(of: state.ledger))
+            return (state.descriptor, state.partialPath, record(of: state.ledger), state.storeMark)
         }
-        guard let (descriptor, partial, record) = taken else { return false }
+        guard let (descriptor, partial, record, mark) = taken else { return false }
         try? descriptor?.close()
         if let partial {
-            if keep, let record {
+            if keep {
                 store.keep(record, partialPath: partial, in: directory, limits: limits)
             } else {
                 PartialResourceStore.remove(partial)
             }
         }
+        if let mark { store.end(storeKey, mark: mark) }
         progress.cancellationHandler = nil
         return true
     }
@@ -311,6 +327,10 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             return (record(of: state.ledger), path)
         }
         if let (record, path) = due { store.save(record, partialPath: path) }
+    }
+
+    private var storeKey: PartialResourceStore.Key {
+        PartialResourceStore.Key(directory: directory.path, peer: peer.id, name: rawName, size: size)
     }
 
     private func record(of ledger: ResourceBlockLedger) -> PartialResourceRecord {

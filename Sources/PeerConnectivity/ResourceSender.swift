@@ -21,56 +21,95 @@ struct ResourceSender: Sendable {
     static let readAhead = 4
     /// How many times a resource is opened, the first included, when the peer finds damaged blocks.
     static let maximumAttempts = 4
+    /// How many times a resource goes on over a resumed link (reconnection) before the drop fails it.
+    static let maximumResumes = 16
 
     let descriptor: SystemPackage.FileDescriptor
     let size: UInt64
-    let connection: Connection
-    /// The channel being written on now (a new one after a block mismatch), shared with the
-    /// progress's cancellation handler, which resets it.
+    /// The connection and channel being written on now: new ones after a block mismatch or a drop.
     let channel: ResourceChannel
     let progress: Progress
     let name: String
     let peer: PeerID
+    /// Waits for the link to `peer` to come back after a connection dropped, and returns the new one;
+    /// throws when it does not (reconnection off, or the window ended).
+    let resumedConnection: @Sendable (Connection) async throws -> Connection
 
     /// Runs the transfer to its end; closes the file whatever happens.
     func run() async throws {
         defer { try? descriptor.close() }
         let layout = ResourceLayout(size: size)
         var digests = [[UInt8]?](repeating: nil, count: layout.blockCount)
-        var attempt = 1
+        var attempts = 1
+        var resumes = 0
         while true {
-            let current = channel.number
+            let (connection, number) = channel.current
             do {
-                try await send(on: current, layout: layout, digests: &digests)
+                try await send(on: number, of: connection, layout: layout, digests: &digests)
                 return
             } catch let error as ChannelClosedError
-                where error.cause == .reset(.blockMismatch, byPeer: true) && attempt < Self.maximumAttempts
+                where error.cause == .reset(.blockMismatch, byPeer: true) && attempts < Self.maximumAttempts
             {
-                connection.resetChannel(current, .failed)
-                attempt += 1
+                // The peer kept the blocks it checked; open again and send the others.
+                connection.resetChannel(number, .failed)
+                attempts += 1
+                try reopen(on: connection)
+            } catch let closed as ChannelClosedError
+                where Self.isConnectionLoss(closed) && resumes < Self.maximumResumes
+            {
+                connection.resetChannel(number, .failed)
+                let resumed: Connection
                 do {
-                    let nameBytes = Array(name.utf8)
-                    channel.number = try connection.openChannel(kind: .resource, size: size, name: nameBytes)
-                } catch let closed as ConnectionClosedError {
-                    throw TransferError.connectionClosed(closed.reason, peer: peer, name: name)
+                    resumed = try await resumedConnection(connection)
+                } catch is CancellationError {
+                    throw TransferError.cancelled(peer: peer, name: name)
+                } catch {
+                    // Not resumed: the transfer ends with the connection it was on.
+                    throw TransferError.from(closed, peer: peer, name: name)
                 }
+                try Task.checkCancellation()
+                resumes += 1
+                try reopen(on: resumed)
             } catch {
                 let failure = transferError(for: error)
                 // Tells the peer unless the channel has already ended (then this does nothing).
-                connection.resetChannel(current, failure == .cancelled(peer: peer, name: name) ? .cancelled : .failed)
+                connection.resetChannel(number, failure == .cancelled(peer: peer, name: name) ? .cancelled : .failed)
                 throw failure
             }
         }
     }
 
-    private func send(on number: UInt32, layout: ResourceLayout, digests: inout [[UInt8]?]) async throws {
+    /// Opens the resource again on `connection`.
+    private func reopen(on connection: Connection) throws {
+        do {
+            let number = try connection.openChannel(kind: .resource, size: size, name: Array(name.utf8))
+            channel.current = (connection, number)
+        } catch let closed as ConnectionClosedError {
+            throw TransferError.connectionClosed(closed.reason, peer: peer, name: name)
+        }
+        // Cancelled meanwhile: the handler reset the old channel, not this one.
+        if progress.isCancelled { channel.reset(.cancelled) }
+    }
+
+    /// The connection closed under the channel: with reconnection the link may come back.
+    private static func isConnectionLoss(_ error: ChannelClosedError) -> Bool {
+        if case .connectionClosed = error.cause { return true }
+        return false
+    }
+
+    private func send(
+        on number: UInt32,
+        of connection: Connection,
+        layout: ResourceLayout,
+        digests: inout [[UInt8]?]
+    ) async throws {
         let have = try await connection.waitForHave(on: number)
         guard let held = layout.blocks(inBitmap: have.bitmap) else {
             throw TransferError.failed(peer: peer, name: name, detail: "the peer's HAVE does not fit the resource")
         }
         var skipped = Set<Int>()
         if !held.isEmpty {
-            try await hash(held, layout: layout, into: &digests)
+            try await hash(held, layout: layout, allocator: connection.allocator, into: &digests)
             if ResourceFileIO.heldDigest(held.map { digests[$0]! }) == have.digest {
                 skipped = Set(held)
                 let resumed = layout.bytes(in: held)
@@ -90,6 +129,7 @@ struct ResourceSender: Sendable {
                 digests[index] = digest
                 try connection.startBlock(index, digest: digest, on: number)
                 try await connection.sendChunks(of: block, on: number) { length in
+                    channel.didSend(length)
                     progress.completedUnitCount = min(
                         progress.totalUnitCount,
                         progress.completedUnitCount + Int64(length)
@@ -106,13 +146,18 @@ struct ResourceSender: Sendable {
     }
 
     /// Hashes `blocks` of the file (those the peer says it holds), without sending them.
-    private func hash(_ blocks: [Int], layout: ResourceLayout, into digests: inout [[UInt8]?]) async throws {
+    private func hash(
+        _ blocks: [Int],
+        layout: ResourceLayout,
+        allocator: ByteBufferAllocator,
+        into digests: inout [[UInt8]?]
+    ) async throws {
         let missing = blocks.filter { digests[$0] == nil }
         var reader = BlockReadAhead(
             blocks: missing,
             descriptor: descriptor,
             layout: layout,
-            allocator: connection.allocator
+            allocator: allocator
         )
         do {
             while let (index, _, digest) = try await reader.next() {

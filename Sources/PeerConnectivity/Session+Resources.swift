@@ -18,7 +18,8 @@ extension Session {
     /// ``PeerID``) was interrupted, the peer keeps the blocks it checked (for
     /// ``Configuration/partialResourceLifetime``), and only the others cross: the progress starts at the
     /// bytes resumed, which its `userInfo` holds under ``Foundation/ProgressUserInfoKey/resumedByteCountKey``.
-    /// A block the peer finds damaged is sent again.
+    /// A block the peer finds damaged is sent again. With ``Configuration/reconnection`` on, a transfer
+    /// whose link drops goes on once the link is resumed, from the blocks the peer kept.
     ///
     /// - Parameters:
     ///   - url: a local regular file.
@@ -41,20 +42,24 @@ extension Session {
         }
         let channel: ResourceChannel
         do {
-            channel = ResourceChannel(try connection.openChannel(kind: .resource, size: size, name: nameBytes))
+            channel = ResourceChannel(
+                connection,
+                try connection.openChannel(kind: .resource, size: size, name: nameBytes)
+            )
         } catch let error as ConnectionClosedError {
             try? descriptor.close()
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         let progress = Progress(totalUnitCount: Int64(clamping: size))
+        let core = self.core
         let sender = ResourceSender(
             descriptor: descriptor,
             size: size,
-            connection: connection,
             channel: channel,
             progress: progress,
             name: name,
-            peer: peer
+            peer: peer,
+            resumedConnection: { old in try await core.resumedConnection(to: peer, replacing: old) }
         )
         let inFlight = core.resourcesInFlight
         let key = TransferRegistry.Key.progress(ObjectIdentifier(progress))
@@ -65,13 +70,13 @@ extension Session {
         }
         progress.cancellationHandler = {
             task.cancel()
-            connection.resetChannel(channel.number, .cancelled)
+            channel.reset(.cancelled)
         }
         if progress.isCancelled {
             task.cancel()
-            connection.resetChannel(channel.number, .cancelled)
+            channel.reset(.cancelled)
         }
-        return ResourceTransfer(name: name, peer: peer, progress: progress, task: task)
+        return ResourceTransfer(name: name, peer: peer, progress: progress, task: task) { channel.bytesSent }
     }
 
     /// Opens a regular file for reading; returns its descriptor and length.

@@ -197,3 +197,35 @@ extension SessionCore {
         peers.withLock { $0.resumeEndpoint(host: host, port: Int(port), of: peer, on: connection) }
     }
 }
+
+extension SessionCore {
+    /// While `peer`'s link is being resumed after `old` dropped: waits until the peer is connected
+    /// again and returns the new connection (a resource's sender goes on there).
+    ///
+    /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` when the link is not resumed:
+    ///   reconnection is off, its window ended, or the peer left.
+    func resumedConnection(to peer: PeerID, replacing old: Connection) async throws -> Connection {
+        while true {
+            let found = try peers.withLock { table throws(SessionError) -> Connection? in
+                guard table[peer]?.link != nil else { throw SessionError.peerNotConnected(peer) }
+                if table[peer]?.state == .connected, let connection = table[peer]?.connection, connection !== old {
+                    return connection
+                }
+                return nil
+            }
+            if let found { return found }
+            // Woken when the link is resumed or given up (the `send`s waiting on it are).
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let waits = peers.withLock { table -> Bool in
+                    guard table[peer]?.link != nil else { return false }
+                    if table[peer]?.state == .connected, let connection = table[peer]?.connection, connection !== old {
+                        return false
+                    }
+                    table[peer]?.link?.sendWaiters.append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        }
+    }
+}
