@@ -4,21 +4,23 @@ import Synchronization
 
 /// Where a resource is being written now: its connection and channel. Both change when the resource
 /// is opened again (after a block mismatch, or on the new connection of a resumed link); the
-/// progress's cancellation handler resets whichever is current.
+/// progress's cancellation handler resets whichever is current. Also what the transfer did so far
+/// (``ResourceTransferStatistics``).
 final class ResourceChannel: Sendable {
     private let value: Mutex<(connection: Connection, number: UInt32)>
-    private let sent = Atomic<UInt64>(0)
+    private let counts: Mutex<ResourceTransferStatistics>
 
-    /// Bytes of the file queued on the wire so far, on every channel it was written on.
-    var bytesSent: UInt64 { sent.load(ordering: .relaxed) }
-
-    /// Counts `count` more bytes queued.
-    func didSend(_ count: Int) {
-        sent.add(UInt64(count), ordering: .relaxed)
+    init(_ connection: Connection, _ number: UInt32, blocks: Int) {
+        value = Mutex((connection, number))
+        counts = Mutex(ResourceTransferStatistics(blocks: blocks))
     }
 
-    init(_ connection: Connection, _ number: UInt32) {
-        value = Mutex((connection, number))
+    /// What the transfer did so far.
+    var statistics: ResourceTransferStatistics { counts.withLock { $0 } }
+
+    /// Counts what the transfer did.
+    func count(_ body: (inout ResourceTransferStatistics) -> Void) {
+        counts.withLock { body(&$0) }
     }
 
     /// The connection and channel number now.

@@ -81,6 +81,7 @@ struct ResourceSender: Sendable {
 
     /// Opens the resource again on `connection`.
     private func reopen(on connection: Connection) throws {
+        channel.count { $0.reopenings += 1 }
         do {
             let number = try connection.openChannel(kind: .resource, size: size, name: Array(name.utf8))
             channel.current = (connection, number)
@@ -113,6 +114,10 @@ struct ResourceSender: Sendable {
             if ResourceFileIO.heldDigest(held.map { digests[$0]! }) == have.digest {
                 skipped = Set(held)
                 let resumed = layout.bytes(in: held)
+                channel.count {
+                    $0.blocksResumed = held.count
+                    $0.bytesResumed = resumed
+                }
                 progress.completedUnitCount = Int64(clamping: resumed)
                 progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
             }
@@ -122,14 +127,16 @@ struct ResourceSender: Sendable {
             blocks: toSend,
             descriptor: descriptor,
             layout: layout,
-            allocator: connection.allocator
+            allocator: connection.allocator,
+            statistics: channel
         )
         do {
             while let (index, block, digest) = try await reader.next() {
                 digests[index] = digest
                 try connection.startBlock(index, digest: digest, on: number)
+                channel.count { $0.blocksSent += 1 }
                 try await connection.sendChunks(of: block, on: number) { length in
-                    channel.didSend(length)
+                    channel.count { $0.bytesSent += UInt64(length) }
                     progress.completedUnitCount = min(
                         progress.totalUnitCount,
                         progress.completedUnitCount + Int64(length)
@@ -157,7 +164,8 @@ struct ResourceSender: Sendable {
             blocks: missing,
             descriptor: descriptor,
             layout: layout,
-            allocator: allocator
+            allocator: allocator,
+            statistics: channel
         )
         do {
             while let (index, _, digest) = try await reader.next() {

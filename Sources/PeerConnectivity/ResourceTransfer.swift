@@ -18,27 +18,30 @@ public final class ResourceTransfer: Sendable {
     public let progress: Progress
 
     private let task: Task<Void, any Error>
-    private let sent: @Sendable () -> UInt64
+    private let counts: @Sendable () -> ResourceTransferStatistics
 
     init(
         name: String,
         peer: PeerID,
         progress: Progress,
         task: Task<Void, any Error>,
-        bytesSent: @escaping @Sendable () -> UInt64
+        statistics: @escaping @Sendable () -> ResourceTransferStatistics
     ) {
         self.name = name
         self.peer = peer
         self.progress = progress
         self.task = task
-        self.sent = bytesSent
+        self.counts = statistics
     }
+
+    /// What the transfer did so far: blocks and bytes sent and resumed, time spent reading and hashing.
+    public var statistics: ResourceTransferStatistics { counts() }
 
     /// The bytes of the file written to the connection so far, over every attempt: less than its
     /// length when the peer held blocks of it from an interrupted transfer (see
     /// ``Foundation/ProgressUserInfoKey/resumedByteCountKey``), more when blocks crossed twice (a block
     /// the peer found damaged, a link that dropped).
-    public var bytesSent: UInt64 { sent() }
+    public var bytesSent: UInt64 { counts().bytesSent }
 
     /// Waits until the peer has received the whole file, checked its SHA-256 and kept it.
     ///

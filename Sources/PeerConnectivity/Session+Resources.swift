@@ -44,7 +44,8 @@ extension Session {
         do {
             channel = ResourceChannel(
                 connection,
-                try connection.openChannel(kind: .resource, size: size, name: nameBytes)
+                try connection.openChannel(kind: .resource, size: size, name: nameBytes),
+                blocks: ResourceLayout(size: size).blockCount
             )
         } catch let error as ConnectionClosedError {
             try? descriptor.close()
@@ -76,7 +77,7 @@ extension Session {
             task.cancel()
             channel.reset(.cancelled)
         }
-        return ResourceTransfer(name: name, peer: peer, progress: progress, task: task) { channel.bytesSent }
+        return ResourceTransfer(name: name, peer: peer, progress: progress, task: task) { channel.statistics }
     }
 
     /// Opens a regular file for reading; returns its descriptor and length.

@@ -173,6 +173,12 @@ struct ResourceResumeTests {
         #expect(Self.resumedBytes(transfer.progress) >= 2 << 20)
         #expect(transfer.bytesSent < UInt64(content.count) * 2, "not everything again: \(transfer.bytesSent)")
         #expect(transfer.bytesSent > UInt64(content.count), "the damaged block crossed twice")
+        let statistics = transfer.statistics
+        #expect(statistics.blocks == 8)
+        #expect(statistics.reopenings == 1)
+        #expect(statistics.blocksResumed >= 2 && statistics.blocksSent >= 8 + 1)
+        #expect(statistics.bytesResumed == UInt64(statistics.blocksResumed) << 20)
+        #expect(statistics.hashSeconds > 0 && statistics.readSeconds > 0)
         let finished = try await pair.hostLog.waitForResources(2)
         #expect(throws: TransferError.self) { try finished[0].result.get() }
         let url = try finished[1].result.get()

@@ -1,0 +1,37 @@
+/// What a resource's sender did, for measuring it (``ResourceTransfer/statistics``): blocks sent and
+/// resumed, bytes that crossed, and the time spent reading and hashing the file.
+///
+/// Reading and hashing run on NIO's thread pool, several blocks at once and beside the network, so
+/// their times are summed over threads: they can add up to more than the transfer took.
+public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
+    /// The resource's blocks (1 MiB each but the last).
+    public var blocks: Int
+    /// Blocks written to the connection, over every attempt (a block sent twice counts twice).
+    public var blocksSent: Int
+    /// Blocks the receiver held from an interrupted transfer, which did not cross again.
+    public var blocksResumed: Int
+    /// Bytes of the file written to the connection, over every attempt.
+    public var bytesSent: UInt64
+    /// Bytes the receiver held from an interrupted transfer.
+    public var bytesResumed: UInt64
+    /// Times the resource was opened again: after a damaged block, or on a resumed link.
+    public var reopenings: Int
+    /// Seconds spent reading the file, summed over the blocks.
+    public var readSeconds: Double
+    /// Seconds spent hashing the file with SHA-256, summed over the blocks.
+    public var hashSeconds: Double
+
+    /// Statistics of a transfer that has done nothing yet.
+    ///
+    /// - Parameter blocks: the resource's block count.
+    public init(blocks: Int) {
+        self.blocks = blocks
+        blocksSent = 0
+        blocksResumed = 0
+        bytesSent = 0
+        bytesResumed = 0
+        reopenings = 0
+        readSeconds = 0
+        hashSeconds = 0
+    }
+}
