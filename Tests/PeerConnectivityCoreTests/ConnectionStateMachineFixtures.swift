@@ -109,7 +109,7 @@ enum Stage: String, CaseIterable, Sendable, CustomTestStringConvertible {
             // Channel frames are allowed too; ChannelTable judges them (see ChannelTableTests).
             return [
                 .data, .keepalive, .goodbye, .datagramEndpoint, .sessionListener, .members, .open, .chunk, .end, .reset,
-                .credit, .done, .resumeSecret, .ack,
+                .credit, .done, .block, .have, .resumeSecret, .ack,
             ]
         }
     }
