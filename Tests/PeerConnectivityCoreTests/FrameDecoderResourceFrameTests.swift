@@ -79,6 +79,47 @@ struct FrameDecoderResourceFrameTests {
         }
     }
 
+    @Test("the resource example of docs/PROTOCOL.md: the frames and the root's input, byte for byte")
+    func protocolExample() throws {
+        // SHA-256("hello"), and the root over it, as the document shows them.
+        let block = Self.hex("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        let root = Self.hex("f0a3a6b23f2495e05339fa59d34a0a5aeaffe5b8c8e33039b9019d31cafdc869")
+        let frames: [(Frame, [UInt8])] = [
+            (
+                .open(Frame.Open(channel: 1, kind: .resource, size: 5, name: Array("a.txt".utf8))),
+                Self.hex("00000013 20 00000001 02 0000000000000005 612e747874")
+            ),
+            (.have(channel: 1, .nothing), Self.hex("00000025 27 00000001") + [UInt8](repeating: 0, count: 32)),
+            (.credit(channel: 1, increment: 3_932_160), Self.hex("00000009 24 00000001 003c0000")),
+            (.block(channel: 1, index: 0, digest: block), Self.hex("00000029 26 00000001 00000000") + block),
+            (.chunk(channel: 1, F.buffer("hello")), Self.hex("0000000a 21 00000001 68656c6c6f")),
+            (.end(channel: 1, digest: root), Self.hex("00000025 22 00000001") + root),
+            (.done(channel: 1), Self.hex("00000005 25 00000001")),
+        ]
+        for (frame, bytes) in frames {
+            #expect(Array(FrameEncoder.buffer(for: frame).readableBytesView) == bytes, "\(frame.type)")
+            #expect(try F.parse(bytes) == frame)
+        }
+        #expect(
+            ResourceLayout(size: 5).rootInput(digests: [block])
+                == Self.hex("0000000000000005 00100000") + block
+        )
+        // Blocks 0 and 2 of 4 held: one bitmap byte.
+        let layout = ResourceLayout(size: 3 << 20 + 1)
+        #expect(layout.blockCount == 4)
+        let have = Frame.have(channel: 1, Frame.Have(digest: Self.digest(), bitmap: layout.bitmap(of: [0, 2])))
+        #expect(
+            Array(FrameEncoder.buffer(for: have).readableBytesView)
+                == Self.hex("00000026 27 00000001") + Self.digest() + [0x05]
+        )
+    }
+
+    /// Bytes from hexadecimal text; spaces are for the eye.
+    private static func hex(_ text: String) -> [UInt8] {
+        let digits = Array(text.filter { $0 != " " })
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    }
+
     // MARK: - HAVE
 
     @Test("a HAVE shorter than its 32-byte digest is malformed", arguments: [0, 1, 16, 31])
