@@ -4,9 +4,10 @@ package enum ChannelResetCode: UInt8, Sendable, Hashable, CaseIterable, CustomSt
     case cancelled = 1
     /// The receiver would not take the channel: too many open, or nowhere to put it.
     case refused = 2
-    /// The resource's bytes do not match the SHA-256 in its END frame.
+    /// The root over the digests of the resource's blocks does not match the one in its END frame.
     case digestMismatch = 3
-    /// The resource's length differs from the size its OPEN announced.
+    /// The resource's END came before all of its blocks: its bytes fall short of the size its OPEN
+    /// announced.
     case sizeMismatch = 4
     /// Reading or writing the data failed on the side that sent RESET (a disk error, say).
     case failed = 5
