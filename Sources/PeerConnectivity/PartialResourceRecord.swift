@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityCore
 
 /// What is kept beside an interrupted resource's partial file, so that the same sender can resume
 /// it: whose it is, which resource, and which blocks were checked. Stored as JSON in
@@ -26,10 +27,17 @@ struct PartialResourceRecord: Codable, Sendable, Equatable {
         self.peer == peer && self.name == name && self.size == size && self.blockLength == blockLength
     }
 
-    /// The bytes its blocks hold.
+    /// Whether it describes blocks that can exist: a positive block length of at most 64 MiB, and
+    /// blocks within the resource (a record read from disk is not trusted further).
+    var isValid: Bool {
+        guard (1...(64 << 20)).contains(blockLength), name.count <= 16 << 10 else { return false }
+        let layout = ResourceLayout(size: size, blockLength: blockLength)
+        return layout.fitsProtocol && blocks.allSatisfy { (0..<layout.blockCount).contains($0) }
+    }
+
+    /// The bytes its blocks hold (those within the resource).
     var heldBytes: UInt64 {
-        blocks.reduce(0) { total, index in
-            total + min(UInt64(blockLength), size - UInt64(index) * UInt64(blockLength))
-        }
+        let layout = ResourceLayout(size: size, blockLength: max(1, blockLength))
+        return layout.bytes(in: blocks.filter { (0..<layout.blockCount).contains($0) })
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PeerConnectivityTransport
 import Synchronization
+import SystemPackage
 
 /// The interrupted resources kept in resource directories for their senders to resume, shared by
 /// the sessions of the process (two sessions may receive into one directory).
@@ -10,7 +11,7 @@ import Synchronization
 /// record `.partial-<id>.resume` (``PartialResourceRecord``). A directory's records are read the first
 /// time a resource arrives there, so resources kept by an earlier run of the process resume too.
 /// Records past their lifetime, over the byte limit (oldest first) or whose partial file is gone are
-/// removed with their files. A record is handed to one transfer at a time (``claim(in:peer:name:size:blockLength:limits:)``).
+/// removed with their files; so are the oldest past ``maximumEntries``. A record is handed to one transfer at a time (``claim(in:peer:name:size:blockLength:limits:)``).
 final class PartialResourceStore: Sendable {
     /// How long and how much is kept: from ``Session/Configuration/partialResourceLifetime`` and
     /// ``Session/Configuration/maximumPartialResourceBytes``.
@@ -34,6 +35,10 @@ final class PartialResourceStore: Sendable {
 
     /// The store of the process.
     static let shared = PartialResourceStore()
+
+    /// The most interrupted resources kept in one directory; past it the oldest go first, whatever
+    /// their size (a peer that cuts many small resources short cannot fill the directory with records).
+    static let maximumEntries = 256
 
     /// Which resource a transfer receives: the same from the same peer resumes.
     struct Key: Hashable, Sendable {
@@ -134,7 +139,24 @@ final class PartialResourceStore: Sendable {
     ///   - partialPath: the partial file.
     func save(_ record: PartialResourceRecord, partialPath: String) {
         guard let data = try? JSONEncoder().encode(record) else { return }
-        try? data.write(to: URL(fileURLWithPath: Self.recordPath(for: partialPath)), options: .atomic)
+        // Readable by the owner only, as the partial file: it names the sender and the resource. Written
+        // beside and renamed over the old record, so that a stop halfway leaves the old one whole.
+        let recordPath = Self.recordPath(for: partialPath)
+        let temporary = recordPath + ".new-\(UUID().uuidString)"
+        do {
+            let descriptor = try SystemPackage.FileDescriptor.open(
+                SystemPackage.FilePath(temporary),
+                .writeOnly,
+                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: [.ownerReadWrite]
+            )
+            defer { try? descriptor.close() }
+            _ = try descriptor.writeAll(data)
+        } catch {
+            Platform.unlink(temporary)
+            return
+        }
+        if !Platform.rename(temporary, to: recordPath) { Platform.unlink(temporary) }
     }
 
     /// Keeps an interrupted transfer for its sender to resume: writes its record and offers it to the
@@ -157,10 +179,12 @@ final class PartialResourceStore: Sendable {
             entries.append(Entry(partialPath: partialPath, record: record))
             entries.sort { $0.record.saved > $1.record.saved }
             var total: UInt64 = 0
+            var count = 0
             var evicted: [Entry] = []
             entries.removeAll { entry in
                 total += entry.record.heldBytes
-                guard total > limits.maximumBytes else { return false }
+                count += 1
+                guard total > limits.maximumBytes || count > Self.maximumEntries else { return false }
                 evicted.append(entry)
                 return true
             }
@@ -195,6 +219,7 @@ final class PartialResourceStore: Sendable {
             let partialPath = String(recordPath.dropLast(".resume".count))
             guard let data = FileManager.default.contents(atPath: recordPath),
                 let record = try? JSONDecoder().decode(PartialResourceRecord.self, from: data),
+                record.isValid,
                 FileManager.default.fileExists(atPath: partialPath)
             else {
                 remove(partialPath)

@@ -181,10 +181,22 @@ final class ResourceReceiver: InboundTransfer, Sendable {
 
     func blockStarted(_ index: Int, digest: [UInt8]) {
         queue.async { [self] in
-            state.withLock { state in
-                guard !state.finished, state.descriptor != nil else { return }
+            let replaced = state.withLock { state -> Int? in
+                guard !state.finished, state.descriptor != nil else { return nil }
+                let held = state.ledger.isHeld(index)
                 _ = state.ledger.blockStarted(index, digest: digest)
                 state.hasher = SHA256()
+                return held ? state.ledger.layout.length(of: index) : nil
+            }
+            // The sender did not take the blocks offered (its file differs): they cross again, and
+            // count again as they do.
+            if let replaced {
+                progress.completedUnitCount = max(0, progress.completedUnitCount - Int64(replaced))
+                let resumed = (progress.userInfo[.resumedByteCountKey] as? NSNumber)?.int64Value ?? 0
+                progress.setUserInfoObject(
+                    NSNumber(value: max(0, resumed - Int64(replaced))),
+                    forKey: .resumedByteCountKey
+                )
             }
         }
     }
@@ -217,9 +229,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 )
                 if outcome.grant > 0 { connection.grantCredit(outcome.grant, on: channel) }
                 switch outcome.verdict {
-                case .mismatch(let index):
-                    let detail = "block \(index) does not match its digest; the checked blocks are kept"
-                    fail(.failed(peer: peer, name: name, detail: detail), resetCode: .blockMismatch, keep: true)
+                case .mismatch:
+                    fail(.digestMismatch(peer: peer, name: name), resetCode: .blockMismatch, keep: true)
                 case .verified:
                     saveRecordIfDue()
                 case nil:

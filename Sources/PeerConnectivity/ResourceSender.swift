@@ -109,6 +109,8 @@ struct ResourceSender: Sendable {
             throw TransferError.failed(peer: peer, name: name, detail: "the peer's HAVE does not fit the resource")
         }
         var skipped = Set<Int>()
+        // Each attempt counts from what the peer holds (nothing, unless it matches).
+        progress.completedUnitCount = 0
         if !held.isEmpty {
             try await hash(held, layout: layout, allocator: connection.allocator, into: &digests)
             if ResourceFileIO.heldDigest(held.map { digests[$0]! }) == have.digest {

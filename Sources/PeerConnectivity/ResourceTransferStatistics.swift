@@ -8,11 +8,12 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     public var blocks: Int
     /// Blocks written to the connection, over every attempt (a block sent twice counts twice).
     public var blocksSent: Int
-    /// Blocks the receiver held from an interrupted transfer, which did not cross again.
+    /// Blocks the receiver held when the resource was last opened (from an interrupted transfer, or
+    /// from this one before a damaged block or a drop), which did not cross again then.
     public var blocksResumed: Int
     /// Bytes of the file written to the connection, over every attempt.
     public var bytesSent: UInt64
-    /// Bytes the receiver held from an interrupted transfer.
+    /// Bytes of ``blocksResumed``.
     public var bytesResumed: UInt64
     /// Times the resource was opened again: after a damaged block, or on a resumed link.
     public var reopenings: Int

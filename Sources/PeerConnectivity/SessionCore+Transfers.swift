@@ -79,7 +79,7 @@ extension SessionCore {
                 directory: configuration.resourceDirectory,
                 window: max(configuration.resourceWindow, WireProtocol.initialChannelWindow),
                 limits: PartialResourceStore.Limits(
-                    lifetime: TimeInterval(configuration.partialResourceLifetime.components.seconds),
+                    lifetime: Self.seconds(configuration.partialResourceLifetime),
                     maximumBytes: configuration.maximumPartialResourceBytes
                 )
             ) { [weak self] result in
@@ -113,6 +113,10 @@ extension SessionCore {
             return (.busy, "the process has \(IncomingResourceSlots.process.limit) resource files open")
         }
         return nil
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 
     /// Bytes free for an unprivileged user in the file system of `directory`, or of its nearest existing

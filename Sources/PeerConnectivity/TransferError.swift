@@ -5,7 +5,7 @@ import PeerConnectivityTransport
 ///
 /// Both sides of a transfer get an error when it fails: the side that cancelled gets
 /// ``cancelled(peer:name:)``, the other ``cancelledByPeer(peer:name:)``; a resource whose bytes do not
-/// match its SHA-256 gets ``digestMismatch(peer:name:)`` on both sides.
+/// match its SHA-256 digests gets ``digestMismatch(peer:name:)`` on both sides.
 public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case cancelled
@@ -56,12 +56,16 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
         TransferError(.refused, peer: peer, name: name, detail: detail)
     }
 
-    /// The resource's bytes do not match the SHA-256 the sender computed: nothing was kept.
+    /// The resource's bytes do not match the SHA-256 digests the sender computed: a block's, or the
+    /// root over them. After a damaged block the receiver keeps the blocks it checked and the sender
+    /// opens the resource again, up to four times in all, so a sender sees this error only when that
+    /// keeps failing; after a root that does not match, nothing is kept.
     public static func digestMismatch(peer: PeerID?, name: String?) -> TransferError {
         TransferError(.digestMismatch, peer: peer, name: name)
     }
 
-    /// The resource's length differs from the size announced: nothing was kept.
+    /// The resource's blocks do not add up to the size announced (some never came before END):
+    /// nothing was kept.
     public static func sizeMismatch(peer: PeerID?, name: String?, detail: String? = nil) -> TransferError {
         TransferError(.sizeMismatch, peer: peer, name: name, detail: detail)
     }

@@ -54,6 +54,14 @@ package struct ResourceBlockLedger: Sendable {
         layout.bytes(in: heldBlocks)
     }
 
+    /// Whether block `index` is held (checked, from this transfer or an earlier one).
+    ///
+    /// - Parameter index: a block, below the layout's count.
+    /// - Returns: whether it is held.
+    package func isHeld(_ index: Int) -> Bool {
+        digests[index] != nil
+    }
+
     /// Whether bytes of a block are arriving (a BLOCK came, and not all of its bytes yet).
     package var isInsideBlock: Bool { current != nil }
 

@@ -47,6 +47,17 @@ package enum Platform {
         #endif
     }
 
+    /// Gives `existing` the name `new`, replacing what `new` named (atomically).
+    ///
+    /// - Returns: whether it did.
+    package static func rename(_ existing: String, to new: String) -> Bool {
+        #if canImport(Glibc)
+            Glibc.rename(existing, new) == 0
+        #else
+            Darwin.rename(existing, new) == 0
+        #endif
+    }
+
     /// Removes the name `path`; a missing file is no error.
     package static func unlink(_ path: String) {
         #if canImport(Glibc)
