@@ -12,8 +12,9 @@ import SystemPackage
 /// SHA-256 as its last byte lands, and when END arrives checks the root digest, then links the file
 /// to its final name.
 ///
-/// Disk work and hashing run on a serial queue of its own, never on the event loop; each chunk
-/// written gives its length back to the sender's window, so at most the window waits in memory.
+/// Disk work runs on a serial queue of its own, never on the event loop, and each whole block is
+/// hashed on another thread while the next is written; a block's length goes back to the sender's
+/// window once it is written and hashed, so at most the window waits in memory.
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
 /// `onFinish` is called exactly once. A transfer that fails with blocks checked (the connection
 /// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
@@ -23,10 +24,11 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var descriptor: SystemPackage.FileDescriptor?
         var partialPath: String?
         var ledger: ResourceBlockLedger
-        /// The current block's hash, fed as its bytes are written.
-        var hasher = SHA256()
-        /// Bytes written by this transfer (not those held from an earlier one).
-        var written: UInt64 = 0
+        /// The current block's bytes so far, kept to be hashed once it is whole.
+        var blockBytes: [ByteBuffer] = []
+        /// A block did not match: nothing more is taken, and the transfer fails once the blocks
+        /// being hashed are judged (so that those that match are kept).
+        var damaged = false
         var finished = false
         /// Blocks checked since the record was last written.
         var checkedSinceSave = 0
@@ -55,6 +57,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private let store: PartialResourceStore
     private let queue: DispatchQueue
     private let state: Mutex<State>
+    /// Blocks being hashed; END is judged when none is.
+    private let hashing = DispatchGroup()
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
 
     init(
@@ -181,12 +185,18 @@ final class ResourceReceiver: InboundTransfer, Sendable {
 
     func blockStarted(_ index: Int, digest: [UInt8]) {
         queue.async { [self] in
-            let replaced = state.withLock { state -> Int? in
-                guard !state.finished, state.descriptor != nil else { return nil }
+            let started = state.withLock { state -> (Bool, replaced: Int?)? in
+                guard !state.finished, !state.damaged, state.descriptor != nil else { return nil }
                 let held = state.ledger.isHeld(index)
-                _ = state.ledger.blockStarted(index, digest: digest)
-                state.hasher = SHA256()
-                return held ? state.ledger.layout.length(of: index) : nil
+                guard state.ledger.blockStarted(index, digest: digest) != nil else { return (false, nil) }
+                state.blockBytes = []
+                return (true, held ? state.ledger.layout.length(of: index) : nil)
+            }
+            guard let (accepted, replaced) = started else { return }
+            guard accepted else {
+                let detail = "block \(index) came again before its first copy was checked"
+                fail(.failed(peer: peer, name: name, detail: detail), resetCode: .failed, keep: false)
+                return
             }
             // The sender did not take the blocks offered (its file differs): they cross again, and
             // count again as they do.
@@ -204,38 +214,25 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     func received(_ bytes: ByteBuffer) {
         queue.async { [self] in
             do {
-                let outcome = try state.withLock {
-                    state throws -> (grant: Int, verdict: ResourceBlockLedger.Verdict?)? in
-                    guard !state.finished, let descriptor = state.descriptor else { return nil }
+                let whole = try state.withLock { state throws -> (index: Int, bytes: [ByteBuffer])?? in
+                    guard !state.finished, !state.damaged, let descriptor = state.descriptor else { return nil }
                     let (offset, completes) = state.ledger.chunkArrived(length: bytes.readableBytes)
                     try bytes.withUnsafeReadableBytes { buffer in
                         try ResourceFileIO.write(buffer, at: offset, to: descriptor)
-                        state.hasher.update(bufferPointer: buffer)
                     }
-                    state.written += UInt64(bytes.readableBytes)
                     let end = offset + UInt64(bytes.readableBytes)
                     Self.advise(state.writeBehind.wrote(upTo: end), descriptor: descriptor)
-                    var verdict: ResourceBlockLedger.Verdict?
-                    if completes {
-                        verdict = state.ledger.blockHashed(Array(state.hasher.finalize()))
-                        if case .verified = verdict { state.checkedSinceSave += 1 }
-                    }
-                    return (state.credit.took(bytes.readableBytes), verdict)
+                    state.blockBytes.append(bytes)
+                    guard completes else { return .some(nil) }
+                    defer { state.blockBytes = [] }
+                    return (state.ledger.layout.blockIndex(containing: offset), state.blockBytes)
                 }
-                guard let outcome else { return }
+                guard let whole else { return }
                 progress.completedUnitCount = min(
                     progress.totalUnitCount,
                     progress.completedUnitCount + Int64(bytes.readableBytes)
                 )
-                if outcome.grant > 0 { connection.grantCredit(outcome.grant, on: channel) }
-                switch outcome.verdict {
-                case .mismatch:
-                    fail(.digestMismatch(peer: peer, name: name), resetCode: .blockMismatch, keep: true)
-                case .verified:
-                    saveRecordIfDue()
-                case nil:
-                    break
-                }
+                if let (index, chunks) = whole { hash(index, chunks) }
             } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
                 // The sender learns why (RESET no space), not only that something failed.
                 fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace, keep: false)
@@ -245,31 +242,76 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         }
     }
 
+    /// Hashes a whole block on another thread, beside the writing of the next, then judges it on the
+    /// queue. The block's credit goes back to the sender only then, so the window bounds the bytes
+    /// held for hashing as well as those not yet written.
+    private func hash(_ index: Int, _ chunks: [ByteBuffer]) {
+        hashing.enter()
+        DispatchQueue.global().async { [self] in
+            var hasher = SHA256()
+            for chunk in chunks {
+                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            }
+            let digest = Array(hasher.finalize())
+            queue.async { [self] in
+                defer { hashing.leave() }
+                let length = chunks.reduce(0) { $0 + $1.readableBytes }
+                let judged = state.withLock { state -> (ResourceBlockLedger.Verdict?, grant: Int)? in
+                    guard !state.finished else { return nil }
+                    let verdict = state.ledger.blockHashed(index, digest)
+                    if case .verified = verdict { state.checkedSinceSave += 1 }
+                    if case .mismatch = verdict { state.damaged = true }
+                    return (verdict, state.credit.took(length))
+                }
+                guard let (verdict, grant) = judged else { return }
+                if grant > 0 { connection.grantCredit(grant, on: channel) }
+                switch verdict {
+                case .mismatch:
+                    hashing.notify(queue: queue) { [self] in
+                        fail(.digestMismatch(peer: peer, name: name), resetCode: .blockMismatch, keep: true)
+                    }
+                case .verified:
+                    saveRecordIfDue()
+                case nil:
+                    break
+                }
+            }
+        }
+    }
+
     func ended(digest root: [UInt8]?) {
         queue.async { [self] in
-            let outcome = state.withLock { state -> (String, ResourceBlockLedger.Outcome)? in
-                guard !state.finished, let path = state.partialPath else { return nil }
-                return (path, state.ledger.outcomeAtEnd)
+            // Judged once every block that came has been hashed.
+            hashing.notify(queue: queue) { [self] in
+                judgeEnd(root: root)
             }
-            guard let (path, outcome) = outcome else { return }
-            switch outcome {
-            case .missing(let blocks):
-                let detail = "\(blocks.count) blocks never arrived (the first: \(blocks[0]))"
-                fail(.sizeMismatch(peer: peer, name: name, detail: detail), resetCode: .sizeMismatch, keep: false)
-            case .whole(let digests):
-                let computed = ResourceFileIO.digest(of: ResourceLayout(size: size).rootInput(digests: digests))
-                guard computed == root else {
-                    fail(.digestMismatch(peer: peer, name: name), resetCode: .digestMismatch, keep: false)
-                    return
-                }
-                do {
-                    let url = try place(path)
-                    guard finishOnce(keep: false) else { return }
-                    connection.sendControl(.done(channel: channel))
-                    onFinish(.success(url))
-                } catch {
-                    fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
-                }
+        }
+    }
+
+    private func judgeEnd(root: [UInt8]?) {
+        let outcome = state.withLock { state -> (String, ResourceBlockLedger.Outcome)? in
+            // A damaged block fails the transfer on its own, keeping what was checked.
+            guard !state.finished, !state.damaged, let path = state.partialPath else { return nil }
+            return (path, state.ledger.outcomeAtEnd)
+        }
+        guard let (path, outcome) = outcome else { return }
+        switch outcome {
+        case .missing(let blocks):
+            let detail = "\(blocks.count) blocks never arrived (the first: \(blocks[0]))"
+            fail(.sizeMismatch(peer: peer, name: name, detail: detail), resetCode: .sizeMismatch, keep: false)
+        case .whole(let digests):
+            let computed = ResourceFileIO.digest(of: ResourceLayout(size: size).rootInput(digests: digests))
+            guard computed == root else {
+                fail(.digestMismatch(peer: peer, name: name), resetCode: .digestMismatch, keep: false)
+                return
+            }
+            do {
+                let url = try place(path)
+                guard finishOnce(keep: false) else { return }
+                connection.sendControl(.done(channel: channel))
+                onFinish(.success(url))
+            } catch {
+                fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
             }
         }
     }

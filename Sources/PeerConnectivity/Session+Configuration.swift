@@ -33,7 +33,8 @@ extension Session {
         /// that the application has not read yet (the most a stalled reader holds in memory).
         public var streamWindow: Int = 512 << 10
         /// The flow-control window of a resource being received: how many bytes the sender may have
-        /// in flight before the receiver has written them to disk.
+        /// in flight before the receiver has written them to disk and checked their block; at least two
+        /// blocks (2 MiB) are granted whatever this says.
         public var resourceWindow: Int = 4 << 20
         /// The largest resource accepted from a peer, in bytes; `nil` for no maximum but the free space
         /// of ``resourceDirectory``. A larger one is refused when it is offered, before anything is

@@ -77,7 +77,8 @@ extension SessionCore {
                 peer: peer,
                 connection: connection,
                 directory: configuration.resourceDirectory,
-                window: max(configuration.resourceWindow, WireProtocol.initialChannelWindow),
+                // Two blocks at least: a block's credit comes back once it is whole and hashed.
+                window: max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength),
                 limits: PartialResourceStore.Limits(
                     lifetime: Self.seconds(configuration.partialResourceLifetime),
                     maximumBytes: configuration.maximumPartialResourceBytes

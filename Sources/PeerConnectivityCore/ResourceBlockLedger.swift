@@ -2,7 +2,8 @@
 /// digests; which block the bytes arriving now belong to; and, at END, whether the file is whole.
 ///
 /// Pure: the receiver's I/O shell writes the bytes where ``chunkArrived(length:)`` says, hashes each
-/// block as it is written, and reports the digest with ``blockHashed(_:)``. Blocks kept from an
+/// whole block (beside the writing of the next), and reports the digest with ``blockHashed(_:_:)``;
+/// several blocks may wait for their hash at once. Blocks kept from an
 /// earlier attempt (resume) start the ledger as held; one the sender sends again replaces its copy.
 package struct ResourceBlockLedger: Sendable {
     /// What ``blockHashed(_:)`` decided.
@@ -25,6 +26,10 @@ package struct ResourceBlockLedger: Sendable {
     package let layout: ResourceLayout
     private var digests: [[UInt8]?]
     private var current: (index: Int, expected: [UInt8], received: Int)?
+    /// Whole blocks waiting for their hash, with the digest their BLOCK announced.
+    private var awaitingHash: [Int: [UInt8]] = [:]
+    /// The block ``chunkArrived(length:)`` completed last.
+    private var lastCompleted: Int?
 
     /// A ledger for a resource laid out as `layout`, holding the blocks in `kept`.
     ///
@@ -68,14 +73,17 @@ package struct ResourceBlockLedger: Sendable {
     /// A BLOCK frame: the bytes that follow are block `index`, whose SHA-256 is `digest`.
     ///
     /// The channel table has checked that the index is within the resource and that the block before
-    /// is whole. A block held already is forgotten: its new bytes replace it.
+    /// is whole. A block held already is forgotten: its new bytes replace it. A block whose bytes
+    /// came whole and wait for their hash cannot come again (a sender sends each block once per
+    /// opening): that breaks the transfer.
     ///
     /// - Parameters:
     ///   - index: the block.
     ///   - digest: its SHA-256 as the sender computed it.
-    /// - Returns: where in the file its bytes go.
-    package mutating func blockStarted(_ index: Int, digest: [UInt8]) -> UInt64 {
+    /// - Returns: where in the file its bytes go; `nil` when the block is waiting for its hash.
+    package mutating func blockStarted(_ index: Int, digest: [UInt8]) -> UInt64? {
         precondition(current == nil, "the channel table lets a block start only after the last one is whole")
+        guard awaitingHash[index] == nil else { return nil }
         digests[index] = nil
         current = (index, digest, 0)
         return layout.offset(of: index)
@@ -85,28 +93,48 @@ package struct ResourceBlockLedger: Sendable {
     ///
     /// - Parameter length: its payload length (the channel table kept it within the block).
     /// - Returns: where in the file to write it, and whether it completes the block (then hash the
-    ///   block and call ``blockHashed(_:)``).
+    ///   block and call ``blockHashed(_:_:)``).
     package mutating func chunkArrived(length: Int) -> (offset: UInt64, completesBlock: Bool) {
         guard var block = current else {
             preconditionFailure("the channel table lets a chunk come only inside a block")
         }
         let offset = layout.offset(of: block.index) + UInt64(block.received)
         block.received += length
-        current = block
-        return (offset, block.received == layout.length(of: block.index))
+        guard block.received == layout.length(of: block.index) else {
+            current = block
+            return (offset, false)
+        }
+        current = nil
+        awaitingHash[block.index] = block.expected
+        lastCompleted = block.index
+        return (offset, true)
     }
 
-    /// The current block is whole, and hashed to `digest`.
+    /// Whole block `index` hashed to `digest`.
+    ///
+    /// - Parameters:
+    ///   - index: a block ``chunkArrived(length:)`` completed.
+    ///   - digest: the SHA-256 of the bytes written.
+    /// - Returns: whether the block is held; `nil` when it no longer waits for this hash (it was sent
+    ///   again meanwhile).
+    package mutating func blockHashed(_ index: Int, _ digest: [UInt8]) -> Verdict? {
+        guard let expected = awaitingHash.removeValue(forKey: index) else { return nil }
+        guard digest == expected else { return .mismatch(index: index) }
+        digests[index] = digest
+        return .verified(index: index)
+    }
+
+    /// The block completed last hashed to `digest` (as ``blockHashed(_:_:)``).
     ///
     /// - Parameter digest: the SHA-256 of the bytes written.
     /// - Returns: whether the block is held.
-    package mutating func blockHashed(_ digest: [UInt8]) -> Verdict {
-        guard let block = current else { preconditionFailure("no block is being received") }
-        current = nil
-        guard digest == block.expected else { return .mismatch(index: block.index) }
-        digests[block.index] = digest
-        return .verified(index: block.index)
+    package mutating func blockHashed(_ digest: [UInt8]) -> Verdict? {
+        guard let index = lastCompleted else { preconditionFailure("no block is complete") }
+        return blockHashed(index, digest)
     }
+
+    /// Whether whole blocks still wait for their hash (END is judged once none does).
+    package var isHashing: Bool { !awaitingHash.isEmpty }
 
     /// The sender's END: whether every block is held.
     package var outcomeAtEnd: Outcome {

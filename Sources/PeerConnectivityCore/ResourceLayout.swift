@@ -36,6 +36,14 @@ package struct ResourceLayout: Sendable, Hashable {
         UInt64(index) * UInt64(blockLength)
     }
 
+    /// The block that holds byte `offset`.
+    ///
+    /// - Parameter offset: a byte of the resource.
+    /// - Returns: its block's index.
+    package func blockIndex(containing offset: UInt64) -> Int {
+        Int(offset / UInt64(blockLength))
+    }
+
     /// How long block `index` is.
     ///
     /// - Parameter index: a block, below ``blockCount``.

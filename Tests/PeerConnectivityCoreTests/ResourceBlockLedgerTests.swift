@@ -143,7 +143,7 @@ struct ResourceBlockLedgerTests {
     // MARK: - Random deliveries
 
     @Test("200 seeded transfers: blocks in random order, cut at random, some damaged, some kept, some sent twice")
-    func randomDeliveries() {
+    func randomDeliveries() throws {
         var outcomes = (verified: 0, mismatches: 0, whole: 0, missing: 0, replaced: 0)
         for seed in 0..<200 {
             var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 0x1ED6E5)
@@ -182,7 +182,8 @@ struct ResourceBlockLedgerTests {
                 var bytes = Self.slice(source, of: index, in: layout)
                 if damaged { bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= 0x5A }
 
-                let start = ledger.blockStarted(index, digest: truth[index])
+                let started = ledger.blockStarted(index, digest: truth[index])
+                let start = try #require(started)
                 model.remove(index)
                 #expect(start == UInt64(index) * UInt64(blockLength), "seed \(seed)")
                 #expect(!ledger.heldBlocks.contains(index))
