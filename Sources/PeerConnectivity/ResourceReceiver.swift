@@ -47,14 +47,14 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     let peer: PeerID
     var endsAtEnd: Bool { false }
     let progress: Progress
-    private let rawName: [UInt8]
-    private let size: UInt64
+    let rawName: [UInt8]
+    let size: UInt64
     private let connection: Connection
     private let channel: UInt32
-    private let directory: URL
+    let directory: URL
     private let window: Int
-    private let limits: PartialResourceStore.Limits
-    private let store: PartialResourceStore
+    let limits: PartialResourceStore.Limits
+    let store: PartialResourceStore
     private let queue: DispatchQueue
     private let state: Mutex<State>
     /// Blocks being hashed; END is judged when none is.
@@ -139,45 +139,6 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             } catch {
                 fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
             }
-        }
-    }
-
-    /// A kept partial file of this resource from this peer, with the blocks that still hash as they
-    /// did; or a new, empty one.
-    private func openPartial(
-        layout: ResourceLayout
-    ) throws -> (SystemPackage.FileDescriptor, String, [Int: [UInt8]]) {
-        if limits.keepsAnything,
-            let entry = store.claim(
-                in: directory,
-                peer: peer.id,
-                name: rawName,
-                size: size,
-                blockLength: layout.blockLength,
-                limits: limits
-            )
-        {
-            if let descriptor = try? SystemPackage.FileDescriptor.open(
-                SystemPackage.FilePath(entry.partialPath),
-                .readWrite,
-                options: [.noFollow, .closeOnExec]
-            ) {
-                let kept = ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
-                return (descriptor, entry.partialPath, kept)
-            }
-            PartialResourceStore.remove(entry.partialPath)
-        }
-        let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
-        do {
-            let descriptor = try SystemPackage.FileDescriptor.open(
-                SystemPackage.FilePath(path),
-                .readWrite,
-                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: [.ownerReadWrite]
-            )
-            return (descriptor, path, [:])
-        } catch {
-            throw POSIXFailure("open \(path)", (error as? SystemPackage.Errno) ?? .ioError)
         }
     }
 
@@ -382,41 +343,4 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         if let (record, path) = due { store.save(record, partialPath: path) }
     }
 
-    private var storeKey: PartialResourceStore.Key {
-        PartialResourceStore.Key(directory: directory.path, peer: peer.id, name: rawName, size: size)
-    }
-
-    private func record(of ledger: ResourceBlockLedger) -> PartialResourceRecord {
-        PartialResourceRecord(
-            peer: peer.id,
-            name: rawName,
-            size: size,
-            blockLength: ledger.layout.blockLength,
-            blocks: ledger.heldBlocks,
-            saved: Date()
-        )
-    }
-
-    /// Links the partial file to the first free candidate name; never replaces an existing file.
-    private func place(_ partial: String) throws -> URL {
-        for candidate in ResourceFileName.candidates(for: ResourceFileName.sanitized(rawName)) {
-            let url = directory.appendingPathComponent(candidate, isDirectory: false)
-            guard let failure = Platform.link(partial, to: url.path) else { return url }
-            guard failure == SystemPackage.Errno.fileExists.rawValue else {
-                throw POSIXFailure("link \(url.path)", SystemPackage.Errno(rawValue: failure))
-            }
-        }
-        throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", .fileExists)
-    }
-
-    /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it
-    /// changes nothing but what stays cached.
-    private static func advise(_ advice: WriteBehind.Advice, descriptor: SystemPackage.FileDescriptor) {
-        if let range = advice.startWriteback {
-            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
-        }
-        if let range = advice.dropFromCache {
-            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
-        }
-    }
 }
