@@ -4,7 +4,8 @@
 # fixed seed), 100 to a folder, two levels deep. Each run copies it with rsync (rsync://127.0.0.1,
 # -r --whole-file, into an empty folder) and with the library (transfer-bench folder: sendResource of the
 # directory to a child peer, plaintext, release build, into an empty receive directory), alternating, and
-# checks both copies against the source. Prints a table and writes JSON to $RESULTS_DIR (default
+# checks both copies against the source; CPU time of both ends is recorded too (steadier than the wall
+# clock on a shared machine). Prints a table and writes JSON to $RESULTS_DIR (default
 # results/folders-<UTC date>/run-<time>/). The target: the library at no less than half of rsync's files/s.
 #
 #   Scripts/bench-folders.sh [RUNS]      RUNS: runs of each, alternating (default 3)
@@ -33,7 +34,7 @@ if ! command -v rsync >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
     "${apt_get[@]}" install -y rsync >/dev/null || { "${apt_get[@]}" update >/dev/null && "${apt_get[@]}" install -y rsync >/dev/null; }
 fi
-for tool in rsync jq python3 timeout diff; do
+for tool in rsync jq python3 timeout diff bc /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 
@@ -54,6 +55,11 @@ watchdog=$!
 trap 'kill $watchdog 2>/dev/null || true; cleanup' EXIT
 
 now() { date +%s.%N; }
+ticks=$(getconf CLK_TCK)
+# CPU seconds of the rsync daemon's finished children (it forks one per connection and reaps it).
+daemon_cpu() { awk -v t="$ticks" '{ print ($16 + $17) / t }' "/proc/$daemon_pid/stat"; }
+# User + system seconds written by /usr/bin/time -f "%U %S" (a process and the children it waited for).
+time_cpu() { awk '{ print $1 + $2 }' "$1"; }
 
 {
     echo "date: $stamp"
@@ -106,28 +112,35 @@ done
 
 rsync_seconds=()
 library_seconds=()
+rsync_cpu=()
+library_cpu=()
 for run in $(seq "$runs"); do
     # Every copy goes to a folder of its own and stays until the end: removing 10,000 files just before a
     # run slows the next file creations in the same file system (ext4 skips recently deleted inodes).
     echo "run $run of $runs: rsync ..."
     mkdir -p "$scratch/copies/rsync-$run"
     sync
+    daemon_before=$(daemon_cpu)
     start=$(now)
-    timeout 600 rsync -r --whole-file --stats "rsync://127.0.0.1:$port/bench/tree" "$scratch/copies/rsync-$run/" \
-        > "$results/rsync-$run.txt" 2>&1
+    /usr/bin/time -f "%U %S" -o "$results/rsync-$run.time" timeout 600 rsync -r --whole-file --stats \
+        "rsync://127.0.0.1:$port/bench/tree" "$scratch/copies/rsync-$run/" > "$results/rsync-$run.txt" 2>&1
     end=$(now)
     rsync_seconds+=("$(echo "$end - $start" | bc -l)")
+    sleep 0.5  # the daemon reaps its child
+    rsync_cpu+=("$(echo "$(time_cpu "$results/rsync-$run.time") + $(daemon_cpu) - $daemon_before" | bc -l)")
     diff -r -q "$scratch/module/tree" "$scratch/copies/rsync-$run/tree" > /dev/null ||
         { echo "rsync copy $run differs" >&2; exit 1; }
 
     echo "run $run of $runs: library ..."
     mkdir -p "$scratch/copies/library-$run"
     sync
-    TMPDIR="$scratch" timeout 600 "$bin/transfer-bench" folder --source "$scratch/module/tree" --name tree \
+    TMPDIR="$scratch" /usr/bin/time -f "%U %S" -o "$results/library-$run.time" \
+        timeout 600 "$bin/transfer-bench" folder --source "$scratch/module/tree" --name tree \
         --receive-directory "$scratch/copies/library-$run" --encryption none --time-limit 600 \
         --output "$results/library-$run.json" > "$results/library-$run.txt" 2>&1 ||
         { cat "$results/library-$run.txt" >&2; exit 1; }
     library_seconds+=("$(jq '.seconds' "$results/library-$run.json")")
+    library_cpu+=("$(time_cpu "$results/library-$run.time")")
     diff -r -q "$scratch/module/tree" "$scratch/copies/library-$run/tree" > /dev/null ||
         { echo "library copy $run differs" >&2; exit 1; }
 done
@@ -140,9 +153,12 @@ jq -n \
     --arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" --argjson cpus "$(nproc)" \
     --arg rsyncVersion "$(rsync --version | head -1)" \
     --argjson rsync "$(seconds_json "${rsync_seconds[@]}")" --argjson library "$(seconds_json "${library_seconds[@]}")" \
+    --argjson rsyncCPU "$(seconds_json "${rsync_cpu[@]}")" --argjson libraryCPU "$(seconds_json "${library_cpu[@]}")" \
     '{schemaVersion: 1, date: $date, commit: $commit, files: $files, bytes: $bytes, seed: $seed, cpu: $cpu,
       cpus: $cpus, rsyncVersion: $rsyncVersion, rsyncOptions: "-r --whole-file", encryption: "none",
       seconds: {rsync: $rsync, library: $library},
+      cpuSeconds: {rsync: $rsyncCPU, library: $libraryCPU,
+        note: "both ends, user + system: rsync client and daemon child; the library: transfer-bench and its serve child, start-up and listing included"},
       filesPerSecond: {rsync: [$rsync[] | $files / .], library: [$library[] | $files / .]},
       ratios: [range($library | length) | ($rsync[.] / $library[.])]}
      | .libraryOverRsync = {min: (.ratios | min), max: (.ratios | max)}
@@ -151,10 +167,13 @@ jq -n \
 {
     printf '\n%d files of 1-64 KiB (%.0f MB), loopback, %d CPUs, %s\n' "$files" "$(echo "$bytes / 1000000" | bc -l)" \
         "$(nproc)" "$stamp"
-    printf '%-5s %16s %16s %8s\n' "run" "rsync files/s" "library files/s" "ratio"
-    jq -r '.filesPerSecond as $f | range($f.rsync | length) as $i
-        | "\($i + 1) \($f.rsync[$i] | round) \($f.library[$i] | round) \(.ratios[$i] * 100 | round / 100)"' \
-        "$results/summary.json" | while read -r run r l ratio; do printf '%-5s %16s %16s %8s\n' "$run" "$r" "$l" "$ratio"; done
+    printf '%-5s %16s %16s %8s %14s %14s\n' "run" "rsync files/s" "library files/s" "ratio" "rsync CPU s" "library CPU s"
+    jq -r '.filesPerSecond as $f | .cpuSeconds as $c | range($f.rsync | length) as $i
+        | "\($i + 1) \($f.rsync[$i] | round) \($f.library[$i] | round) \(.ratios[$i] * 100 | round / 100)"
+          + " \($c.rsync[$i] * 100 | round / 100) \($c.library[$i] * 100 | round / 100)"' \
+        "$results/summary.json" | while read -r run r l ratio rc lc; do
+            printf '%-5s %16s %16s %8s %14s %14s\n' "$run" "$r" "$l" "$ratio" "$rc" "$lc"
+        done
     jq -r '"library / rsync files/s: \(.libraryOverRsync.min * 100 | round / 100)-\(.libraryOverRsync.max * 100 | round / 100)",
         "target libraryAtLeastHalfOfRsyncFilesPerSecond: \(.targets.libraryAtLeastHalfOfRsyncFilesPerSecond)"' \
         "$results/summary.json"

@@ -5,9 +5,13 @@ import SystemPackage
 
 /// Sends the files of a folder, each as a resource named by its path, several at once: a file starts
 /// as soon as one of the ``filesInFlight`` before it ends, so small files do not wait one round trip
-/// each. Their `Progress`es are children of the folder's. The first failure cancels the files in
-/// flight and ends the folder with that file's error; a file the receiver refuses as busy is sent
-/// again once another of the folder's has ended.
+/// each. The folder's `Progress` counts each file's bytes once the peer has kept it. The first failure
+/// cancels the files in flight and ends the folder with that file's error; a file the receiver refuses
+/// as busy is sent again once another of the folder's has ended.
+///
+/// Only the task running ``run()`` writes the folder's `Progress`: Foundation's `Progress` on Linux has
+/// no lock of its own, so the files' `Progress`es, each written by its own sending task, are not made
+/// its children (a child's update writes into its parent).
 struct FolderSender: Sendable {
     /// Files sent at once: below a receiver's default of 16 resources arriving at once.
     static let filesInFlight = 8
@@ -52,9 +56,10 @@ struct FolderSender: Sendable {
                 while failure == nil, running < limit, !transfers.isCancelled,
                     let index = again.popLast() ?? (next < tree.files.count ? next : nil)
                 {
-                    if index == next { next += 1 }
+                    let isFirstTry = index == next
+                    if isFirstTry { next += 1 }
                     do {
-                        let transfer = try start(tree.files[index])
+                        let transfer = try start(tree.files[index], isFirstTry: isFirstTry)
                         transfers.add(transfer)
                         running += 1
                         group.addTask {
@@ -73,12 +78,15 @@ struct FolderSender: Sendable {
                 guard let ended = await group.next() else { return failure }
                 running -= 1
                 transfers.remove(ended.transfer)
-                guard let error = ended.error, failure == nil, !transfers.isCancelled else { continue }
+                guard let error = ended.error else {
+                    progress.completedUnitCount += ended.transfer.progress.totalUnitCount
+                    continue
+                }
+                guard failure == nil, !transfers.isCancelled else { continue }
                 if Self.isBusy(error), running > 0 {
                     // Sent again when another has ended; fewer at once from now on.
                     again.append(ended.index)
                     limit = max(1, running)
-                    settle(ended.transfer.progress, resentAs: tree.files[ended.index].size)
                     continue
                 }
                 failure = error
@@ -87,23 +95,15 @@ struct FolderSender: Sendable {
         }
     }
 
-    /// Starts one file's transfer and makes its `Progress` a child of the folder's.
-    private func start(_ file: FolderTree.File) throws -> ResourceTransfer {
+    /// Starts one file's transfer.
+    private func start(_ file: FolderTree.File, isFirstTry: Bool) throws -> ResourceTransfer {
         let transfer = try session.sendResource(withName: file.name, toPeer: peer) { try open(file) }
         let size = transfer.progress.totalUnitCount
-        if size != Int64(clamping: file.size) {
+        if isFirstTry, size != Int64(clamping: file.size) {
             // The file changed length since it was listed.
             progress.totalUnitCount += size - Int64(clamping: file.size)
         }
-        progress.addChild(transfer.progress, withPendingUnitCount: size)
         return transfer
-    }
-
-    /// A file refused as busy is sent again: its first `Progress` is completed (the folder's counts its
-    /// length once), and the folder's total grows by the length sent again.
-    private func settle(_ refused: Progress, resentAs size: UInt64) {
-        progress.totalUnitCount += Int64(clamping: size)
-        refused.completedUnitCount = refused.totalUnitCount
     }
 
     /// Opens a file of the folder for reading: each directory on its path relative to the one before,

@@ -22,8 +22,9 @@ extension Session {
     /// The folder is listed before this returns (one `stat` per entry), without following any symbolic
     /// link: symbolic links, sockets, FIFOs and devices inside it are skipped, and so are empty folders
     /// (a folder with no regular file sends nothing and succeeds). The returned transfer's `progress`
-    /// counts the bytes of all the files; cancelling it cancels the files in flight and starts no more;
-    /// `wait()` throws the first file's failure. The peer sees one resource per file.
+    /// has the bytes of all the files as its total and advances by a file's bytes as the peer keeps it;
+    /// cancelling it cancels the files in flight and starts no more; `wait()` throws the first file's
+    /// failure. The peer sees one resource per file.
     ///
     /// - Parameters:
     ///   - url: a local regular file, or a directory.

@@ -70,6 +70,26 @@ struct FolderTests {
         }
     }
 
+    @Test("a folder of 1,000 small files arrives whole; its progress ends at the sum of their lengths")
+    func manySmallFiles() async throws {
+        let scratch = try ScratchDirectory("folder-many")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let tree = Dictionary(
+            uniqueKeysWithValues: (0..<1000).map {
+                ("d\($0 % 10)/f\($0)", pattern(count: 1 + $0 % 300, seed: UInt64($0)))
+            }
+        )
+        try write(tree, in: source)
+        let total = tree.values.reduce(0) { $0 + $1.count }
+        let transfer = try pair.client.sendResource(at: source, withName: "many", toPeer: pair.host.peer)
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == Int64(total))
+        #expect(try await pair.hostLog.waitForResources(tree.count).allSatisfy { (try? $0.result.get()) != nil })
+        #expect(try files(in: scratch.url.appendingPathComponent("received/many")) == tree)
+    }
+
     @Test("symbolic links inside the sent folder are not sent, neither to a file nor to a folder outside it")
     func linksNotSent() async throws {
         let scratch = try ScratchDirectory("folder-links")
