@@ -24,7 +24,7 @@ extension Session {
     /// (a folder with no regular file sends nothing and succeeds). The returned transfer's `progress`
     /// has the bytes of all the files as its total and advances by a file's bytes as the peer keeps it;
     /// cancelling it cancels the files in flight and starts no more; `wait()` throws the first file's
-    /// failure. The peer sees one resource per file.
+    /// failure. The peer sees one resource per file; a hidden name (".git") arrives without its dots.
     ///
     /// - Parameters:
     ///   - url: a local regular file, or a directory.
