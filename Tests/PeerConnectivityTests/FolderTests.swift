@@ -219,6 +219,22 @@ struct FolderTests {
         #expect(pair.client.connectedPeers == [pair.host.peer])
     }
 
+    @Test("a folder holding a path deeper than a receiver takes is refused at once; nothing is sent")
+    func tooDeep() async throws {
+        let scratch = try ScratchDirectory("folder-deep")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let deep = (0..<32).map { "l\($0)" }.joined(separator: "/")
+        try write(["ok.txt": Data("ok".utf8), "\(deep)/file.txt": Data("deep".utf8)], in: source)
+        let error = #expect(throws: TransferError.self) {
+            try pair.client.sendResource(at: source, withName: "deep", toPeer: pair.host.peer)
+        }
+        #expect(error?.detail?.contains("32 components") == true, "\(String(describing: error))")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(pair.hostLog.startedResources.isEmpty)
+    }
+
     @Test("an empty folder, or one with only links, succeeds and sends nothing")
     func emptyFolder() async throws {
         let scratch = try ScratchDirectory("folder-empty")

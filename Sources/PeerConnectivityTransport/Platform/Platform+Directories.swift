@@ -40,7 +40,8 @@ extension Platform {
         return descriptor
     }
 
-    /// Opens the regular file `name` in `directory` for reading, never through a symbolic link.
+    /// Opens the regular file `name` in `directory` for reading, never through a symbolic link, without
+    /// blocking (`O_NONBLOCK`, which a regular file's reads ignore: a FIFO put in its place does not hang).
     ///
     /// - Returns: its descriptor; the caller checks its type (a FIFO or a device opens too).
     /// - Throws: ``SystemCallError`` (`ELOOP` for a symbolic link).
