@@ -37,11 +37,14 @@ enum ResourceFileName {
         return kept.isEmpty ? "resource" : kept
     }
 
-    /// The candidates for `name`, in order: "name.ext", "name (2).ext", ... "name (999).ext".
-    static func candidates(for name: String) -> [String] {
-        let url = URL(fileURLWithPath: name)
-        let ext = url.pathExtension
+    /// The candidates for `name`, in order: "name.ext", "name (2).ext", ... "name (999).ext"; each made
+    /// only when it is reached (the first is usually free, and a folder's every file asks).
+    static func candidates(for name: String) -> LazyMapCollection<ClosedRange<Int>, String> {
+        let ext = URL(fileURLWithPath: name, isDirectory: false).pathExtension
         let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        return [name] + (2...999).map { ext.isEmpty ? "\(stem) (\($0))" : "\(stem) (\($0)).\(ext)" }
+        return (1...999).lazy.map { number in
+            if number == 1 { return name }
+            return ext.isEmpty ? "\(stem) (\(number))" : "\(stem) (\(number)).\(ext)"
+        }
     }
 }

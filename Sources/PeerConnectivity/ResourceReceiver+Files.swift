@@ -59,16 +59,10 @@ extension ResourceReceiver {
         )
     }
 
-    /// Links the partial file to the first free candidate name; never replaces an existing file.
+    /// Links the partial file to the first free candidate name (a path below the directory for a name
+    /// with "/", see ``ResourcePlacement``); never replaces an existing file.
     func place(_ partial: String) throws -> URL {
-        for candidate in ResourceFileName.candidates(for: ResourceFileName.sanitized(rawName)) {
-            let url = directory.appendingPathComponent(candidate, isDirectory: false)
-            guard let failure = Platform.link(partial, to: url.path) else { return url }
-            guard failure == SystemPackage.Errno.fileExists.rawValue else {
-                throw POSIXFailure("link \(url.path)", SystemPackage.Errno(rawValue: failure))
-            }
-        }
-        throw POSIXFailure("no free name for \(ResourceFileName.sanitized(rawName))", .fileExists)
+        try ResourcePlacement.place(partial, named: rawName, in: directory)
     }
 
     /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it

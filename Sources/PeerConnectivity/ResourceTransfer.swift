@@ -14,7 +14,8 @@ public final class ResourceTransfer: Sendable {
     public let name: String
     /// The peer receiving it.
     public let peer: PeerID
-    /// Bytes sent so far, of the file's length. Cancelling it cancels the transfer on both sides.
+    /// Bytes sent so far, of the file's length (for a folder: bytes of the files the peer has kept, of
+    /// all the files' lengths). Cancelling it cancels the transfer on both sides.
     public let progress: Progress
 
     private let task: Task<Void, any Error>

@@ -22,6 +22,19 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     /// Seconds spent hashing the file with SHA-256, summed over the blocks.
     public var hashSeconds: Double
 
+    /// Adds what another transfer did (a folder's files), but its block count, which the folder knows.
+    ///
+    /// - Parameter other: a file's statistics.
+    public mutating func add(_ other: ResourceTransferStatistics) {
+        blocksSent += other.blocksSent
+        blocksResumed += other.blocksResumed
+        bytesSent += other.bytesSent
+        bytesResumed += other.bytesResumed
+        reopenings += other.reopenings
+        readSeconds += other.readSeconds
+        hashSeconds += other.hashSeconds
+    }
+
     /// Statistics of a transfer that has done nothing yet.
     ///
     /// - Parameter blocks: the resource's block count.

@@ -21,20 +21,45 @@ extension Session {
     /// A block the peer finds damaged is sent again. With ``Configuration/reconnection`` on, a transfer
     /// whose link drops goes on once the link is resumed, from the blocks the peer kept.
     ///
+    /// A name with "/" names a path below the peer's ``Configuration/resourceDirectory``: the peer makes
+    /// the missing folders (never through a symbolic link, never outside that directory) and gives each
+    /// component a safe name as it does a file name (docs/PROTOCOL.md, "Resource names").
+    ///
+    /// **A folder.** When `url` is a directory, its tree is sent: each regular file as a resource named
+    /// `<name>/<path below the folder>`, several at once, so the peer rebuilds the tree under `name`.
+    /// The folder is listed before this returns (one `stat` per entry), without following any symbolic
+    /// link: symbolic links, sockets, FIFOs and devices inside it are skipped, and so are empty folders
+    /// (a folder with no regular file sends nothing and succeeds). The returned transfer's `progress`
+    /// has the bytes of all the files as its total and advances by a file's bytes as the peer keeps it;
+    /// cancelling it cancels the files in flight and starts no more; `wait()` throws the first file's
+    /// failure. The peer sees one resource per file; a hidden name (".git") arrives without its dots.
+    ///
     /// - Parameters:
-    ///   - url: a local regular file.
-    ///   - name: the name the peer sees (it makes its own safe file name from it), 1 to 16,384 bytes of UTF-8.
+    ///   - url: a local regular file, or a directory.
+    ///   - name: the name the peer sees (it makes its own safe file name or path from it), 1 to 16,384
+    ///     bytes of UTF-8.
     ///   - peer: a connected peer.
     /// - Returns: the transfer: its `progress`, and `wait()` for the outcome.
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)``; ``TransferError`` when the name is too
-    ///   long or the file cannot be opened.
+    ///   long or the file cannot be opened, or when a folder cannot be listed or holds a path deeper than
+    ///   32 components or longer than 1,024 bytes (its name included).
     public func sendResource(at url: URL, withName name: String, toPeer peer: PeerID) throws -> ResourceTransfer {
+        if FolderTree.isDirectory(url) { return try sendFolder(at: url, withName: name, toPeer: peer) }
+        return try sendResource(withName: name, toPeer: peer) { try Self.openFile(url, peer: peer, name: name) }
+    }
+
+    /// Sends the file `open` opens (it returns the descriptor, which the transfer closes, and the length).
+    func sendResource(
+        withName name: String,
+        toPeer peer: PeerID,
+        open: () throws -> (SystemPackage.FileDescriptor, UInt64)
+    ) throws -> ResourceTransfer {
         let nameBytes = Array(name.utf8)
         guard (1...WireProtocol.maximumChannelNameLength).contains(nameBytes.count) else {
             throw TransferError.nameTooLong(peer: peer, name: name)
         }
         let connection = try core.connection(to: peer)
-        let (descriptor, size) = try Self.openFile(url, peer: peer, name: name)
+        let (descriptor, size) = try open()
         guard ResourceLayout(size: size).fitsProtocol else {
             try? descriptor.close()
             let detail = "\(size) bytes; a resource has at most \(WireProtocol.maximumResourceBlocks) blocks of 1 MiB"

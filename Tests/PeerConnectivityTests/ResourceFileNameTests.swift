@@ -37,7 +37,8 @@ struct ResourceFileNameTests {
     @Test("candidates number the copies before the extension")
     func candidates() {
         let names = ResourceFileName.candidates(for: "photo.jpg")
-        #expect(names.prefix(3) == ["photo.jpg", "photo (2).jpg", "photo (3).jpg"])
+        #expect(Array(names.prefix(3)) == ["photo.jpg", "photo (2).jpg", "photo (3).jpg"])
+        #expect(names.last == "photo (999).jpg")
         #expect(ResourceFileName.candidates(for: "README").dropFirst().first == "README (2)")
         #expect(names.count == 999)
     }

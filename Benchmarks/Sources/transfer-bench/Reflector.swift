@@ -6,6 +6,8 @@ import PeerConnectivityBench
 /// deleting a received file) to tasks of its own, so that echoes are answered at once.
 struct Reflector: Sendable {
     let session: Session
+    /// Whether received resources are kept, unreported (a failed one is still said on standard error).
+    var keepsResources = false
 
     func run() async {
         for await event in session.events {
@@ -17,6 +19,10 @@ struct Reflector: Sendable {
                     await drain(stream)
                 }
             case .finishedReceivingResource(let name, let peer, let result):
+                if keepsResources {
+                    if case .failure(let error) = result { Self.complain("\(name): \(error)") }
+                    continue
+                }
                 Task { await discard(name: name, from: peer, result: result) }
             case .peerStateChanged, .startedReceivingResource:
                 continue

@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds after which the process exits whatever it is doing.")
     var timeLimit = 600
 
+    @ArgumentParser.Flag(help: "Keep received resources where they are and send no report for them (for `folder`).")
+    var keepResources = false
+
     func validate() throws {
         guard (1...3600).contains(timeLimit) else { throw ValidationError("--time-limit must be 1...3600 seconds") }
         guard !resourceDirectory.isEmpty else { throw ValidationError("--resource-directory must not be empty") }
@@ -67,7 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
                     do { try await invitation.accept(into: session) } catch { Reflector.complain("accept: \(error)") }
                 }
             }
-            group.addTask { await Reflector(session: session).run() }
+            group.addTask { await Reflector(session: session, keepsResources: keepResources).run() }
         }
     }
 

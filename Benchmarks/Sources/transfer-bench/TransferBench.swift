@@ -10,7 +10,7 @@ struct TransferBench: AsyncParsableCommand {
             `run` (the default) measures, with a `serve` child process as the receiving peer, so that \
             each side's peak resident set can be read on its own.
             """,
-        subcommands: [RunCommand.self, ServeCommand.self],
+        subcommands: [RunCommand.self, ServeCommand.self, FolderCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -1,0 +1,113 @@
+import Foundation
+import PeerConnectivityTransport
+
+/// Where a finished resource goes in the receive directory, from the name its sender gave it
+/// (untrusted bytes), and the step that puts it there.
+///
+/// A name without "/" is one file name, made safe by ``ResourceFileName/sanitized(_:)``. A name with
+/// "/" is a relative path (a file of a folder sent with ``Session/sendResource(at:withName:toPeer:)``):
+/// it is split on "/"; empty, "." and ".." components are dropped (a path never climbs); every other
+/// component is made safe as a file name is. More than ``maximumDepth`` components, or a path longer
+/// than ``maximumPathLength`` bytes, is refused.
+///
+/// Placing walks the path from the receive directory one directory at a time, relative to the
+/// directory opened before (`openat` with `O_NOFOLLOW`), so no symbolic link is ever followed, wherever
+/// it was planted; a missing directory is made. A name in the way that is not a directory (a file, a
+/// symbolic link, anything else) is never replaced nor entered: the first free alternative of it,
+/// "photos (2)", "photos (3)", ..., is used instead, the same for every file of the folder. The file
+/// itself is linked at the first free name of ``ResourceFileName/candidates(for:)`` and never replaces
+/// anything.
+enum ResourcePlacement {
+    /// The most components a path keeps, the folder's own name included.
+    static let maximumDepth = 32
+
+    /// The longest path made, in UTF-8 bytes, its components joined by "/".
+    static let maximumPathLength = 1024
+
+    /// Why a name cannot be placed.
+    struct Refusal: Error, Hashable, CustomStringConvertible {
+        /// What is wrong, in a sentence.
+        let description: String
+    }
+
+    /// The safe relative path for `raw`, one component a step, never empty.
+    ///
+    /// - Parameter raw: the name as sent.
+    /// - Returns: the components: each a safe file name, none "." or "..".
+    /// - Throws: ``Refusal`` when the path is deeper than ``maximumDepth`` or longer than
+    ///   ``maximumPathLength``.
+    static func components(of raw: [UInt8]) throws -> [String] {
+        guard raw.contains(UInt8(ascii: "/")) else { return [ResourceFileName.sanitized(raw)] }
+        let kept = raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .filter { $0.elementsEqual([0x2E]) == false && $0.elementsEqual([0x2E, 0x2E]) == false }
+        guard kept.count <= maximumDepth else {
+            throw Refusal(description: "the path has \(kept.count) components, at most \(maximumDepth) are taken")
+        }
+        let components = kept.isEmpty ? ["resource"] : kept.map { ResourceFileName.sanitized(Array($0)) }
+        let length = components.reduce(components.count - 1) { $0 + $1.utf8.count }
+        guard length <= maximumPathLength else {
+            throw Refusal(description: "the path is \(length) bytes long, at most \(maximumPathLength) are taken")
+        }
+        return components
+    }
+
+    /// Links the finished file at `partial` into `directory` under the path made from `raw`.
+    ///
+    /// - Parameters:
+    ///   - partial: the complete, checked file (it keeps its name; the caller removes it).
+    ///   - raw: the name as sent.
+    ///   - directory: the receive directory.
+    /// - Returns: the file's final URL.
+    /// - Throws: ``Refusal`` for a path too deep or too long, or when no free name is left;
+    ///   `SystemCallError` when the file system fails.
+    static func place(_ partial: String, named raw: [UInt8], in directory: URL) throws -> URL {
+        let components = try components(of: raw)
+        var url = directory
+        var current = try Platform.openDirectory(atPath: directory.path)
+        defer { Platform.close(current) }
+        for component in components.dropLast() {
+            let (name, next) = try enter(component, in: current)
+            Platform.close(current)
+            current = next
+            url.appendPathComponent(name, isDirectory: true)
+        }
+        let last = components[components.count - 1]
+        for candidate in ResourceFileName.candidates(for: last) {
+            do {
+                try Platform.link(partial, to: Array(candidate.utf8), in: current)
+                return url.appendingPathComponent(candidate, isDirectory: false)
+            } catch let error as SystemCallError where error.isNameTaken {
+                continue
+            }
+        }
+        throw Refusal(description: "no free name for \(last) in \(url.path)")
+    }
+
+    /// Opens the directory `component` in `parent`, making it if it is missing; when the name is taken
+    /// by something else, the first of its alternatives that is (or can be made) a directory.
+    ///
+    /// - Returns: the name used and the directory's descriptor.
+    private static func enter(_ component: String, in parent: Int32) throws -> (String, Int32) {
+        for candidate in ResourceFileName.candidates(for: component) {
+            let name = Array(candidate.utf8)
+            do {
+                return (candidate, try Platform.openDirectory(name, in: parent))
+            } catch let error as SystemCallError where error.isNotDirectory {
+                continue
+            } catch let error as SystemCallError where error.isMissing {
+                do {
+                    try Platform.makeDirectory(name, in: parent)
+                } catch let error as SystemCallError where error.isNameTaken {
+                    // Made at the same moment by another file of the folder, or taken by something else:
+                    // opening it again tells which.
+                }
+                do {
+                    return (candidate, try Platform.openDirectory(name, in: parent))
+                } catch let error as SystemCallError where error.isNotDirectory {
+                    continue
+                }
+            }
+        }
+        throw Refusal(description: "no free directory name for \(component)")
+    }
+}

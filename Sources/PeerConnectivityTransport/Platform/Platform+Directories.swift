@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Directory work relative to an open directory (the `*at` calls), so that a path is walked one name at
+/// a time and no symbolic link on the way is followed. Names are raw bytes (a file name need not be
+/// UTF-8); each must be one path component, without "/" or NUL.
+extension Platform {
+    /// What a name in a directory is, without following a symbolic link.
+    package enum EntryKind: Sendable, Equatable {
+        /// A regular file, with its length in bytes.
+        case regular(size: UInt64)
+        /// A directory.
+        case directory
+        /// Anything else: a symbolic link, a socket, a FIFO, a device.
+        case other
+    }
+
+    /// Opens the directory at `path` (following symbolic links, as a path the application chose may),
+    /// to be the base of the other calls here.
+    ///
+    /// - Returns: its descriptor (close it with ``close(_:)``).
+    /// - Throws: ``SystemCallError`` when it cannot be opened or is no directory.
+    package static func openDirectory(atPath path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SystemCallError("open", path, errno) }
+        return descriptor
+    }
+
+    /// Opens the directory `name` in `directory`, never through a symbolic link.
+    ///
+    /// - Returns: its descriptor (close it with ``close(_:)``).
+    /// - Throws: ``SystemCallError``: `ELOOP` or `ENOTDIR` when `name` is a symbolic link or no
+    ///   directory, `ENOENT` when it does not exist.
+    package static func openDirectory(_ name: [UInt8], in directory: Int32) throws -> Int32 {
+        let descriptor = withName(name) { openat(directory, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw SystemCallError("openat", name, errno) }
+        return descriptor
+    }
+
+    /// Opens the regular file `name` in `directory` for reading, never through a symbolic link, without
+    /// blocking (`O_NONBLOCK`, which a regular file's reads ignore: a FIFO put in its place does not hang).
+    ///
+    /// - Returns: its descriptor; the caller checks its type (a FIFO or a device opens too).
+    /// - Throws: ``SystemCallError`` (`ELOOP` for a symbolic link).
+    package static func openFileForReading(_ name: [UInt8], in directory: Int32) throws -> Int32 {
+        let descriptor = withName(name) {
+            openat(directory, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        }
+        guard descriptor >= 0 else { throw SystemCallError("openat", name, errno) }
+        return descriptor
+    }
+
+    /// Makes the directory `name` in `directory` (mode 0755 less the umask); never replaces anything.
+    ///
+    /// - Throws: ``SystemCallError`` (`EEXIST` when the name is taken, whatever by).
+    package static func makeDirectory(_ name: [UInt8], in directory: Int32) throws {
+        guard withName(name, { mkdirat(directory, $0, 0o755) }) == 0 else {
+            throw SystemCallError("mkdirat", name, errno)
+        }
+    }
+
+    /// Makes `name` in `directory` a second name (a hard link) of the file at `existing`; never
+    /// replaces anything, not even a dangling symbolic link.
+    ///
+    /// - Throws: ``SystemCallError`` (`EEXIST` when the name is taken).
+    package static func link(_ existing: String, to name: [UInt8], in directory: Int32) throws {
+        guard withName(name, { linkat(AT_FDCWD, existing, directory, $0, 0) }) == 0 else {
+            throw SystemCallError("linkat", name, errno)
+        }
+    }
+
+    /// What `name` in `directory` is, without following a symbolic link.
+    ///
+    /// - Throws: ``SystemCallError``.
+    package static func entryKind(_ name: [UInt8], in directory: Int32) throws -> EntryKind {
+        var status = stat()
+        guard withName(name, { fstatat(directory, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+            throw SystemCallError("fstatat", name, errno)
+        }
+        return kind(of: status)
+    }
+
+    /// What the open file `descriptor` is.
+    ///
+    /// - Throws: ``SystemCallError``.
+    package static func entryKind(of descriptor: Int32) throws -> EntryKind {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SystemCallError("fstat", [], errno) }
+        return kind(of: status)
+    }
+
+    /// The names in `directory`, without "." and "..", in the order the file system gives them.
+    ///
+    /// - Throws: ``SystemCallError``.
+    package static func entryNames(of directory: Int32) throws -> [[UInt8]] {
+        let copy = dup(directory)
+        guard copy >= 0 else { throw SystemCallError("dup", [], errno) }
+        guard let stream = fdopendir(copy) else {
+            let code = errno
+            close(copy)
+            throw SystemCallError("fdopendir", [], code)
+        }
+        defer { _ = closedir(stream) }
+        rewinddir(stream)
+        var names: [[UInt8]] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                guard errno == 0 else { throw SystemCallError("readdir", [], errno) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                Array(bytes.prefix { $0 != 0 })
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            names.append(name)
+        }
+    }
+
+    private static func kind(of status: stat) -> EntryKind {
+        switch status.st_mode & mode_t(S_IFMT) {
+        case mode_t(S_IFREG): return .regular(size: UInt64(status.st_size))
+        case mode_t(S_IFDIR): return .directory
+        default: return .other
+        }
+    }
+
+    /// Calls `body` with `name` as a C string.
+    private static func withName<Result>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        (name + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import Crypto
+import Foundation
+import PeerConnectivity
+import Testing
+
+/// Folders sent with `sendResource(at:withName:toPeer:)` between two sessions over real loopback sockets.
+@Suite("Folders", .timeLimit(.minutes(1)))
+struct FolderTests {
+    /// A pair whose host receives into `scratch/received`.
+    private func pair(receiveInto scratch: ScratchDirectory, window: Int? = nil) async throws -> SessionPair {
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        if let window { configuration.resourceWindow = window }
+        return try await SessionPair.connect(host: configuration)
+    }
+
+    /// Writes `files` (relative path: content) below `root`, making the folders.
+    private func write(_ files: [String: Data], in root: URL) throws {
+        for (path, content) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try content.write(to: url)
+        }
+    }
+
+    /// The regular files below `root` (relative path: content); a symbolic link fails the test.
+    private func files(in root: URL) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        while let path = enumerator?.nextObject() as? String {
+            let url = root.appendingPathComponent(path)
+            let type = try FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType
+            #expect(type != .typeSymbolicLink, "\(path) is a symbolic link")
+            if type == .typeRegular { found[path] = try Data(contentsOf: url) }
+        }
+        return found
+    }
+
+    @Test("a folder with nested subfolders arrives byte for byte, with progress over the whole tree")
+    func nestedTree() async throws {
+        let scratch = try ScratchDirectory("folder")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        var tree: [String: Data] = ["top.txt": Data("top".utf8), "empty": Data()]
+        for index in 0..<40 {
+            tree["a/b\(index % 3)/c/file-\(index).bin"] = pattern(count: 1000 * index + 1, seed: UInt64(index))
+        }
+        tree["a/large.bin"] = pattern(count: 3 << 20, seed: 99)
+        tree["日本/名前.txt"] = Data("unicode".utf8)
+        try write(tree, in: source)
+        let total = tree.values.reduce(0) { $0 + $1.count }
+
+        let transfer = try pair.client.sendResource(at: source, withName: "album", toPeer: pair.host.peer)
+        #expect(transfer.progress.totalUnitCount == Int64(total))
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == Int64(total))
+        #expect(transfer.progress.fractionCompleted == 1)
+
+        let finished = try await pair.hostLog.waitForResources(tree.count)
+        #expect(Set(finished.map(\.name)) == Set(tree.keys.map { "album/\($0)" }))
+        let received = scratch.url.appendingPathComponent("received/album", isDirectory: true)
+        #expect(try files(in: received) == tree)
+        #expect(try scratch.contents("received") == ["album"], "no partial file is left")
+        for (name, result) in finished {
+            #expect(try result.get().path == received.deletingLastPathComponent().path + "/" + name)
+        }
+    }
+
+    @Test("a folder of 1,000 small files arrives whole; its progress ends at the sum of their lengths")
+    func manySmallFiles() async throws {
+        let scratch = try ScratchDirectory("folder-many")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let tree = Dictionary(
+            uniqueKeysWithValues: (0..<1000).map {
+                ("d\($0 % 10)/f\($0)", pattern(count: 1 + $0 % 300, seed: UInt64($0)))
+            }
+        )
+        try write(tree, in: source)
+        let total = tree.values.reduce(0) { $0 + $1.count }
+        let transfer = try pair.client.sendResource(at: source, withName: "many", toPeer: pair.host.peer)
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == Int64(total))
+        #expect(try await pair.hostLog.waitForResources(tree.count).allSatisfy { (try? $0.result.get()) != nil })
+        #expect(try files(in: scratch.url.appendingPathComponent("received/many")) == tree)
+    }
+
+    @Test("symbolic links inside the sent folder are not sent, neither to a file nor to a folder outside it")
+    func linksNotSent() async throws {
+        let scratch = try ScratchDirectory("folder-links")
+        defer { scratch.remove() }
+        let outside = try ScratchDirectory("folder-links-outside")
+        defer { outside.remove() }
+        let secret = Data("secret outside the folder".utf8)
+        try write(["secret.txt": secret, "inner/also-secret.txt": secret], in: outside.url)
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        try write(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)], in: source)
+        try FileManager.default.createSymbolicLink(
+            at: source.appendingPathComponent("link-to-file"),
+            withDestinationURL: outside.url.appendingPathComponent("secret.txt")
+        )
+        try FileManager.default.createSymbolicLink(
+            at: source.appendingPathComponent("sub/link-to-folder"),
+            withDestinationURL: outside.url.appendingPathComponent("inner")
+        )
+
+        let transfer = try pair.client.sendResource(at: source, withName: "docs", toPeer: pair.host.peer)
+        try await transfer.wait()
+        _ = try await pair.hostLog.waitForResources(2)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(pair.hostLog.startedResources.count == 2, "only the two regular files were offered")
+        let received = try files(in: scratch.url.appendingPathComponent("received/docs"))
+        #expect(received == ["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)])
+        #expect(!received.values.contains(secret))
+    }
+
+    @Test("a symbolic link planted in the receiver's directory is not followed when a folder of its name arrives")
+    func plantedLinkAtReceiver() async throws {
+        let scratch = try ScratchDirectory("folder-planted")
+        defer { scratch.remove() }
+        let outside = try ScratchDirectory("outside")
+        defer { outside.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let received = scratch.url.appendingPathComponent("received", isDirectory: true)
+        try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: received.appendingPathComponent("photos"),
+            withDestinationURL: outside.url
+        )
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let tree = ["a.jpg": Data("a".utf8), "2026/b.jpg": Data("b".utf8)]
+        try write(tree, in: source)
+
+        try await pair.client.sendResource(at: source, withName: "photos", toPeer: pair.host.peer).wait()
+        let finished = try await pair.hostLog.waitForResources(2)
+        #expect(try outside.contents().isEmpty, "nothing was written through the link")
+        #expect(try files(in: received.appendingPathComponent("photos (2)")) == tree)
+        for (_, result) in finished {
+            #expect(try result.get().path.hasPrefix(received.path + "/photos (2)/"))
+        }
+    }
+
+    @Test("hostile paths from a hand-written peer land inside the receive directory; nothing is written outside")
+    func hostilePaths() async throws {
+        let scratch = try ScratchDirectory("folder-hostile")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceDirectory = directory
+        let joined = try await RawJoinedSession("folder-target", configuration: configuration)
+        let escape = "pc-escape-\(UUID().uuidString)"
+        let names: [[UInt8]] = [
+            Array("photos/../../\(escape)".utf8),
+            Array("photos/a/../../../../../tmp/\(escape)".utf8),
+            Array("/tmp/\(escape)".utf8),
+            Array("photos//x".utf8),
+            Array("./.hidden/x".utf8),
+            Array("nul\u{0}/line\nbreak/x".utf8),
+            Array(Array(repeating: "d", count: 300).joined(separator: "/").utf8),
+        ]
+        for (index, name) in names.enumerated() {
+            let content = Array("content \(index)".utf8)
+            joined.socket.send(
+                HandFrames.openResource(channel: UInt32(2 * index + 1), size: UInt64(content.count), name: name)
+                    + HandFrames.resource(channel: UInt32(2 * index + 1), content)
+            )
+        }
+        let finished = try await joined.log.waitForResources(names.count)
+        let root = directory.resolvingSymlinksInPath().path + "/"
+        var placed = 0
+        for (name, result) in finished {
+            switch result {
+            case .success(let url):
+                placed += 1
+                #expect(url.resolvingSymlinksInPath().path.hasPrefix(root), "\(name)")
+            case .failure(let error):
+                #expect(name.hasPrefix("d/d/d"), "only the 300-component path is refused: \(error)")
+                #expect(error.detail?.contains("300 components") == true)
+            }
+        }
+        #expect(placed == names.count - 1)
+        #expect(try scratch.contents() == ["received"], "nothing beside the receive directory")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/\(escape)"))
+        #expect(try files(in: directory).count == names.count - 1)
+    }
+
+    @Test("cancelling a folder's transfer cancels the files in flight and starts no more; no partial file is left")
+    func cancel() async throws {
+        let scratch = try ScratchDirectory("folder-cancel")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch, window: 256 << 10)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let block = pattern(count: 1 << 20, seed: 5)
+        try write(Dictionary(uniqueKeysWithValues: (0..<64).map { ("f\($0).bin", block) }), in: source)
+
+        let transfer = try pair.client.sendResource(at: source, withName: "big", toPeer: pair.host.peer)
+        _ = try await pair.hostLog.waitForStartedResources(1)
+        transfer.progress.cancel()
+        await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "big")) {
+            try await transfer.wait()
+        }
+        // Every file the receiver saw start has ended; no more start.
+        let started = pair.hostLog.startedResources.count
+        _ = try await pair.hostLog.waitForResources(started)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(pair.hostLog.startedResources.count == started)
+        #expect(started < 64)
+        #expect(pair.hostLog.finishedResources.contains { (try? $0.result.get()) == nil }, "files in flight failed")
+        let received = scratch.url.appendingPathComponent("received", isDirectory: true)
+        let left = (FileManager.default.enumerator(atPath: received.path)?.allObjects as? [String]) ?? []
+        #expect(!left.contains { $0.contains(".partial-") }, "no partial file is left")
+        #expect(pair.client.connectedPeers == [pair.host.peer])
+    }
+
+    @Test("a folder holding a path deeper than a receiver takes is refused at once; nothing is sent")
+    func tooDeep() async throws {
+        let scratch = try ScratchDirectory("folder-deep")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let deep = (0..<32).map { "l\($0)" }.joined(separator: "/")
+        try write(["ok.txt": Data("ok".utf8), "\(deep)/file.txt": Data("deep".utf8)], in: source)
+        let error = #expect(throws: TransferError.self) {
+            try pair.client.sendResource(at: source, withName: "deep", toPeer: pair.host.peer)
+        }
+        #expect(error?.detail?.contains("32 components") == true, "\(String(describing: error))")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(pair.hostLog.startedResources.isEmpty)
+    }
+
+    @Test("an empty folder, or one with only links, succeeds and sends nothing")
+    func emptyFolder() async throws {
+        let scratch = try ScratchDirectory("folder-empty")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source/empty-sub", isDirectory: true)
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: source.appendingPathComponent("link"),
+            withDestinationURL: URL(fileURLWithPath: "/etc/hostname")
+        )
+        let transfer = try pair.client.sendResource(
+            at: source.deletingLastPathComponent(),
+            withName: "nothing",
+            toPeer: pair.host.peer
+        )
+        try await transfer.wait()
+        #expect(transfer.progress.totalUnitCount == 0)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(pair.hostLog.startedResources.isEmpty)
+    }
+}
