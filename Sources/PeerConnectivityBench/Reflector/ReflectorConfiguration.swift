@@ -59,6 +59,13 @@ public struct ReflectorConfiguration: Sendable {
     /// Reconnection of the session it makes for each runner (numbered, acknowledged, kept messages);
     /// nil, the default, for none. The runner's session must have it too.
     public var reconnection: Session.Reconnection?
+    /// The `reflector` tool's reconnection unless `--no-reconnection`: the library's defaults, a 30 s
+    /// window. A runner without reconnection is served as without it (both sides need it).
+    public static var defaultReconnection: Session.Reconnection {
+        var reconnection = Session.Reconnection.default
+        reconnection.window = .seconds(30)
+        return reconnection
+    }
 
     /// Makes a configuration.
     ///
