@@ -78,6 +78,10 @@ struct ReflectorConnection {
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.streamWindow = configuration.streamWindow
+        if configuration.plan.interruptAtPercent != nil {
+            // The cut link must be resumed for the transfer to go on: reconnection, on both sides.
+            sessionConfiguration.reconnection = ResourceTest.reconnection
+        }
         let session = Session(
             peer: me,
             encryptionPreference: configuration.encryption,
