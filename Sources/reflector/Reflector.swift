@@ -22,9 +22,9 @@ struct Reflector: AsyncParsableCommand {
             SHA-256 of the file received (then deleted). It also runs a plain TCP echo server of length-prefixed \
             frames, the baseline of `test-runner run --test raw-tcp`. Ports to open in a firewall (defaults): TCP \
             7447 (sessions) and 7448 (raw echo), UDP 7449-7480 (unreliable messages, one port per runner), and \
-            UDP 5353 for DNS-SD. Reconnection is on: a runner's link that drops (test-runner --interrupt-at) is \
-            resumed, with its resources, when the runner has reconnection too; a runner without it is served as \
-            before. Resuming dials a session's own listener, on an ephemeral TCP port of either host.
+            UDP 5353 for DNS-SD. A runner that asks for reconnection in its invitation (test-runner \
+            --interrupt-at) gets it: its link, if it drops, is resumed with its resources; resuming dials a \
+            session's own listener, on an ephemeral TCP port of either host. Other runners' sessions have none.
             """,
         version: ToolInfo(name: "reflector", commit: SourceRevision.commit).versionLine
     )
@@ -91,8 +91,8 @@ struct Reflector: AsyncParsableCommand {
 
     @Flag(
         help: """
-            Do not resume a runner's link that drops (reconnection: on by default, and used only with runners \
-            that have it too, as test-runner --interrupt-at); such a runner is then gone at once.
+            Give no runner reconnection, even one that asks for it (test-runner --interrupt-at): a link that \
+            drops is then not resumed, and the runner is gone at once.
             """
     )
     var noReconnection = false

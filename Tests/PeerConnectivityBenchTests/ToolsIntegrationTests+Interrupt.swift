@@ -49,11 +49,38 @@ extension ToolsIntegrationTests {
         #expect(runner.output.contains("the reflector confirmed the whole file's SHA-256"), "\(runner.output)")
         #expect(runner.output.contains("read ") && runner.output.contains(", hash "))
         _ = try await reflector.line(containing: "ended runner=test-runner-cut")
+        #expect(
+            reflector.output.contains("test-runner cut resource reconnection\" stream-window=4194304 reconnection=on")
+        )
         #expect(reflector.output.contains("resumed runner=test-runner-cut"), "\(reflector.output)")
         #expect(reflector.output.components(separatedBy: "sha256=\(resources.sha256)").count - 1 == 1)
         // Confirmed resources are deleted, kept blocks of the cut attempt too.
         #expect(try FileManager.default.contentsOfDirectory(atPath: landing.path).isEmpty)
+
+        // A runner that does not ask for reconnection gets none: its echoes go the usual way.
+        var plainData = RunnerConfiguration(
+            plan: TestPlan(sizes: [64], count: 20, warmup: 2),
+            target: .direct(host: "127.0.0.1", port: port),
+            runName: "plain-data"
+        )
+        plainData.encryption = .none
+        let data = try await BenchmarkRunner.run(plainData)
+        #expect(data.error == nil && data.results.first?.echoed == 20)
+        let invited = try #require(try await reflector.line(containing: "invited by runner=test-runner-plain-data"))
+        #expect(!invited.contains("reconnection"), "\(invited)")
         try await stop(reflector, with: SIGTERM)
+    }
+
+    @Test("a runner's invitation context asks for reconnection by its last word, whatever the run's name")
+    func invitationContext() {
+        let asks = RunnerInvitation.context(runName: "lab", test: .resource, reconnects: true)
+        #expect(String(decoding: asks, as: UTF8.self) == "test-runner lab resource reconnection")
+        #expect(RunnerInvitation.asksForReconnection(asks))
+        for name in ["lab", "x reconnection", "reconnection"] {
+            let context = RunnerInvitation.context(runName: name, test: .data, reconnects: false)
+            #expect(!RunnerInvitation.asksForReconnection(context), "\(name)")
+        }
+        #expect(!RunnerInvitation.asksForReconnection(Data("an app reconnection".utf8)))
     }
 
     @Test("--interrupt-at outside 0 < PCT < 100, or with another test: refused with what would do")

@@ -173,7 +173,10 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
         sessionConfiguration.datagramPorts = configuration.datagramPorts
-        sessionConfiguration.reconnection = configuration.reconnection
+        // Only for a runner that resumes links itself: on a link that is never resumed, reconnection would
+        // still send the echoes through the resend ledger, and move the data test's figures.
+        let reconnects = configuration.reconnection != nil && RunnerInvitation.asksForReconnection(invitation.context)
+        sessionConfiguration.reconnection = reconnects ? configuration.reconnection : nil
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -215,7 +218,7 @@ public final class ReflectorService: Sendable {
             }
             log(
                 "invited by runner=\(name) address=\(address) context=\"\(context)\" "
-                    + "stream-window=\(sessionConfiguration.streamWindow)"
+                    + "stream-window=\(sessionConfiguration.streamWindow)" + (reconnects ? " reconnection=on" : "")
             )
             guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
             var hello = hello

@@ -95,7 +95,11 @@ struct ReflectorConnection {
             // Every test reads the reflector's later messages there: receipts, confirmations, its report.
             inbox: TransferInbox()
         )
-        let context = Data("test-runner \(configuration.runName) \(configuration.plan.test.rawValue)".utf8)
+        let context = RunnerInvitation.context(
+            runName: configuration.runName,
+            test: plan.test,
+            reconnects: sessionConfiguration.reconnection != nil
+        )
         var report: ConnectionReport
         let peer: PeerID
         do {
