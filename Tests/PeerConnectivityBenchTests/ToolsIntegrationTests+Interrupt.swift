@@ -71,6 +71,29 @@ extension ToolsIntegrationTests {
         try await stop(reflector, with: SIGTERM)
     }
 
+    @Test("--interrupt-at against a reflector that gives no reconnection: the transfer fails, saying why")
+    func interruptWithoutReconnection() async throws {
+        let (reflector, port, _) = try await startReflector([
+            "--no-dnssd", "--bind", "127.0.0.1", "--no-raw-echo", "--encryption", "none", "--no-reconnection",
+        ])
+        #expect(reflector.output.contains("reconnection=false"))
+        let path = try temporaryFolder().appendingPathComponent("not-resumed.json").path
+        let runner = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "resource", "--bytes", "\(16 << 20)", "--interrupt-at", "50", "--encryption", "none",
+                "--connect", "127.0.0.1:\(port)", "--output", path, "--quiet",
+            ]
+        )
+        #expect(try await runner.exitStatus(within: .seconds(60)) == 1, "\(runner.output) \(runner.errors)")
+        let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
+        let transfer = try #require(document.resources?.transfers.first)
+        #expect(transfer.outcome == .failed && transfer.interruptedAtBytes != nil)
+        #expect(transfer.error?.contains("it was not resumed") == true, "\(transfer.error ?? "")")
+        #expect(runner.errors.contains("--no-reconnection"), "\(runner.errors)")
+        try await stop(reflector, with: SIGTERM)
+    }
+
     @Test("a runner's invitation context asks for reconnection by its last word, whatever the run's name")
     func invitationContext() {
         let asks = RunnerInvitation.context(runName: "lab", test: .resource, reconnects: true)

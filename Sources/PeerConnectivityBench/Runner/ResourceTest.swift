@@ -18,6 +18,12 @@ enum ResourceTest {
         return reconnection
     }
 
+    /// What to check when a link cut by `--interrupt-at` was not resumed.
+    static let notResumed =
+        "it was not resumed; the reflector must give this runner reconnection (one that knows --interrupt-at "
+        + "does, unless run with --no-reconnection), and either host must reach the other's session listener, "
+        + "an ephemeral TCP port, within 30 s"
+
     /// Runs the test on a connected session.
     ///
     /// - Parameters:
@@ -133,6 +139,9 @@ enum ResourceTest {
             result.statistics = transfer.statistics
             result.outcome = await confirmations.wasAbandoned(name) ? .timedOut : .failed
             result.error = "\(error)"
+            if let cutAt = result.interruptedAtBytes {
+                result.error? += " (--interrupt-at cut the link at \(cutAt) bytes: \(notResumed))"
+            }
             return result
         }
         // The cut is long done when the whole file is sent; cancelled, a cutter that had not cut yet gives nil.
