@@ -128,9 +128,10 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             """
             --test resource: cut the link, as a crash would, once PCT % of each measured file is sent (0 < PCT \
-            < 100); reconnection (on in this runner's session then, and the reflector's default) resumes it, and \
-            the transfer goes on sending only the blocks the reflector does not hold. The document then records \
-            interruptedAtBytes, bytesSentAfterResume and resumedBytes.
+            < 100). This runner's session then has reconnection and asks the reflector for it (a reflector gives \
+            it unless run with --no-reconnection); the link is resumed and the transfer goes on, sending only the \
+            blocks the reflector does not hold. The document then records interruptedAtBytes, \
+            bytesSentAfterResume and resumedBytes.
             """,
             valueName: "PCT"
         )
