@@ -22,7 +22,9 @@ struct Reflector: AsyncParsableCommand {
             SHA-256 of the file received (then deleted). It also runs a plain TCP echo server of length-prefixed \
             frames, the baseline of `test-runner run --test raw-tcp`. Ports to open in a firewall (defaults): TCP \
             7447 (sessions) and 7448 (raw echo), UDP 7449-7480 (unreliable messages, one port per runner), and \
-            UDP 5353 for DNS-SD.
+            UDP 5353 for DNS-SD. A runner that asks for reconnection in its invitation (test-runner \
+            --interrupt-at) gets it: its link, if it drops, is resumed with its resources; resuming dials a \
+            session's own listener, on an ephemeral TCP port of either host. Other runners' sessions have none.
             """,
         version: ToolInfo(name: "reflector", commit: SourceRevision.commit).versionLine
     )
@@ -86,6 +88,14 @@ struct Reflector: AsyncParsableCommand {
 
     @Option(help: "Where received resources land until confirmed and deleted (default: a new temporary folder).")
     var resourceDirectory: String?
+
+    @Flag(
+        help: """
+            Give no runner reconnection, even one that asks for it (test-runner --interrupt-at): a link that \
+            drops is then not resumed, and the runner is gone at once.
+            """
+    )
+    var noReconnection = false
 
     @Flag(help: "Listen only, without registering a DNS-SD service (runners use --connect).")
     var noDnssd = false
@@ -158,6 +168,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.streamWindow = streamWindow
         configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
         configuration.encryption = encryption ?? .default
+        configuration.reconnection = noReconnection ? nil : ReflectorConfiguration.defaultReconnection
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let reflector: ReflectorService
         do {
@@ -174,7 +185,7 @@ struct Reflector: AsyncParsableCommand {
             "ready name=\(LogSafe.escaped(configuration.name)) service=_\(service)._tcp bind=\(bind) "
                 + "port=\(reflector.port ?? 0) raw-echo-port=\(reflector.rawEchoPort.map(String.init) ?? "none") "
                 + "udp-ports=\(configuration.datagramPorts.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "ephemeral") "
-                + "dns-sd=\(!noDnssd) encryption=\(configuration.encryption) "
+                + "dns-sd=\(!noDnssd) encryption=\(configuration.encryption) reconnection=\(!noReconnection) "
                 + "version=\(ToolInfo.version) commit=\(SourceRevision.commit ?? "unknown")"
                 + (exporter.map { " metrics-port=\(String($0.port))" } ?? "")
         )

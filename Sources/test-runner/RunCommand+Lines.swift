@@ -53,6 +53,9 @@ extension RunOutput {
             if document.test.isMessageTest {
                 line(Self.measures(document.plan))
             }
+            for transfer in document.resources?.transfers ?? [] {
+                line(transfer.line)
+            }
         }
         if let cpu = document.cpu {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""

@@ -124,6 +124,20 @@ struct RunCommand: AsyncParsableCommand {
     )
     var bytes: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            --test resource: cut the link, as a crash would, once PCT % of each measured file is sent (0 < PCT \
+            < 100). This runner's session then has reconnection and asks the reflector for it (a reflector gives \
+            it unless run with --no-reconnection); the link is resumed and the transfer goes on, sending only the \
+            blocks the reflector does not hold. The document then records interruptedAtBytes, \
+            bytesSentAfterResume and resumedBytes.
+            """,
+            valueName: "PCT"
+        )
+    )
+    var interruptAt: Double?
+
     @Option(help: "Seconds a message has to come back before it counts as lost.")
     var timeout = 5.0
 
@@ -290,7 +304,8 @@ struct RunCommand: AsyncParsableCommand {
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
-            rate: rate
+            rate: rate,
+            interruptAtPercent: interruptAt
         )
     }
 

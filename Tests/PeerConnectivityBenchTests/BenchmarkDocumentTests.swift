@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivity
 import Testing
 
 @testable import PeerConnectivityBench
@@ -41,6 +42,41 @@ struct BenchmarkDocumentTests {
         #expect(transfers.confirmationTime.p50Nanoseconds >= 100_000_000)
         let text = String(decoding: try resources.encoded(), as: UTF8.self)
         #expect(text.contains("\"outcome\" : \"completed\"") && !text.contains("\"streams\""))
+    }
+
+    @Test("an interrupted resource: statistics and the resume's figures, encoded, summed up and printed")
+    func interruptedResource() throws {
+        var transfer = ResourceResult(index: 0, name: "bench-resource-x-0", bytes: 64 << 20)
+        transfer.outcome = .completed
+        transfer.transferNanoseconds = 1_000_000_000
+        transfer.bytesPerSecond = Double(64 << 20)
+        var statistics = ResourceTransferStatistics(blocks: 64)
+        (statistics.blocksSent, statistics.blocksResumed, statistics.reopenings) = (66, 30, 1)
+        (statistics.bytesSent, statistics.bytesResumed) = (66 << 20, 30 << 20)
+        (statistics.readSeconds, statistics.hashSeconds) = (0.05, 0.25)
+        transfer.statistics = statistics
+        (transfer.interruptedAtBytes, transfer.bytesSentAfterResume, transfer.resumedBytes) =
+            (32 << 20, 34 << 20, 30 << 20)
+        let section = ResourceTestResult(
+            transfers: [transfer],
+            bytes: 64 << 20,
+            sha256: String(repeating: "ab", count: 32),
+            warmupSent: 0,
+            warmupCompleted: 0
+        )
+        #expect(section.sentAfterResumeFraction == 34.0 / 64)
+        let decoded = try JSONDecoder().decode(ResourceTestResult.self, from: try JSONEncoder().encode(section))
+        #expect(decoded == section)
+        let text = String(decoding: try JSONEncoder().encode(transfer), as: UTF8.self)
+        for key in ["interruptedAtBytes", "bytesSentAfterResume", "resumedBytes", "hashSeconds", "blocksResumed"] {
+            #expect(text.contains("\"\(key)\""), "\(key)")
+        }
+        #expect(transfer.line.contains("64 blocks, 66 sent, 30 resumed, 1 reopening; read 0.05 s, hash 0.25 s"))
+        #expect(transfer.line.contains("cut at 32.0 MiB (50.0 %) sent; the reflector held 30.0 MiB"))
+        #expect(transfer.line.contains("sent after the cut 34.0 MiB (53.1 %)"))
+        // Without a cut, neither the resume's figures nor the key.
+        #expect(!Fixtures.resourceDocument().resources!.transfers[0].line.contains("cut at"))
+        #expect(Fixtures.resourceDocument().resources?.sentAfterResumeFraction == nil)
     }
 
     @Test("documents written before streams and resources existed still decode")

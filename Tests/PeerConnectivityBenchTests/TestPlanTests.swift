@@ -52,6 +52,30 @@ struct TestPlanTests {
         #expect(problem(TestPlan(test: .stream, mode: .unreliable, count: 1, warmup: 0, streams: 1, bytes: 1)) != nil)
     }
 
+    @Test("--interrupt-at: a percentage strictly between 0 and 100, for the resource test only")
+    func interruptAt() {
+        func plan(_ percent: Double, test: TestKind = .resource) -> TestPlan {
+            TestPlan(
+                test: test,
+                sizes: [],
+                count: 1,
+                warmup: 0,
+                streams: test == .stream ? 1 : nil,
+                bytes: 1 << 26,
+                interruptAtPercent: percent
+            )
+        }
+        for percent in [0.5, 50, 99.9] { #expect(problem(plan(percent)) == nil, "\(percent)") }
+        for percent in [0, 100, -5, 150, .nan, .infinity] {
+            #expect(problem(plan(percent))?.contains("strictly between 0 and 100") == true, "\(percent)")
+        }
+        #expect(problem(plan(50, test: .stream))?.contains("--interrupt-at applies to --test resource only") == true)
+        #expect(
+            problem(TestPlan(interruptAtPercent: 50))?.contains("--interrupt-at applies to --test resource only")
+                == true
+        )
+    }
+
     @Test("out-of-range values name the option and the range")
     func ranges() {
         #expect(problem(TestPlan(sizes: []))?.contains("--size") == true)

@@ -50,6 +50,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The data test, open loop: messages sent at this rate per second whatever comes back, each round
     /// trip counted from the time it was due to be sent (nil: closed loop, `window` messages in flight).
     public var rate: Double?
+    /// The resource test: the link is cut (closed as a crash would) once this percentage of the file has
+    /// been sent, and resumed; the transfer then goes on over the resumed link (nil: not cut).
+    public var interruptAtPercent: Double?
 
     /// Makes a plan.
     ///
@@ -72,6 +75,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - bidirectional: the bulk test writes both ways.
     ///   - intervalSeconds: the interval of the reports.
     ///   - rate: the data test's open-loop rate.
+    ///   - interruptAtPercent: the resource test's cut, in percent of the file.
     public init(
         test: TestKind = .data,
         mode: DeliveryMode = .reliable,
@@ -90,7 +94,8 @@ public struct TestPlan: Codable, Hashable, Sendable {
         reverse: Bool? = nil,
         bidirectional: Bool? = nil,
         intervalSeconds: Double? = nil,
-        rate: Double? = nil
+        rate: Double? = nil,
+        interruptAtPercent: Double? = nil
     ) {
         self.test = test
         self.mode = mode
@@ -110,6 +115,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.bidirectional = bidirectional
         self.intervalSeconds = intervalSeconds
         self.rate = rate
+        self.interruptAtPercent = interruptAtPercent
     }
 
     /// Checks the plan.
@@ -124,6 +130,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
         if oneWay == true, test != .stream { throw .invalidPlan("--one-way applies to --test stream only") }
         if let intervalSeconds, !(0.1...3_600).contains(intervalSeconds) {
             throw .invalidPlan("--interval must be 0.1...3600 s")
+        }
+        if interruptAtPercent != nil, test != .resource {
+            throw .invalidPlan("--interrupt-at applies to --test resource only")
         }
         if test != .bulk, reverse == true || bidirectional == true {
             throw .invalidPlan("--reverse and --bidir apply to --test bulk only")
@@ -223,6 +232,11 @@ public struct TestPlan: Codable, Hashable, Sendable {
             if streams != nil { throw .invalidPlan("--streams applies to --test stream only") }
             guard (1...10_000).contains(count) else { throw .invalidPlan("--count must be 1...10000 resources") }
             guard (0...1_000).contains(warmup) else { throw .invalidPlan("--warmup must be 0...1000 resources") }
+            if let interruptAtPercent, !(interruptAtPercent > 0 && interruptAtPercent < 100) {
+                throw .invalidPlan(
+                    "--interrupt-at takes a percentage of the file strictly between 0 and 100, e.g. --interrupt-at 50"
+                )
+            }
         }
         guard (0.1...86_400).contains(durationSeconds) else { throw .invalidPlan("--duration must be 0.1...86400 s") }
     }

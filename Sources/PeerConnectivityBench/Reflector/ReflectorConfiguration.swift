@@ -56,9 +56,17 @@ public struct ReflectorConfiguration: Sendable {
     public static let streamWindowRange = (256 << 10)...(64 << 20)
     /// The encryption preference of its advertiser and of the session it makes for each runner.
     public var encryption: EncryptionPreference = .default
-    /// Reconnection of the session it makes for each runner (numbered, acknowledged, kept messages);
-    /// nil, the default, for none. The runner's session must have it too.
+    /// Reconnection of the session it makes for a runner that asks for it in its invitation
+    /// (``RunnerInvitation``: test-runner `--interrupt-at`); nil, the default, for none. Other runners'
+    /// sessions have none.
     public var reconnection: Session.Reconnection?
+    /// The `reflector` tool's reconnection unless `--no-reconnection`: the library's defaults, a 30 s
+    /// window.
+    public static var defaultReconnection: Session.Reconnection {
+        var reconnection = Session.Reconnection.default
+        reconnection.window = .seconds(30)
+        return reconnection
+    }
 
     /// Makes a configuration.
     ///

@@ -173,7 +173,10 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
         sessionConfiguration.datagramPorts = configuration.datagramPorts
-        sessionConfiguration.reconnection = configuration.reconnection
+        // Only for a runner that resumes links itself: on a link that is never resumed, reconnection would
+        // still send the echoes through the resend ledger, and move the data test's figures.
+        let reconnects = configuration.reconnection != nil && RunnerInvitation.asksForReconnection(invitation.context)
+        sessionConfiguration.reconnection = reconnects ? configuration.reconnection : nil
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -215,7 +218,7 @@ public final class ReflectorService: Sendable {
             }
             log(
                 "invited by runner=\(name) address=\(address) context=\"\(context)\" "
-                    + "stream-window=\(sessionConfiguration.streamWindow)"
+                    + "stream-window=\(sessionConfiguration.streamWindow)" + (reconnects ? " reconnection=on" : "")
             )
             guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
             var hello = hello
@@ -265,13 +268,26 @@ public final class ReflectorService: Sendable {
         var bytes = 0
         var streams = 0
         var resources = 0
+        var resumptions = 0
+        var greeted = false
         var transfers: [Task<Void, Never>] = []
         defer { transfers.forEach { $0.cancel() } }
         // Bulk test with --size: one-way messages counted and checked, not echoed, until the runner's end.
         var sink: (bytes: Int, mismatch: Int?)?
         for await event in session.events {
             switch event {
+            case .peerStateChanged(let peer, .connected, _) where peer == runner && greeted:
+                // A link resumed by reconnection: the same runner, its hello already sent.
+                resumptions += 1
+                activity.touch()
+                log("resumed runner=\(LogSafe.escaped(peer.displayName)) resumptions=\(resumptions)")
+            case .peerStateChanged(let peer, .connecting, let reason) where peer == runner && greeted:
+                log(
+                    "link to runner=\(LogSafe.escaped(peer.displayName)) dropped "
+                        + "reason=\(reason.map { "\($0)" } ?? "none"): reconnecting"
+                )
             case .peerStateChanged(let peer, .connected, _) where peer == runner:
+                greeted = true
                 activity.touch()
                 cpuAtConnect = CPUTime.ofThisProcess()
                 let security = session.securityInfo(for: peer)?.summary ?? "unknown"
@@ -289,6 +305,7 @@ public final class ReflectorService: Sendable {
                 log(
                     "ended runner=\(LogSafe.escaped(peer.displayName)) reason=\(reason.map { "\($0)" } ?? "none") "
                         + "echoed=\(messages) bytes=\(bytes) streams=\(streams) resources=\(resources) after \(seconds) s"
+                        + (resumptions > 0 ? " resumptions=\(resumptions)" : "")
                 )
                 return
             case .peerStateChanged:

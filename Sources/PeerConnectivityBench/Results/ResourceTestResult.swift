@@ -25,6 +25,10 @@ public struct ResourceTestResult: Codable, Hashable, Sendable {
     public var transferTime: LatencySummary
     /// `wait()` returning to the confirmation, over the completed transfers.
     public var confirmationTime: LatencySummary
+    /// `--interrupt-at`: the largest share of the file sent after the cut, ``ResourceResult/bytesSentAfterResume``
+    /// over ``bytes``, of the completed transfers that were cut (nil when none was). A cut at 50 % that
+    /// resends nothing but what was in flight gives a little over 0.5.
+    public var sentAfterResumeFraction: Double?
     /// Every measured transfer, in order.
     public var transfers: [ResourceResult]
 
@@ -59,6 +63,9 @@ public struct ResourceTestResult: Codable, Hashable, Sendable {
         }
         transferTime = transfer.summary
         confirmationTime = confirmation.summary
+        sentAfterResumeFraction =
+            transfers.filter { $0.outcome == .completed }.compactMap(\.bytesSentAfterResume)
+            .map { bytes > 0 ? Double($0) / Double(bytes) : 0 }.max()
         bytesPerSecond = totalNanoseconds > 0 ? Double(completed * bytes) / (Double(totalNanoseconds) / 1e9) : 0
     }
 }

@@ -83,6 +83,13 @@ public enum BenchmarkRunner {
                 document.resources = result
                 let failed = result.completed < result.planned
                 if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
+                    // A link cut by --interrupt-at that was not resumed: the reflector gave no reconnection.
+                    if result.transfers.contains(where: { $0.interruptedAtBytes != nil && $0.outcome != .completed }) {
+                        throw BenchError.disconnected(
+                            "\(RunFailure.explain(departure, configuration: configuration)) "
+                                + "after --interrupt-at cut the link: \(ResourceTest.notResumed)"
+                        )
+                    }
                     throw departure
                 }
             case .data, .rawTCP:

@@ -78,6 +78,10 @@ struct ReflectorConnection {
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.streamWindow = configuration.streamWindow
+        if configuration.plan.interruptAtPercent != nil {
+            // The cut link must be resumed for the transfer to go on: reconnection, on both sides.
+            sessionConfiguration.reconnection = ResourceTest.reconnection
+        }
         let session = Session(
             peer: me,
             encryptionPreference: configuration.encryption,
@@ -91,7 +95,11 @@ struct ReflectorConnection {
             // Every test reads the reflector's later messages there: receipts, confirmations, its report.
             inbox: TransferInbox()
         )
-        let context = Data("test-runner \(configuration.runName) \(configuration.plan.test.rawValue)".utf8)
+        let context = RunnerInvitation.context(
+            runName: configuration.runName,
+            test: plan.test,
+            reconnects: sessionConfiguration.reconnection != nil
+        )
         var report: ConnectionReport
         let peer: PeerID
         do {

@@ -5,7 +5,25 @@ import PeerConnectivity
 /// hashed on the way), sent `--warmup` + `--count` times with `sendResource`; the reflector confirms each
 /// with the size and SHA-256 of the file it received, which must be the runner's. Each transfer and its
 /// confirmation must be done within `--duration`, else it is cancelled and counts as timed out.
+///
+/// With `--interrupt-at PCT`, each measured transfer's link is cut with `abortConnection` (as a crash
+/// would) once the sender's progress reaches PCT % of the file; both sessions have reconnection on, so
+/// the link is resumed and the transfer goes on, sending only the blocks the reflector does not hold.
 enum ResourceTest {
+    /// The runner's reconnection when `--interrupt-at` cuts the link: the library's defaults, a 30 s
+    /// window. The reflector's session must have reconnection too (the `reflector` tool's default).
+    static var reconnection: Session.Reconnection {
+        var reconnection = Session.Reconnection.default
+        reconnection.window = .seconds(30)
+        return reconnection
+    }
+
+    /// What to check when a link cut by `--interrupt-at` was not resumed.
+    static let notResumed =
+        "it was not resumed; the reflector must give this runner reconnection (one that knows --interrupt-at "
+        + "does, unless run with --no-reconnection), and either host must reach the other's session listener, "
+        + "an ephemeral TCP port, within 30 s"
+
     /// Runs the test on a connected session.
     ///
     /// - Parameters:
@@ -50,7 +68,8 @@ enum ResourceTest {
                 session: driver.session,
                 peer: peer,
                 confirmations: confirmations,
-                duration: plan.durationSeconds
+                duration: plan.durationSeconds,
+                interruptAt: nil
             )
             if result.outcome == .completed { warmupCompleted += 1 }
         }
@@ -64,7 +83,8 @@ enum ResourceTest {
                     session: driver.session,
                     peer: peer,
                     confirmations: confirmations,
-                    duration: plan.durationSeconds
+                    duration: plan.durationSeconds,
+                    interruptAt: plan.interruptAtPercent
                 )
             )
         }
@@ -77,7 +97,8 @@ enum ResourceTest {
         )
     }
 
-    /// Sends the file once and waits for its confirmation, within `duration` seconds.
+    /// Sends the file once and waits for its confirmation, within `duration` seconds; cuts the link once
+    /// `interruptAt` percent of the file is sent, when given.
     private static func transfer(
         _ planned: ResourceResult,
         file: URL,
@@ -85,7 +106,8 @@ enum ResourceTest {
         session: Session,
         peer: PeerID,
         confirmations: ResourceConfirmations,
-        duration: Double
+        duration: Double,
+        interruptAt: Double?
     ) async -> ResourceResult {
         var result = planned
         let name = planned.name
@@ -103,18 +125,45 @@ enum ResourceTest {
             transfer.cancel()
         }
         defer { timer.cancel() }
+        let cutter = interruptAt.map { percent in
+            Task { await cut(transfer, at: Int64(Double(planned.bytes) * percent / 100), session: session, peer: peer) }
+        }
+        defer { cutter?.cancel() }
         let sent: UInt64
         do {
             try await transfer.wait()
             sent = MonotonicClock.now()
         } catch {
+            cutter?.cancel()
+            result.interruptedAtBytes = await cutter?.value
+            result.statistics = transfer.statistics
             result.outcome = await confirmations.wasAbandoned(name) ? .timedOut : .failed
             result.error = "\(error)"
+            if let cutAt = result.interruptedAtBytes {
+                result.error? += " (--interrupt-at cut the link at \(cutAt) bytes: \(notResumed))"
+            }
             return result
+        }
+        // The cut is long done when the whole file is sent; cancelled, a cutter that had not cut yet gives nil.
+        cutter?.cancel()
+        let interruptedAt = await cutter?.value
+        let statistics = transfer.statistics
+        result.statistics = statistics
+        if let interruptedAt {
+            result.interruptedAtBytes = interruptedAt
+            result.bytesSentAfterResume =
+                statistics.bytesSent >= interruptedAt ? statistics.bytesSent - interruptedAt : 0
+            result.resumedBytes = statistics.bytesResumed
         }
         result.transferNanoseconds = sent - started
         result.bytesPerSecond = sent > started ? Double(planned.bytes) / (Double(sent - started) / 1e9) : 0
-        guard let (confirmation, at) = await confirmations.take(name) else {
+        var taken = await confirmations.take(name)
+        if interruptedAt != nil, let (confirmation, _) = taken, confirmation.error != nil {
+            // The reflector's session saw the cut attempt fail, and said so before the resumed one completed:
+            // that is not the file's confirmation, which comes next.
+            taken = await confirmations.take(name)
+        }
+        guard let (confirmation, at) = taken else {
             if await confirmations.wasAbandoned(name) {
                 result.outcome = .timedOut
                 result.error = "no confirmation within --duration"
@@ -134,6 +183,30 @@ enum ResourceTest {
             result.outcome = .corrupted
             result.error = "the reflector received \(confirmation.size ?? 0) bytes with another SHA-256"
         }
+        if let interruptAt, interruptedAt == nil, result.outcome == .completed {
+            result.outcome = .failed
+            result.error = "the transfer ended before --interrupt-at \(interruptAt) was reached: nothing was cut"
+        }
         return result
+    }
+
+    /// Waits until `transfer` has sent `threshold` bytes of the file, then closes its connection as a
+    /// crash would. Progress is polled every millisecond: a cut lands within a few hundred kilobytes of
+    /// the threshold at the speeds of a loopback.
+    ///
+    /// - Returns: the bytes of the file sent when the link was cut; nil when the transfer ended, or
+    ///   the task was cancelled, first.
+    private static func cut(_ transfer: ResourceTransfer, at threshold: Int64, session: Session, peer: PeerID) async
+        -> UInt64?
+    {
+        let progress = transfer.progress
+        while progress.completedUnitCount < threshold {
+            guard !Task.isCancelled, !progress.isCancelled else { return nil }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        guard !Task.isCancelled else { return nil }
+        let sent = transfer.bytesSent
+        session.abortConnection(to: peer)
+        return sent
     }
 }
