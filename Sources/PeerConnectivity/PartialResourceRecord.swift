@@ -5,7 +5,8 @@ import PeerConnectivityCore
 /// it: whose it is, which resource, and which blocks were checked. Stored as JSON in
 /// `.partial-<id>.resume`, beside `.partial-<id>`.
 ///
-/// The blocks listed are hashed again before a resume offers them, so a record that claims more
+/// The blocks listed are hashed again before a resume offers them (unless this process kept their
+/// digests in memory when it checked them), so a record that claims more
 /// than the file holds (a crash between a write and the record, a disk error) costs a block resent,
 /// never a wrong file.
 struct PartialResourceRecord: Codable, Sendable, Equatable {

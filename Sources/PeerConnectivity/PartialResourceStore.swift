@@ -31,6 +31,10 @@ final class PartialResourceStore: Sendable {
         var partialPath: String
         /// What it holds.
         var record: PartialResourceRecord
+        /// The digests of its blocks, when this process checked them and kept them in memory: a resume
+        /// then trusts them without reading the blocks again. `nil` for a record read from disk, whose
+        /// blocks are hashed again before they are offered.
+        var digests: [Int: [UInt8]]? = nil
     }
 
     /// The store of the process.
@@ -167,7 +171,14 @@ final class PartialResourceStore: Sendable {
     ///   - partialPath: the partial file.
     ///   - directory: the resource directory.
     ///   - limits: what may be kept.
-    func keep(_ record: PartialResourceRecord, partialPath: String, in directory: URL, limits: Limits) {
+    ///   - digests: the held blocks' digests, as this process checked them.
+    func keep(
+        _ record: PartialResourceRecord,
+        partialPath: String,
+        in directory: URL,
+        limits: Limits,
+        digests: [Int: [UInt8]]? = nil
+    ) {
         guard limits.keepsAnything, !record.blocks.isEmpty, record.heldBytes <= limits.maximumBytes else {
             Self.remove(partialPath)
             return
@@ -176,7 +187,7 @@ final class PartialResourceStore: Sendable {
         let evicted = directories.withLock { table -> [Entry] in
             var entries = table[directory.path] ?? Self.read(directory)
             entries.removeAll { $0.partialPath == partialPath }
-            entries.append(Entry(partialPath: partialPath, record: record))
+            entries.append(Entry(partialPath: partialPath, record: record, digests: digests))
             entries.sort { $0.record.saved > $1.record.saved }
             var total: UInt64 = 0
             var count = 0

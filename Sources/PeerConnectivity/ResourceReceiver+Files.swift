@@ -25,7 +25,8 @@ extension ResourceReceiver {
                 .readWrite,
                 options: [.noFollow, .closeOnExec]
             ) {
-                let kept = ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
+                let kept =
+                    entry.digests ?? ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
                 return (descriptor, entry.partialPath, kept)
             }
             PartialResourceStore.remove(entry.partialPath)

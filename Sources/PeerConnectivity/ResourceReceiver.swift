@@ -306,7 +306,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// `false` if it had already finished.
     private func finishOnce(keep: Bool) -> Bool {
         let taken = state.withLock {
-            state -> (SystemPackage.FileDescriptor?, String?, PartialResourceRecord, DispatchGroup?)? in
+            state -> (SystemPackage.FileDescriptor?, String?, (PartialResourceRecord, [Int: [UInt8]]), DispatchGroup?)?
+            in
             guard !state.finished else { return nil }
             state.finished = true
             defer {
@@ -314,13 +315,14 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 state.partialPath = nil
                 state.storeMark = nil
             }
-            return (state.descriptor, state.partialPath, record(of: state.ledger), state.storeMark)
+            let kept = (record(of: state.ledger), state.ledger.heldByIndex)
+            return (state.descriptor, state.partialPath, kept, state.storeMark)
         }
-        guard let (descriptor, partial, record, mark) = taken else { return false }
+        guard let (descriptor, partial, (record, digests), mark) = taken else { return false }
         try? descriptor?.close()
         if let partial {
             if keep {
-                store.keep(record, partialPath: partial, in: directory, limits: limits)
+                store.keep(record, partialPath: partial, in: directory, limits: limits, digests: digests)
             } else {
                 PartialResourceStore.remove(partial)
             }

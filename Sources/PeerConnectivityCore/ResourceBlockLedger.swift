@@ -49,6 +49,13 @@ package struct ResourceBlockLedger: Sendable {
         digests.indices.filter { digests[$0] != nil }
     }
 
+    /// The blocks held with their digests.
+    package var heldByIndex: [Int: [UInt8]] {
+        var held: [Int: [UInt8]] = [:]
+        for index in digests.indices { if let digest = digests[index] { held[index] = digest } }
+        return held
+    }
+
     /// The digests of the blocks held, in order (what HAVE's digest is computed over).
     package var heldDigests: [[UInt8]] {
         digests.compactMap { $0 }
