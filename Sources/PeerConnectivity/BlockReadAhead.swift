@@ -1,6 +1,8 @@
+import Crypto
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore
+import PeerConnectivityTransport
 import SystemPackage
 
 /// Reads and hashes a resource's blocks ahead of the sender, on NIO's thread pool: up to
@@ -8,19 +10,26 @@ import SystemPackage
 /// threads (one per core), beside the event loop that writes the blocks before.
 struct BlockReadAhead {
     private var remaining: ArraySlice<Int>
-    private var pending: [(Int, Task<(ByteBuffer, [UInt8]), any Error>)] = []
+    private var pending: [(Int, Task<([ByteBuffer], [UInt8]), any Error>)] = []
     private let descriptor: SystemPackage.FileDescriptor
     private let layout: ResourceLayout
     private let allocator: ByteBufferAllocator
     private let statistics: ResourceChannel
+    /// The channel whose CHUNK frames the blocks are read into; `nil` to read them only to hash them.
+    private let channel: UInt32?
+    private let makeBuffer: @Sendable (Int) -> ByteBuffer
 
     init(
         blocks: [Int],
         descriptor: SystemPackage.FileDescriptor,
         layout: ResourceLayout,
         allocator: ByteBufferAllocator,
-        statistics: ResourceChannel
+        statistics: ResourceChannel,
+        framesFor channel: UInt32? = nil,
+        makeBuffer: @escaping @Sendable (Int) -> ByteBuffer = { ByteBufferAllocator().buffer(capacity: $0) }
     ) {
+        self.channel = channel
+        self.makeBuffer = makeBuffer
         self.remaining = blocks[...]
         self.descriptor = descriptor
         self.layout = layout
@@ -31,37 +40,89 @@ struct BlockReadAhead {
     /// The next block in order, its bytes and its SHA-256; `nil` after the last.
     ///
     /// - Throws: a read error (the file shrank, say), or `CancellationError`.
-    mutating func next() async throws -> (index: Int, block: ByteBuffer, digest: [UInt8])? {
+    mutating func next() async throws -> (index: Int, frames: [ByteBuffer], digest: [UInt8])? {
         try Task.checkCancellation()
         while pending.count < ResourceSender.readAhead, let index = remaining.popFirst() {
-            let (descriptor, layout, allocator, statistics) = (
-                self.descriptor, self.layout, self.allocator, self.statistics
+            let (descriptor, layout, allocator, statistics, channel, makeBuffer) = (
+                self.descriptor, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer
             )
-            let task = Task {
+            let task = Task { () async throws -> ([ByteBuffer], [UInt8]) in
                 try await NIOThreadPool.singleton.runIfActive {
-                    let start = ContinuousClock.now
-                    let block = try ResourceFileIO.read(
-                        descriptor,
-                        at: layout.offset(of: index),
-                        length: layout.length(of: index),
-                        allocator: allocator
-                    )
-                    let read = ContinuousClock.now
-                    let digest = ResourceFileIO.digest(block)
-                    let hashed = ContinuousClock.now
-                    statistics.count {
-                        $0.readSeconds += Self.seconds(read - start)
-                        $0.hashSeconds += Self.seconds(hashed - read)
+                    guard let channel else {
+                        let start = ContinuousClock.now
+                        let block = try ResourceFileIO.read(
+                            descriptor,
+                            at: layout.offset(of: index),
+                            length: layout.length(of: index),
+                            allocator: allocator
+                        )
+                        let read = ContinuousClock.now
+                        let digest = ResourceFileIO.digest(block)
+                        statistics.count {
+                            $0.readSeconds += Self.seconds(read - start)
+                            $0.hashSeconds += Self.seconds(ContinuousClock.now - read)
+                        }
+                        return ([ByteBuffer](), digest)
                     }
-                    return (block, digest)
+                    return try Self.readFrames(
+                        of: index,
+                        layout: layout,
+                        descriptor: descriptor,
+                        channel: channel,
+                        makeBuffer: makeBuffer,
+                        statistics: statistics
+                    )
                 }
             }
             pending.append((index, task))
         }
         guard !pending.isEmpty else { return nil }
         let (index, task) = pending.removeFirst()
-        let (block, digest) = try await task.value
-        return (index, block, digest)
+        let (frames, digest) = try await task.value
+        return (index, frames, digest)
+    }
+
+    /// Reads block `index` straight into CHUNK frames of `channel` and hashes each payload as it lands,
+    /// while it is in this thread's cache: the bytes are copied once, from the page cache to the frame.
+    private static func readFrames(
+        of index: Int,
+        layout: ResourceLayout,
+        descriptor: SystemPackage.FileDescriptor,
+        channel: UInt32,
+        makeBuffer: (Int) -> ByteBuffer,
+        statistics: ResourceChannel
+    ) throws -> ([ByteBuffer], [UInt8]) {
+        var hasher = SHA256()
+        var frames: [ByteBuffer] = []
+        var reading = Duration.zero
+        var hashing = Duration.zero
+        let length = layout.length(of: index)
+        var done = 0
+        while done < length {
+            let payload = min(FrameEncoder.chunkPayloadLength, length - done)
+            var frame = makeBuffer(FrameEncoder.chunkHeaderLength + payload)
+            FrameEncoder.writeChunkHeader(channel: channel, payloadLength: payload, into: &frame)
+            let start = ContinuousClock.now
+            try ResourceFileIO.read(
+                descriptor,
+                at: layout.offset(of: index) + UInt64(done),
+                length: payload,
+                into: &frame
+            )
+            let read = ContinuousClock.now
+            frame.withUnsafeReadableBytes { bytes in
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[FrameEncoder.chunkHeaderLength...]))
+            }
+            hashing += ContinuousClock.now - read
+            reading += read - start
+            frames.append(frame)
+            done += payload
+        }
+        statistics.count {
+            $0.readSeconds += seconds(reading)
+            $0.hashSeconds += seconds(hashing)
+        }
+        return (frames, Array(hasher.finalize()))
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -17,22 +17,6 @@ extension Connection {
         }
     }
 
-    /// Writes a buffer's readable bytes on `channel` as CHUNK frames (a resource's block), as
-    /// ``sendChunks(of:on:)-(Data,_)`` does; `sent` is told each chunk's length once it is queued.
-    ///
-    /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws; the chunks before it were sent.
-    func sendChunks(of buffer: ByteBuffer, on channel: UInt32, sent: (Int) -> Void) async throws {
-        try await sendChunks(length: buffer.readableBytes, on: channel, sent: sent) { range in
-            buffer.withUnsafeReadableBytes {
-                FrameEncoder.chunkFrame(
-                    channel: channel,
-                    UnsafeRawBufferPointer(rebasing: $0[range]),
-                    makeBuffer: sendBuffers.buffer(capacity:)
-                )
-            }
-        }
-    }
-
     private func sendChunks(
         length: Int,
         on channel: UInt32,

@@ -18,6 +18,19 @@ enum ResourceFileIO {
         allocator: ByteBufferAllocator
     ) throws -> ByteBuffer {
         var buffer = allocator.buffer(capacity: length)
+        try read(descriptor, at: offset, length: length, into: &buffer)
+        return buffer
+    }
+
+    /// Reads exactly `length` bytes at `offset`, appended to `buffer`.
+    ///
+    /// - Throws: ``POSIXFailure`` when the read fails or the file is shorter than that.
+    static func read(
+        _ descriptor: SystemPackage.FileDescriptor,
+        at offset: UInt64,
+        length: Int,
+        into buffer: inout ByteBuffer
+    ) throws {
         var filled = 0
         while filled < length {
             let wanted = length - filled
@@ -35,7 +48,6 @@ enum ResourceFileIO {
             if count == 0 { throw POSIXFailure("read: the file is shorter than its announced length", .ioError) }
             filled += count
         }
-        return buffer
     }
 
     /// Writes all of `bytes` at `offset`.

@@ -125,19 +125,24 @@ struct ResourceSender: Sendable {
             }
         }
         let toSend = (0..<layout.blockCount).filter { !skipped.contains($0) }
+        let sendBuffers = connection.sendBuffers
         var reader = BlockReadAhead(
             blocks: toSend,
             descriptor: descriptor,
             layout: layout,
             allocator: connection.allocator,
-            statistics: channel
+            statistics: channel,
+            framesFor: number,
+            makeBuffer: { sendBuffers.buffer(capacity: $0) }
         )
         do {
-            while let (index, block, digest) = try await reader.next() {
+            while let (index, frames, digest) = try await reader.next() {
                 digests[index] = digest
                 try connection.startBlock(index, digest: digest, on: number)
                 channel.count { $0.blocksSent += 1 }
-                try await connection.sendChunks(of: block, on: number) { length in
+                for frame in frames {
+                    let length = frame.readableBytes - FrameEncoder.chunkHeaderLength
+                    try await connection.sendChunk(frame, payloadLength: length, on: number)
                     channel.count { $0.bytesSent += UInt64(length) }
                     progress.completedUnitCount = min(
                         progress.totalUnitCount,

@@ -205,7 +205,9 @@ struct FolderTests {
         await #expect(throws: TransferError.cancelled(peer: pair.host.peer, name: "big")) {
             try await transfer.wait()
         }
-        // Every file the receiver saw start has ended; no more start.
+        // Every file the receiver saw start has ended; no more start. The OPENs of the files that were in
+        // flight may still be on their way: let them arrive first.
+        try await Task.sleep(for: .milliseconds(300))
         let started = pair.hostLog.startedResources.count
         _ = try await pair.hostLog.waitForResources(started)
         try await Task.sleep(for: .milliseconds(300))
