@@ -59,8 +59,8 @@ struct BlockReadAhead {
                         let read = ContinuousClock.now
                         let digest = ResourceFileIO.digest(block)
                         statistics.count {
-                            $0.readSeconds += Self.seconds(read - start)
-                            $0.hashSeconds += Self.seconds(ContinuousClock.now - read)
+                            $0.readSeconds += (read - start).inSeconds
+                            $0.hashSeconds += (ContinuousClock.now - read).inSeconds
                         }
                         return ([ByteBuffer](), digest)
                     }
@@ -119,14 +119,10 @@ struct BlockReadAhead {
             done += payload
         }
         statistics.count {
-            $0.readSeconds += seconds(reading)
-            $0.hashSeconds += seconds(hashing)
+            $0.readSeconds += reading.inSeconds
+            $0.hashSeconds += hashing.inSeconds
         }
         return (frames, Array(hasher.finalize()))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Stops reading ahead, and waits for the reads under way, so that the file can be closed.

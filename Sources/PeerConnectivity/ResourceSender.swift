@@ -139,15 +139,18 @@ struct ResourceSender: Sendable {
             while let (index, frames, digest) = try await reader.next() {
                 digests[index] = digest
                 try connection.startBlock(index, digest: digest, on: number)
-                channel.count { $0.blocksSent += 1 }
                 for frame in frames {
                     let length = frame.readableBytes - FrameEncoder.chunkHeaderLength
                     try await connection.sendChunk(frame, payloadLength: length, on: number)
-                    channel.count { $0.bytesSent += UInt64(length) }
                     progress.completedUnitCount = min(
                         progress.totalUnitCount,
                         progress.completedUnitCount + Int64(length)
                     )
+                }
+                // Counted once a block, not once a chunk: the count takes a lock.
+                channel.count {
+                    $0.blocksSent += 1
+                    $0.bytesSent += UInt64(layout.length(of: index))
                 }
             }
         } catch {

@@ -11,7 +11,8 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     /// Blocks the receiver held when the resource was last opened (from an interrupted transfer, or
     /// from this one before a damaged block or a drop), which did not cross again then.
     public var blocksResumed: Int
-    /// Bytes of the file written to the connection, over every attempt.
+    /// Bytes of the file written to the connection, over every attempt, counted a block at a time (as
+    /// its last chunk is queued).
     public var bytesSent: UInt64
     /// Bytes of ``blocksResumed``.
     public var bytesResumed: UInt64

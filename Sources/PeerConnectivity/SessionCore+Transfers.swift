@@ -80,7 +80,7 @@ extension SessionCore {
                 // Two blocks at least: a block's credit comes back once it is whole and hashed.
                 window: max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength),
                 limits: PartialResourceStore.Limits(
-                    lifetime: Self.seconds(configuration.partialResourceLifetime),
+                    lifetime: configuration.partialResourceLifetime.inSeconds,
                     maximumBytes: configuration.maximumPartialResourceBytes
                 )
             ) { [weak self] result in
@@ -114,10 +114,6 @@ extension SessionCore {
             return (.busy, "the process has \(IncomingResourceSlots.process.limit) resource files open")
         }
         return nil
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 
     /// Bytes free for an unprivileged user in the file system of `directory`, or of its nearest existing

@@ -140,9 +140,6 @@ package struct ResourceBlockLedger: Sendable {
         return blockHashed(index, digest)
     }
 
-    /// Whether whole blocks still wait for their hash (END is judged once none does).
-    package var isHashing: Bool { !awaitingHash.isEmpty }
-
     /// The sender's END: whether every block is held.
     package var outcomeAtEnd: Outcome {
         let missing = digests.indices.filter { digests[$0] == nil }
