@@ -37,7 +37,7 @@ struct BlockReadAhead {
         self.statistics = statistics
     }
 
-    /// The next block in order, its bytes and its SHA-256; `nil` after the last.
+    /// The next block in order, its bytes and its digest (``BlockHasher``); `nil` after the last.
     ///
     /// - Throws: a read error (the file shrank, say), or `CancellationError`.
     mutating func next() async throws -> (index: Int, frames: [ByteBuffer], digest: [UInt8])? {
@@ -57,7 +57,7 @@ struct BlockReadAhead {
                             allocator: allocator
                         )
                         let read = ContinuousClock.now
-                        let digest = ResourceFileIO.digest(block)
+                        let digest = ResourceFileIO.blockDigest(block)
                         statistics.count {
                             $0.readSeconds += (read - start).inSeconds
                             $0.hashSeconds += (ContinuousClock.now - read).inSeconds
@@ -92,7 +92,7 @@ struct BlockReadAhead {
         makeBuffer: (Int) -> ByteBuffer,
         statistics: ResourceChannel
     ) throws -> ([ByteBuffer], [UInt8]) {
-        var hasher = SHA256()
+        var hasher = BlockHasher()
         var frames: [ByteBuffer] = []
         var reading = Duration.zero
         var hashing = Duration.zero
@@ -111,7 +111,7 @@ struct BlockReadAhead {
             )
             let read = ContinuousClock.now
             frame.withUnsafeReadableBytes { bytes in
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[FrameEncoder.chunkHeaderLength...]))
+                hasher.update(UnsafeRawBufferPointer(rebasing: bytes[FrameEncoder.chunkHeaderLength...]))
             }
             hashing += ContinuousClock.now - read
             reading += read - start
@@ -122,7 +122,7 @@ struct BlockReadAhead {
             $0.readSeconds += reading.inSeconds
             $0.hashSeconds += hashing.inSeconds
         }
-        return (frames, Array(hasher.finalize()))
+        return (frames, hasher.finalize())
     }
 
     /// Stops reading ahead, and waits for the reads under way, so that the file can be closed.

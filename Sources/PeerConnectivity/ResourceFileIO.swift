@@ -71,14 +71,9 @@ enum ResourceFileIO {
         }
     }
 
-    /// The SHA-256 of `bytes`.
-    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        Array(SHA256.hash(data: bytes))
-    }
-
-    /// The SHA-256 of a buffer's readable bytes.
-    static func digest(_ buffer: ByteBuffer) -> [UInt8] {
-        buffer.withUnsafeReadableBytes { digest($0) }
+    /// The block digest (``BlockHasher``) of a buffer's readable bytes.
+    static func blockDigest(_ buffer: ByteBuffer) -> [UInt8] {
+        buffer.withUnsafeReadableBytes { BlockHasher.digest($0) }
     }
 
     /// The SHA-256 over a list of digests, in order: a HAVE's digest, or (over a layout's root input)
@@ -96,7 +91,7 @@ enum ResourceFileIO {
 
     /// Reads and hashes `blocks` of the file, on all cores; a block that cannot be read is left out.
     ///
-    /// - Returns: each readable block's SHA-256, by index.
+    /// - Returns: each readable block's digest (``BlockHasher``), by index.
     static func hashBlocks(
         _ blocks: [Int],
         of descriptor: SystemPackage.FileDescriptor,
@@ -114,7 +109,7 @@ enum ResourceFileIO {
                     allocator: allocator
                 )
             else { return }
-            let digest = digest(buffer)
+            let digest = blockDigest(buffer)
             results.withLock { $0[index] = digest }
         }
         return results.withLock { $0 }

@@ -9,7 +9,8 @@ import SystemPackage
 
 /// The receiving end of one resource: answers its OPEN with the blocks it holds already (HAVE),
 /// writes each block's chunks at the block's place in a hidden partial file, checks each block's
-/// SHA-256 as its last byte lands, and when END arrives checks the root digest, then links the file
+/// digest (XXH64) as its last byte lands, and when END arrives checks the root digest (SHA-256 over the
+/// block digests), then links the file
 /// to its final name.
 ///
 /// Disk work runs on a serial queue of its own, never on the event loop, and each whole block is
@@ -209,11 +210,11 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private func hash(_ index: Int, _ chunks: [ByteBuffer]) {
         hashing.enter()
         DispatchQueue.global().async { [self] in
-            var hasher = SHA256()
+            var hasher = BlockHasher()
             for chunk in chunks {
-                chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                chunk.withUnsafeReadableBytes { hasher.update($0) }
             }
-            let digest = Array(hasher.finalize())
+            let digest = hasher.finalize()
             queue.async { [self] in
                 defer { hashing.leave() }
                 let length = chunks.reduce(0) { $0 + $1.readableBytes }

@@ -8,7 +8,7 @@ import SystemPackage
 
 /// Sends one file on a resource channel, block by block: waits for the peer's HAVE, checks the blocks
 /// the peer holds against the file (their digests must match, else every block is sent), then sends
-/// each other block as a BLOCK frame with its SHA-256 and CHUNKs that wait for the peer's credit; END
+/// each other block as a BLOCK frame with its digest (XXH64) and CHUNKs that wait for the peer's credit; END
 /// carries the root digest, and the peer's DONE ends the transfer.
 ///
 /// Blocks are read and hashed ahead on NIO's thread pool, several at once (``readAhead``), so that

@@ -7,7 +7,7 @@ import PeerConnectivityTransport
 /// ```swift
 /// let transfer = try session.sendResource(at: fileURL, withName: "photo.jpg", toPeer: peer)
 /// // bind transfer.progress to the UI; transfer.progress.cancel() (or transfer.cancel()) cancels it
-/// try await transfer.wait()   // the peer has checked the SHA-256 and kept the file
+/// try await transfer.wait()   // the peer has checked every block and kept the file
 /// ```
 public final class ResourceTransfer: Sendable {
     /// The name the resource was sent with.
@@ -44,7 +44,7 @@ public final class ResourceTransfer: Sendable {
     /// the peer found damaged, a link that dropped).
     public var bytesSent: UInt64 { counts().bytesSent }
 
-    /// Waits until the peer has received the whole file, checked its SHA-256 and kept it.
+    /// Waits until the peer has received the whole file, checked its digests and kept it.
     ///
     /// Cancelling the waiting task does not cancel the transfer; ``cancel()`` does.
     ///

@@ -26,7 +26,7 @@ extension Session {
         public var receiveBufferLimit: Int = 8 << 20
         /// Where received resources are put. Each arrives first as a hidden partial file here, and is
         /// moved to its final name (derived from the sender's name, made safe, never overwriting a
-        /// file) only once its SHA-256 matches. Created when needed.
+        /// file) only once its block digests and their root match. Created when needed.
         public var resourceDirectory: URL = FileManager.default.temporaryDirectory
             .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
         /// The flow-control window of a stream being received: how many bytes the writer may send

@@ -8,7 +8,7 @@ extension Session {
     ///
     /// Returns at once; the file is read from disk in blocks while it goes (never loaded whole), beside
     /// messages and streams on the same connection, which it does not hold up. The peer receives it into
-    /// a partial file, checks each 1 MiB block's SHA-256 as it lands and the root digest over them at
+    /// a partial file, checks each 1 MiB block's digest as it lands and the root digest over them at
     /// the end, and only then gives it its final name
     /// (``SessionEvent/startedReceivingResource(name:from:progress:)`` and
     /// ``SessionEvent/finishedReceivingResource(name:from:result:)`` there). Several resources may be

@@ -16,7 +16,7 @@ public enum SessionEvent: Sendable {
     /// `name` is the sender's, as sent: untrusted, and not the local file's name.
     case startedReceivingResource(name: String, from: PeerID, progress: Progress)
     /// A resource finished arriving: its local file (in ``Session/Configuration/resourceDirectory``,
-    /// each block checked with SHA-256, and the root over them), or why it failed. A failed resource
+    /// each block checked with its XXH64 digest, and the SHA-256 root over them), or why it failed. A failed resource
     /// leaves no file under its name; when its link dropped, the blocks already checked stay in a
     /// hidden partial file for the sender to resume (``Session/Configuration/partialResourceLifetime``).
     /// A resource the sender resumes, or opens again after a damaged block, arrives as a new

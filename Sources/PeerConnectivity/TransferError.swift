@@ -5,7 +5,7 @@ import PeerConnectivityTransport
 ///
 /// Both sides of a transfer get an error when it fails: the side that cancelled gets
 /// ``cancelled(peer:name:)``, the other ``cancelledByPeer(peer:name:)``; a resource whose bytes do not
-/// match its SHA-256 digests gets ``digestMismatch(peer:name:)`` on both sides.
+/// match its digests gets ``digestMismatch(peer:name:)`` on both sides.
 public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case cancelled
@@ -56,8 +56,8 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
         TransferError(.refused, peer: peer, name: name, detail: detail)
     }
 
-    /// The resource's bytes do not match the SHA-256 digests the sender computed: a block's, or the
-    /// root over them. After a damaged block the receiver keeps the blocks it checked and the sender
+    /// The resource's bytes do not match the digests the sender computed: a block's (XXH64), or
+    /// the root over them (SHA-256). After a damaged block the receiver keeps the blocks it checked and the sender
     /// opens the resource again, up to four times in all, so a sender sees this error only when that
     /// keeps failing; after a root that does not match, nothing is kept.
     public static func digestMismatch(peer: PeerID?, name: String?) -> TransferError {
@@ -110,7 +110,7 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
         case .cancelled: return "\(what)\(with) was cancelled"
         case .cancelledByPeer: return "\(what)\(with) was cancelled by the peer"
         case .refused: return "\(what)\(with) was refused\(more)"
-        case .digestMismatch: return "\(what)\(with): the SHA-256 of the bytes received does not match the sender's"
+        case .digestMismatch: return "\(what)\(with): the digest of the bytes received does not match the sender's"
         case .sizeMismatch: return "\(what)\(with): the length received differs from the size announced\(more)"
         case .failed: return "\(what)\(with) failed\(more)"
         case .connectionClosed:

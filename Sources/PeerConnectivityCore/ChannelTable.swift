@@ -40,7 +40,7 @@ package struct ChannelTable {
         case credited(channel: UInt32, increment: UInt32)
         /// The peer checked and kept a resource this side sent.
         case done(channel: UInt32)
-        /// The peer starts block `index` of a resource it sends; its SHA-256 is `digest`.
+        /// The peer starts block `index` of a resource it sends; its digest (``BlockHasher``) is `digest`.
         case block(channel: UInt32, index: Int, digest: [UInt8])
         /// The peer says which blocks of a resource this side sends it holds already.
         case have(channel: UInt32, Frame.Have)

@@ -217,14 +217,19 @@ package enum FrameParser {
             }
             return .credit(channel: channel, increment: increment)
         case .block:
-            guard body.readableBytes == 4 + WireProtocol.digestLength, let index = body.readInteger(as: UInt32.self)
+            guard body.readableBytes == 4 + WireProtocol.blockDigestLength,
+                let index = body.readInteger(as: UInt32.self)
             else {
-                throw .malformed(type, "expected a 4-byte index and a 32-byte digest after the channel")
+                throw .malformed(type, "expected a 4-byte index and an 8-byte digest after the channel")
             }
             guard index < WireProtocol.maximumResourceBlocks else {
                 throw .malformed(type, "block \(index); a resource has at most \(WireProtocol.maximumResourceBlocks)")
             }
-            return .block(channel: channel, index: index, digest: body.readBytes(length: WireProtocol.digestLength)!)
+            return .block(
+                channel: channel,
+                index: index,
+                digest: body.readBytes(length: WireProtocol.blockDigestLength)!
+            )
         case .have:
             guard let digest = body.readBytes(length: WireProtocol.digestLength),
                 body.readableBytes <= WireProtocol.maximumResourceBlocks / 8

@@ -77,7 +77,7 @@ package struct ResourceBlockLedger: Sendable {
     /// Whether bytes of a block are arriving (a BLOCK came, and not all of its bytes yet).
     package var isInsideBlock: Bool { current != nil }
 
-    /// A BLOCK frame: the bytes that follow are block `index`, whose SHA-256 is `digest`.
+    /// A BLOCK frame: the bytes that follow are block `index`, whose digest (``BlockHasher``) is `digest`.
     ///
     /// The channel table has checked that the index is within the resource and that the block before
     /// is whole. A block held already is forgotten: its new bytes replace it. A block whose bytes
@@ -86,7 +86,7 @@ package struct ResourceBlockLedger: Sendable {
     ///
     /// - Parameters:
     ///   - index: the block.
-    ///   - digest: its SHA-256 as the sender computed it.
+    ///   - digest: its digest as the sender computed it.
     /// - Returns: where in the file its bytes go; `nil` when the block is waiting for its hash.
     package mutating func blockStarted(_ index: Int, digest: [UInt8]) -> UInt64? {
         precondition(current == nil, "the channel table lets a block start only after the last one is whole")
@@ -121,7 +121,7 @@ package struct ResourceBlockLedger: Sendable {
     ///
     /// - Parameters:
     ///   - index: a block ``chunkArrived(length:)`` completed.
-    ///   - digest: the SHA-256 of the bytes written.
+    ///   - digest: the ``BlockHasher`` digest of the bytes written.
     /// - Returns: whether the block is held; `nil` when it no longer waits for this hash (it was sent
     ///   again meanwhile).
     package mutating func blockHashed(_ index: Int, _ digest: [UInt8]) -> Verdict? {
@@ -133,7 +133,7 @@ package struct ResourceBlockLedger: Sendable {
 
     /// The block completed last hashed to `digest` (as ``blockHashed(_:_:)``).
     ///
-    /// - Parameter digest: the SHA-256 of the bytes written.
+    /// - Parameter digest: the ``BlockHasher`` digest of the bytes written.
     /// - Returns: whether the block is held.
     package mutating func blockHashed(_ digest: [UInt8]) -> Verdict? {
         guard let index = lastCompleted else { preconditionFailure("no block is complete") }

@@ -3,7 +3,7 @@
 ///
 /// Every block is ``WireProtocol/resourceBlockLength`` bytes but the last, which holds the rest; an
 /// empty resource has no block. The root digest in END is SHA-256 over the length (8 bytes, big
-/// endian), the block length (4 bytes) and the blocks' SHA-256 digests in order (see docs/PROTOCOL.md).
+/// endian), the block length (4 bytes) and the blocks' XXH64 digests (``BlockHasher``) in order (see docs/PROTOCOL.md).
 package struct ResourceLayout: Sendable, Hashable {
     /// The resource's length in bytes.
     package let size: UInt64
@@ -96,12 +96,12 @@ package struct ResourceLayout: Sendable, Hashable {
     /// The bytes the root digest is computed over: the length, the block length, then the blocks'
     /// digests in order.
     ///
-    /// - Parameter digests: each block's SHA-256, ``blockCount`` of them.
+    /// - Parameter digests: each block's digest (``BlockHasher``), ``blockCount`` of them.
     /// - Returns: what to hash.
     package func rootInput(digests: [[UInt8]]) -> [UInt8] {
         precondition(digests.count == blockCount, "one digest per block")
         var input: [UInt8] = []
-        input.reserveCapacity(12 + digests.count * WireProtocol.digestLength)
+        input.reserveCapacity(12 + digests.count * WireProtocol.blockDigestLength)
         withUnsafeBytes(of: size.bigEndian) { input.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt32(blockLength).bigEndian) { input.append(contentsOf: $0) }
         for digest in digests { input.append(contentsOf: digest) }

@@ -4,7 +4,7 @@ package enum WireProtocol {
     package static let magic: [UInt8] = [0x50, 0x43, 0x4F, 0x4E]
 
     /// The protocol version this library speaks.
-    package static let version: UInt16 = 4
+    package static let version: UInt16 = 5
 
     /// Bytes before a frame's body: the 4-byte length and the 1-byte type.
     package static let headerLength = 5
@@ -41,11 +41,15 @@ package enum WireProtocol {
     /// The longest channel name (OPEN), in bytes.
     package static let maximumChannelNameLength = 16 << 10
 
-    /// The length of a SHA-256 digest: a resource's root in its END, a block's in BLOCK and HAVE.
+    /// The length of a SHA-256 digest: a resource's root in its END, and HAVE's digest over the blocks
+    /// held.
     package static let digestLength = 32
 
+    /// The length of a block's digest in BLOCK: XXH64, 8 bytes (see ``BlockHasher``).
+    package static let blockDigestLength = 8
+
     /// The length of a resource's blocks (the last may be shorter): each crosses after a BLOCK frame
-    /// carrying its SHA-256, and is checked on its own as it lands.
+    /// carrying its digest (``BlockHasher``), and is checked on its own as it lands.
     package static let resourceBlockLength = 1 << 20
 
     /// The most blocks a resource may have: its HAVE bitmap fits in 64 KiB, so a resource is at most

@@ -13,7 +13,7 @@ struct ChannelTableResourceTests {
     private static let size = UInt64(2 * mebibyte + 10)
 
     private static func digest(_ byte: UInt8) -> [UInt8] {
-        [UInt8](repeating: byte, count: WireProtocol.digestLength)
+        [UInt8](repeating: byte, count: WireProtocol.blockDigestLength)
     }
 
     private static func open(_ channel: UInt32, _ kind: ChannelKind = .resource, size: UInt64 = size) -> Frame.Open {
@@ -66,7 +66,7 @@ struct ChannelTableResourceTests {
         // A block again (the receiver's copy is replaced): the table lets it through.
         #expect(table.frameReceived(.block(channel: 1, index: 2, digest: Self.digest(2))) != .none)
         #expect(Self.sendChunks(10, on: 1, into: &table))
-        let root = Self.digest(0xFF)
+        let root = [UInt8](repeating: 0xFF, count: WireProtocol.digestLength)
         #expect(table.frameReceived(.end(channel: 1, digest: root)) == .ended(channel: 1, digest: root))
         #expect(table.inboundCount == 0)
     }
@@ -76,7 +76,7 @@ struct ChannelTableResourceTests {
         var table = Self.tableWithResource()
         _ = table.frameReceived(.block(channel: 1, index: 2, digest: Self.digest(2)))
         #expect(Self.sendChunks(10, on: 1, into: &table))
-        let root = Self.digest(0xFF)
+        let root = [UInt8](repeating: 0xFF, count: WireProtocol.digestLength)
         #expect(table.frameReceived(.end(channel: 1, digest: root)) == .ended(channel: 1, digest: root))
         // An empty resource has no block at all: END at once.
         var empty = Self.tableWithResource(size: 0)

@@ -73,7 +73,7 @@ enum Fixtures {
         .reset(channel: 2, .cancelled),
         .credit(channel: 1, increment: 65_536),
         .done(channel: 1),
-        .block(channel: 1, index: 3, digest: Array(repeating: 0xAB, count: 32)),
+        .block(channel: 1, index: 3, digest: Array(repeating: 0xAB, count: WireProtocol.blockDigestLength)),
         .have(channel: 2, Frame.Have(digest: Array(repeating: 0xCD, count: 32), bitmap: [0b101])),
         .resumeSecret(Array(0..<UInt8(WireProtocol.resumeSecretLength))),
         .resume(Frame.Resume(peer: bob.id, secret: Array(repeating: 0x5A, count: 16), nextExpected: 42)),

@@ -108,7 +108,7 @@ struct FrameCodecTests {
         #expect(hello == Fixtures.rawFrame(type: 0x01, payload: helloPayload))
         #expect(hello.count == 5 + 4 + 2 + 16 + 1 + 3 + 1 + 1)
         #expect(Array(hello[5..<9]) == Array("PCON".utf8))
-        #expect(Array(hello[9..<11]) == [0, 4])
+        #expect(Array(hello[9..<11]) == [0, 5])
         #expect(Array(hello.suffix(2)) == [0, 0])  // encryption preference none, no fields
         let optional = bytes(.hello(Frame.Hello(peer: Fixtures.bob, encryption: .optional)))
         #expect(optional.dropLast().last == 1)
@@ -117,7 +117,7 @@ struct FrameCodecTests {
         let alice = try! PeerID(id: UUID(uuidString: "3c5f1e4d-682a-4ab0-8e6c-8beeffa5c964")!, displayName: "alice")
         #expect(
             bytes(.hello(Frame.Hello(peer: alice, encryption: .optional)))
-                == [0, 0, 0, 0x1F, 0x01, 0x50, 0x43, 0x4F, 0x4E, 0, 4]
+                == [0, 0, 0, 0x1F, 0x01, 0x50, 0x43, 0x4F, 0x4E, 0, 5]
                 + [0x3C, 0x5F, 0x1E, 0x4D, 0x68, 0x2A, 0x4A, 0xB0, 0x8E, 0x6C, 0x8B, 0xEE, 0xFF, 0xA5, 0xC9, 0x64]
                 + [5, 0x61, 0x6C, 0x69, 0x63, 0x65, 0x01, 0x00]
         )

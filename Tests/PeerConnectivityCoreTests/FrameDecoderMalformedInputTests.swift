@@ -161,7 +161,7 @@ struct FrameDecoderMalformedInputTests {
 
     @Test(
         "a HELLO with another protocol version is incompatibleVersion",
-        arguments: [UInt16(0), 1, 2, 3, 5, 0x0100, .max]
+        arguments: [UInt16(0), 1, 2, 3, 4, 6, 0x0100, .max]
     )
     func wrongVersion(version: UInt16) {
         let bytes = F.rawFrame(type: 0x01, payload: F.helloPayload(version: version))

@@ -18,6 +18,10 @@ struct FrameDecoderResourceFrameTests {
         [UInt8](repeating: byte, count: WireProtocol.digestLength)
     }
 
+    private static func blockDigest(_ byte: UInt8 = 0xB1) -> [UInt8] {
+        [UInt8](repeating: byte, count: WireProtocol.blockDigestLength)
+    }
+
     // MARK: - Both
 
     @Test(
@@ -30,7 +34,7 @@ struct FrameDecoderResourceFrameTests {
                 try F.parse(F.rawFrame(type: type.rawValue, payload: [UInt8](repeating: 1, count: count)))
             }
         }
-        let body = type == .block ? Self.be32(0) + Self.digest() : Self.digest()
+        let body = type == .block ? Self.be32(0) + Self.blockDigest() : Self.digest()
         #expect(throws: ProtocolError.malformed(type, "channel 0 is not a channel")) {
             try F.parse(F.rawFrame(type: type.rawValue, payload: Self.be32(0) + body))
         }
@@ -39,13 +43,13 @@ struct FrameDecoderResourceFrameTests {
     // MARK: - BLOCK
 
     @Test(
-        "a BLOCK body other than a 4-byte index and a 32-byte digest is malformed",
-        arguments: [0, 1, 3, 4, 5, 32, 35, 37, 68, 1000]
+        "a BLOCK body other than a 4-byte index and an 8-byte digest is malformed",
+        arguments: [0, 1, 3, 4, 5, 11, 13, 36, 68, 1000]
     )
     func blockLength(count: Int) {
         let payload = Self.be32(1) + [UInt8](repeating: 0, count: count)
         #expect(
-            throws: ProtocolError.malformed(.block, "expected a 4-byte index and a 32-byte digest after the channel")
+            throws: ProtocolError.malformed(.block, "expected a 4-byte index and an 8-byte digest after the channel")
         ) {
             try F.parse(F.rawFrame(type: Self.block, payload: payload))
         }
@@ -56,7 +60,7 @@ struct FrameDecoderResourceFrameTests {
         arguments: [UInt32(WireProtocol.maximumResourceBlocks), UInt32(WireProtocol.maximumResourceBlocks) + 1, .max]
     )
     func blockIndexTooLarge(index: UInt32) {
-        let payload = Self.be32(1) + Self.be32(index) + Self.digest()
+        let payload = Self.be32(1) + Self.be32(index) + Self.blockDigest()
         let words = "block \(index); a resource has at most \(WireProtocol.maximumResourceBlocks)"
         #expect(throws: ProtocolError.malformed(.block, words)) {
             try F.parse(F.rawFrame(type: Self.block, payload: payload))
@@ -65,10 +69,10 @@ struct FrameDecoderResourceFrameTests {
 
     @Test("BLOCK reads its channel, index and digest in order, up to the last index the protocol allows")
     func blockFields() throws {
-        let digest = (0..<UInt8(32)).map { $0 &* 7 }
+        let digest = (0..<UInt8(WireProtocol.blockDigestLength)).map { $0 &* 7 }
         for index in [UInt32(0), 1, 0x0102, UInt32(WireProtocol.maximumResourceBlocks - 1)] {
             let bytes = F.rawFrame(type: Self.block, payload: Self.be32(0x0A0B_0C0D) + Self.be32(index) + digest)
-            #expect(bytes.count == 4 + 1 + 4 + 4 + 32)
+            #expect(bytes.count == 4 + 1 + 4 + 4 + 8)
             #expect(try F.parse(bytes) == .block(channel: 0x0A0B_0C0D, index: index, digest: digest))
             #expect(
                 Array(
@@ -81,9 +85,10 @@ struct FrameDecoderResourceFrameTests {
 
     @Test("the resource example of docs/PROTOCOL.md: the frames and the root's input, byte for byte")
     func protocolExample() throws {
-        // SHA-256("hello"), and the root over it, as the document shows them.
-        let block = Self.hex("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
-        let root = Self.hex("f0a3a6b23f2495e05339fa59d34a0a5aeaffe5b8c8e33039b9019d31cafdc869")
+        // XXH64("hello"), and the root (SHA-256) over it, as the document shows them.
+        let block = Self.hex("26c7827d889f6da3")
+        let root = Self.hex("d9daf0b1fb76dbb118514fc6164490923cf6f9ff68127454b38545626a17126b")
+        #expect(Array("hello".utf8).withUnsafeBytes { BlockHasher.digest($0) } == block)
         let frames: [(Frame, [UInt8])] = [
             (
                 .open(Frame.Open(channel: 1, kind: .resource, size: 5, name: Array("a.txt".utf8))),
@@ -91,7 +96,7 @@ struct FrameDecoderResourceFrameTests {
             ),
             (.have(channel: 1, .nothing), Self.hex("00000025 27 00000001") + [UInt8](repeating: 0, count: 32)),
             (.credit(channel: 1, increment: 3_932_160), Self.hex("00000009 24 00000001 003c0000")),
-            (.block(channel: 1, index: 0, digest: block), Self.hex("00000029 26 00000001 00000000") + block),
+            (.block(channel: 1, index: 0, digest: block), Self.hex("00000011 26 00000001 00000000") + block),
             (.chunk(channel: 1, F.buffer("hello")), Self.hex("0000000a 21 00000001 68656c6c6f")),
             (.end(channel: 1, digest: root), Self.hex("00000025 22 00000001") + root),
             (.done(channel: 1), Self.hex("00000005 25 00000001")),
@@ -166,7 +171,8 @@ struct FrameDecoderResourceFrameTests {
         for _ in 0..<2000 {
             let type = random.next() % 2 == 0 ? FrameType.block : .have
             // Often the right length for a BLOCK, so that its index checks are reached.
-            let length = random.next() % 2 == 0 ? 40 : Int.random(in: 0...80, using: &random)
+            let right = type == .block ? 8 + WireProtocol.blockDigestLength : 40
+            let length = random.next() % 2 == 0 ? right : Int.random(in: 0...80, using: &random)
             var payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             if type == .block, payload.count >= 8, random.next() % 2 == 0 {
                 let index = UInt32.random(in: 0...UInt32(WireProtocol.maximumResourceBlocks) * 2, using: &random)

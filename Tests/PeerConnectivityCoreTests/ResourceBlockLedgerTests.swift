@@ -8,7 +8,7 @@ struct ResourceBlockLedgerTests {
     private static let layout = ResourceLayout(size: 40, blockLength: 16)
 
     private static func digest(_ byte: UInt8) -> [UInt8] {
-        [UInt8](repeating: byte, count: WireProtocol.digestLength)
+        [UInt8](repeating: byte, count: WireProtocol.blockDigestLength)
     }
 
     // MARK: - Held blocks
@@ -87,7 +87,7 @@ struct ResourceBlockLedgerTests {
         _ = ledger.blockStarted(1, digest: Self.digest(1))
         _ = ledger.chunkArrived(length: 16)
         var damaged = Self.digest(1)
-        damaged[31] ^= 1
+        damaged[WireProtocol.blockDigestLength - 1] ^= 1
         #expect(ledger.blockHashed(damaged) == .mismatch(index: 1))
         #expect(ledger.heldBlocks == [0])
         #expect(ledger.heldBytes == 16)

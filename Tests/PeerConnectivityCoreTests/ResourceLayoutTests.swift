@@ -169,11 +169,13 @@ struct ResourceLayoutTests {
 
     @Test("the root's input is the size (8 bytes, big endian), the block length (4) and the digests in order")
     func rootInput() {
-        let digests: [[UInt8]] = (0..<3).map { [UInt8](repeating: UInt8(0xA0 + $0), count: WireProtocol.digestLength) }
+        let digests: [[UInt8]] = (0..<3).map {
+            [UInt8](repeating: UInt8(0xA0 + $0), count: WireProtocol.blockDigestLength)
+        }
         let small = ResourceLayout(size: 40, blockLength: 16)
         #expect(small.blockCount == 3)
         let input = small.rootInput(digests: digests)
-        #expect(input.count == 12 + 3 * 32)
+        #expect(input.count == 12 + 3 * 8)
         #expect(Array(input[0..<8]) == [0, 0, 0, 0, 0, 0, 0, 40])
         #expect(Array(input[8..<12]) == [0, 0, 0, 16])
         #expect(Array(input[12...]) == digests[0] + digests[1] + digests[2])
@@ -189,7 +191,7 @@ struct ResourceLayoutTests {
     @Test("the root's input for the protocol's blocks, and for an empty resource")
     func rootInputProtocolBlocks() {
         let over = ResourceLayout(size: UInt64(Self.mebibyte) + 1)
-        let digests = [[UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32)]
+        let digests = [[UInt8](repeating: 1, count: 8), [UInt8](repeating: 2, count: 8)]
         #expect(
             over.rootInput(digests: digests) == [0, 0, 0, 0, 0, 0x10, 0, 0x01, 0, 0x10, 0, 0] + digests[0] + digests[1]
         )

@@ -87,7 +87,7 @@ struct HostileResourceTests {
         #expect(try Data(contentsOf: escape) == Data("content 0".utf8))
     }
 
-    @Test("a wrong SHA-256 is answered with RESET 3 and leaves no file")
+    @Test("a wrong root digest is answered with RESET 3 and leaves no file")
     func digestMismatch() async throws {
         let target = try await Target()
         defer { target.scratch.remove() }
@@ -141,12 +141,12 @@ struct HostileResourceTests {
         let blockOne = HandFrames.block(
             channel: 1,
             index: 1,
-            digest: Array(SHA256.hash(data: content[(1 << 20)..<(2 << 20)]))
+            digest: HandFrames.blockDigest(content[(1 << 20)..<(2 << 20)])
         )
         let forged = HandFrames.block(
             channel: 1,
             index: 1,
-            digest: Array(SHA256.hash(data: damaged[(1 << 20)..<(2 << 20)]))
+            digest: HandFrames.blockDigest(damaged[(1 << 20)..<(2 << 20)])
         )
         let at = try #require(Self.range(of: forged, in: frames))
         frames.replaceSubrange(at, with: blockOne)
@@ -171,8 +171,8 @@ struct HostileResourceTests {
         // The same resource again: HAVE holds block 0 (and block 2 when it was checked before the
         // RESET went), never block 1; blocks from 1 on cross again.
         target.socket.send(HandFrames.openResource(channel: 3, size: UInt64(content.count), name: name))
-        let digest0 = Array(SHA256.hash(data: content[0..<(1 << 20)]))
-        let digest2 = Array(SHA256.hash(data: content[(2 << 20)...]))
+        let digest0 = HandFrames.blockDigest(content[0..<(1 << 20)])
+        let digest2 = HandFrames.blockDigest(content[(2 << 20)...])
         let have = await target.socket.readFrame(ofType: 0x27)
         #expect(
             have == HandFrames.bigEndian(UInt32(3)) + Array(SHA256.hash(data: digest0)) + [0b001]
@@ -185,7 +185,7 @@ struct HostileResourceTests {
                 of: HandFrames.block(
                     channel: 3,
                     index: 1,
-                    digest: Array(SHA256.hash(data: content[(1 << 20)..<(2 << 20)]))
+                    digest: HandFrames.blockDigest(content[(1 << 20)..<(2 << 20)])
                 ),
                 in: all
             )

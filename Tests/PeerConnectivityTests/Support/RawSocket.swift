@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PeerConnectivityCore
 
 #if canImport(Glibc)
     import Glibc
@@ -135,13 +136,15 @@ enum HandFrames {
         return withUnsafeBytes(of: length.bigEndian) { Array($0) } + [type] + body
     }
 
-    /// A HELLO of protocol version 4 (no fields); `encryption` 0 (none) keeps the connection plain.
+    /// A HELLO of this protocol version (no fields); `encryption` 0 (none) keeps the connection plain.
     static func hello(name: String = "mallory", id: UUID = UUID(), encryption: UInt8 = 0) -> [UInt8] {
         let uuid = withUnsafeBytes(of: id.uuid) { Array($0) }
         let nameBytes = Array(name.utf8)
         return frame(
             type: 0x01,
-            body: [0x50, 0x43, 0x4F, 0x4E, 0x00, 0x04] + uuid + [UInt8(nameBytes.count)] + nameBytes + [encryption, 0]
+            body: [0x50, 0x43, 0x4F, 0x4E] + withUnsafeBytes(of: WireProtocol.version.bigEndian, Array.init) + uuid + [
+                UInt8(nameBytes.count)
+            ] + nameBytes + [encryption, 0]
         )
     }
 
@@ -177,7 +180,7 @@ enum HandFrames {
         frame(type: 0x26, body: bigEndian(channel) + bigEndian(index) + digest)
     }
 
-    /// A resource as the protocol sends it after HAVE: each 1 MiB block as BLOCK (its SHA-256, or
+    /// A resource as the protocol sends it after HAVE: each 1 MiB block as BLOCK (its XXH64 digest, or
     /// `blockDigest` for block 0 when given) and CHUNKs of at most 64 KiB, then END with the root
     /// (or `root` when given).
     static func resource(channel: UInt32, _ content: [UInt8], blockDigest: [UInt8]? = nil, root: [UInt8]? = nil)
@@ -189,7 +192,7 @@ enum HandFrames {
         var offset = 0
         while offset < content.count {
             let block = Array(content[offset..<min(offset + blockLength, content.count)])
-            let digest = Array(SHA256.hash(data: block))
+            let digest = Self.blockDigest(block)
             digests.append(digest)
             frames += self.block(
                 channel: channel,
@@ -204,6 +207,11 @@ enum HandFrames {
             offset += blockLength
         }
         return frames + end(channel: channel, digest: root ?? rootDigest(size: UInt64(content.count), digests: digests))
+    }
+
+    /// A block's digest as BLOCK carries it: XXH64, 8 bytes big-endian.
+    static func blockDigest<Bytes: Sequence<UInt8>>(_ block: Bytes) -> [UInt8] {
+        Array(block).withUnsafeBytes { BlockHasher.digest($0) }
     }
 
     /// The root of a resource of `size` bytes whose blocks hash to `digests`.

@@ -1,0 +1,83 @@
+import PeerConnectivityCore
+import Testing
+
+/// `BlockHasher`: XXH64 with seed 0, checked against digests printed by the reference implementation
+/// (the `xxhash` Python package, 3.x, `xxhash.xxh64(data).hexdigest()`), whole and in pieces.
+@Suite("Block hasher")
+struct BlockHasherTests {
+    /// Bytes `(i * 31 + 7) mod 256` for i from 0: a pattern the reference can produce too.
+    private static func pattern(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            .joined()
+    }
+
+    private static func digest(_ bytes: [UInt8]) -> String {
+        hex(bytes.withUnsafeBytes { BlockHasher.digest($0) })
+    }
+
+    @Test(
+        "matches the reference digests",
+        arguments: [
+            ("", "ef46db3751d8e999"),
+            ("a", "d24ec4f1a98c6e5b"),
+            ("abc", "44bc2cf5ad770999"),
+            ("hello", "26c7827d889f6da3"),
+            ("0123456789abcdef0123456789abcdef", "642a94958e71e6c5"),
+        ]
+    )
+    func reference(input: String, expected: String) {
+        #expect(Self.digest(Array(input.utf8)) == expected)
+    }
+
+    @Test("matches the reference over 1,280 bytes and over a whole 1 MiB block")
+    func longInputs() {
+        let bytes = (0..<5).flatMap { _ in (0..<256).map { UInt8($0) } }
+        #expect(Self.digest(bytes) == "afc184ad7938a354")
+        #expect(Self.digest(Self.pattern(1 << 20)) == "292cc494f5a2e5ec")
+    }
+
+    @Test("gives the same digest whatever the pieces the bytes come in")
+    func pieces() {
+        let bytes = Self.pattern(300)
+        let whole = Self.digest(bytes)
+        bytes.withUnsafeBytes { all in
+            for first in 0...bytes.count {
+                for second in [1, 7, 31, 32, 33, 64] {
+                    var hasher = BlockHasher()
+                    hasher.update(UnsafeRawBufferPointer(rebasing: all[..<first]))
+                    var offset = first
+                    while offset < all.count {
+                        let end = min(offset + second, all.count)
+                        hasher.update(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
+                        offset = end
+                    }
+                    #expect(Self.hex(hasher.finalize()) == whole, "split at \(first), then \(second) at a time")
+                }
+            }
+        }
+    }
+
+    @Test("a 1 MiB block in 64 KiB chunks, as CHUNK frames carry it, matches the reference")
+    func chunks() {
+        let bytes = Self.pattern(1 << 20)
+        var hasher = BlockHasher()
+        bytes.withUnsafeBytes { all in
+            for start in stride(from: 0, to: all.count, by: 1 << 16) {
+                hasher.update(UnsafeRawBufferPointer(rebasing: all[start..<(start + (1 << 16))]))
+            }
+        }
+        #expect(Self.hex(hasher.finalize()) == "292cc494f5a2e5ec")
+    }
+
+    @Test("one flipped bit changes the digest")
+    func bitFlip() {
+        var bytes = Self.pattern(1 << 16)
+        let before = Self.digest(bytes)
+        bytes[40_000] ^= 0x10
+        #expect(Self.digest(bytes) != before)
+    }
+}
