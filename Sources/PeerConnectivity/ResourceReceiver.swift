@@ -10,12 +10,12 @@ import SystemPackage
 /// The receiving end of one resource: answers its OPEN with the blocks it holds already (HAVE),
 /// writes each block's chunks at the block's place in a hidden partial file, checks each block's
 /// digest (XXH64) as its last byte lands, and when END arrives checks the root digest (SHA-256 over the
-/// block digests), then links the file
-/// to its final name.
+/// block digests), then links the file to its final name.
 ///
-/// Disk work runs on a serial queue of its own, never on the event loop, and each whole block is
-/// hashed on another thread while the next is written; a block's length goes back to the sender's
-/// window once it is written and hashed, so at most the window waits in memory.
+/// Disk work runs on a serial queue of its own, never on the event loop. Each chunk is hashed right
+/// after it is written, on that queue, while it is in the cache (XXH64 costs a few percent of the
+/// write); a block's length goes back to the sender's window once it is written and checked, so at
+/// most the window waits in memory.
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
 /// `onFinish` is called exactly once. A transfer that fails with blocks checked (the connection
 /// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
@@ -25,10 +25,10 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var descriptor: SystemPackage.FileDescriptor?
         var partialPath: String?
         var ledger: ResourceBlockLedger
-        /// The current block's bytes so far, kept to be hashed once it is whole.
-        var blockBytes: [ByteBuffer] = []
-        /// A block did not match: nothing more is taken, and the transfer fails once the blocks
-        /// being hashed are judged (so that those that match are kept).
+        /// The block being written, hashed chunk by chunk as each is written.
+        var blockHasher = BlockHasher()
+        /// A block did not match: nothing more is taken, and the transfer fails keeping the blocks
+        /// checked before it.
         var damaged = false
         var finished = false
         /// Blocks checked since the record was last written.
@@ -58,8 +58,6 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     let store: PartialResourceStore
     private let queue: DispatchQueue
     private let state: Mutex<State>
-    /// Blocks being hashed; END is judged when none is.
-    private let hashing = DispatchGroup()
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
 
     init(
@@ -151,7 +149,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 guard !state.finished, !state.damaged, state.descriptor != nil else { return nil }
                 let held = state.ledger.isHeld(index)
                 guard state.ledger.blockStarted(index, digest: digest) != nil else { return (false, nil) }
-                state.blockBytes = []
+                state.blockHasher = BlockHasher()
                 return (true, held ? state.ledger.layout.length(of: index) : nil)
             }
             guard let (accepted, replaced) = started else { return }
@@ -176,25 +174,26 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     func received(_ bytes: ByteBuffer) {
         queue.async { [self] in
             do {
-                let whole = try state.withLock { state throws -> (index: Int, bytes: [ByteBuffer])?? in
+                let whole = try state.withLock { state throws -> (index: Int, digest: [UInt8])?? in
                     guard !state.finished, !state.damaged, let descriptor = state.descriptor else { return nil }
                     let (offset, completes) = state.ledger.chunkArrived(length: bytes.readableBytes)
+                    // Hashed right after it is written, while it is in this thread's cache.
                     try bytes.withUnsafeReadableBytes { buffer in
                         try ResourceFileIO.write(buffer, at: offset, to: descriptor)
+                        state.blockHasher.update(buffer)
                     }
                     let end = offset + UInt64(bytes.readableBytes)
                     Self.advise(state.writeBehind.wrote(upTo: end), descriptor: descriptor)
-                    state.blockBytes.append(bytes)
                     guard completes else { return .some(nil) }
-                    defer { state.blockBytes = [] }
-                    return (state.ledger.layout.blockIndex(containing: offset), state.blockBytes)
+                    defer { state.blockHasher = BlockHasher() }
+                    return (state.ledger.layout.blockIndex(containing: offset), state.blockHasher.finalize())
                 }
                 guard let whole else { return }
                 progress.completedUnitCount = min(
                     progress.totalUnitCount,
                     progress.completedUnitCount + Int64(bytes.readableBytes)
                 )
-                if let (index, chunks) = whole { hash(index, chunks) }
+                if let (index, digest) = whole { judge(index, digest) }
             } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
                 // The sender learns why (RESET no space), not only that something failed.
                 fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace, keep: false)
@@ -204,50 +203,31 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         }
     }
 
-    /// Hashes a whole block on another thread, beside the writing of the next, then judges it on the
-    /// queue. The block's credit goes back to the sender only then, so the window bounds the bytes
-    /// held for hashing as well as those not yet written.
-    private func hash(_ index: Int, _ chunks: [ByteBuffer]) {
-        hashing.enter()
-        DispatchQueue.global().async { [self] in
-            var hasher = BlockHasher()
-            for chunk in chunks {
-                chunk.withUnsafeReadableBytes { hasher.update($0) }
-            }
-            let digest = hasher.finalize()
-            queue.async { [self] in
-                defer { hashing.leave() }
-                let length = chunks.reduce(0) { $0 + $1.readableBytes }
-                let judged = state.withLock { state -> (ResourceBlockLedger.Verdict?, grant: Int)? in
-                    guard !state.finished else { return nil }
-                    let verdict = state.ledger.blockHashed(index, digest)
-                    if case .verified = verdict { state.checkedSinceSave += 1 }
-                    if case .mismatch = verdict { state.damaged = true }
-                    return (verdict, state.credit.took(length))
-                }
-                guard let (verdict, grant) = judged else { return }
-                if grant > 0 { connection.grantCredit(grant, on: channel) }
-                switch verdict {
-                case .mismatch:
-                    hashing.notify(queue: queue) { [self] in
-                        fail(.digestMismatch(peer: peer, name: name), resetCode: .blockMismatch, keep: true)
-                    }
-                case .verified:
-                    saveRecordIfDue()
-                case nil:
-                    break
-                }
-            }
+    /// Judges a whole block, written and hashed, on the queue. The block's credit goes back to the
+    /// sender only then, so the window bounds the bytes not yet written and checked.
+    private func judge(_ index: Int, _ digest: [UInt8]) {
+        let judged = state.withLock { state -> (ResourceBlockLedger.Verdict?, grant: Int)? in
+            guard !state.finished else { return nil }
+            let verdict = state.ledger.blockHashed(index, digest)
+            if case .verified = verdict { state.checkedSinceSave += 1 }
+            if case .mismatch = verdict { state.damaged = true }
+            return (verdict, state.credit.took(state.ledger.layout.length(of: index)))
+        }
+        guard let (verdict, grant) = judged else { return }
+        if grant > 0 { connection.grantCredit(grant, on: channel) }
+        switch verdict {
+        case .mismatch:
+            fail(.digestMismatch(peer: peer, name: name), resetCode: .blockMismatch, keep: true)
+        case .verified:
+            saveRecordIfDue()
+        case nil:
+            break
         }
     }
 
     func ended(digest root: [UInt8]?) {
-        queue.async { [self] in
-            // Judged once every block that came has been hashed.
-            hashing.notify(queue: queue) { [self] in
-                judgeEnd(root: root)
-            }
-        }
+        // Every block that came before END has been written and judged on the queue by then.
+        queue.async { [self] in judgeEnd(root: root) }
     }
 
     private func judgeEnd(root: [UInt8]?) {
