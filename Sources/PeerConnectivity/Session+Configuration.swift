@@ -34,8 +34,11 @@ extension Session {
         public var streamWindow: Int = 512 << 10
         /// The flow-control window of a resource being received: how many bytes the sender may have
         /// in flight before the receiver has written them to disk and checked their block; at least two
-        /// blocks (2 MiB) are granted whatever this says.
-        public var resourceWindow: Int = 4 << 20
+        /// blocks (2 MiB) are granted whatever this says. It bounds the memory a resource being received
+        /// can hold, and a link's throughput to about the window a round trip (16 MiB over 40 ms:
+        /// 3.3 Gbit/s). The default, 16 MiB, moved a 1 GiB file about a quarter faster than 4 MiB over
+        /// loopback on a 2-core machine, with the receiver's peak memory about 17 MiB higher.
+        public var resourceWindow: Int = 16 << 20
         /// The largest resource accepted from a peer, in bytes; `nil` for no maximum but the free space
         /// of ``resourceDirectory``. A larger one is refused when it is offered, before anything is
         /// written: the sender's transfer fails with ``TransferError/refused(peer:name:detail:)``.
