@@ -1,4 +1,3 @@
-import Crypto
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore

@@ -1,4 +1,3 @@
-import Crypto
 import Dispatch
 import Foundation
 import NIOCore
