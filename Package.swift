@@ -43,6 +43,8 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // System calls Swift's Glibc module does not expose (renameat2), for the transport's Platform.
+        .target(name: "CPlatformShims"),
         // Pure protocol core: wire format, frame codec, state machines. NIOCore only, no I/O.
         .target(
             name: "PeerConnectivityCore",
@@ -54,6 +56,7 @@ let package = Package(
             name: "PeerConnectivityTransport",
             dependencies: [
                 "CDNSSD",
+                "CPlatformShims",
                 "PeerConnectivityCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

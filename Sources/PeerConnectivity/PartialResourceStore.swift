@@ -215,9 +215,18 @@ final class PartialResourceStore: Sendable {
 
     /// Removes a partial file and its record.
     ///
-    /// - Parameter partialPath: the partial file.
-    static func remove(_ partialPath: String) {
+    /// - Parameters:
+    ///   - partialPath: the partial file.
+    ///   - withRecord: whether it may have a record: `false` only when none was ever written.
+    static func remove(_ partialPath: String, withRecord: Bool = true) {
         Platform.unlink(partialPath)
+        if withRecord { Platform.unlink(recordPath(for: partialPath)) }
+    }
+
+    /// Removes the record of a partial file that was moved to its final name.
+    ///
+    /// - Parameter partialPath: the partial file's name before the move.
+    static func removeRecord(of partialPath: String) {
         Platform.unlink(recordPath(for: partialPath))
     }
 

@@ -12,6 +12,12 @@ enum ResourceFileName {
     /// - Parameter raw: the name as sent; invalid UTF-8 is repaired (U+FFFD).
     /// - Returns: the file name.
     static func sanitized(_ raw: [UInt8]) -> String {
+        isSafeAsSent(raw) ? String(decoding: raw, as: UTF8.self) : sanitizedScalars(raw)
+    }
+
+    /// What ``sanitized(_:)`` makes of any name, scalar by scalar (the path every name could take;
+    /// most take the shortcut of ``isSafeAsSent(_:)``, which gives the same name).
+    static func sanitizedScalars(_ raw: [UInt8]) -> String {
         let repaired = String(decoding: raw, as: UTF8.self)
         var scalars = String.UnicodeScalarView()
         for scalar in repaired.unicodeScalars {
@@ -37,13 +43,26 @@ enum ResourceFileName {
         return kept.isEmpty ? "resource" : kept
     }
 
+    /// Whether `raw` is already what ``sanitized(_:)`` would make of it, as most names are: printable
+    /// ASCII without "/" or "\\", neither starting with "." or a space nor ending with a space, at most
+    /// ``maximumLength`` bytes. Such a name is taken as it is, without the Unicode pass.
+    static func isSafeAsSent(_ raw: [UInt8]) -> Bool {
+        guard let first = raw.first, let last = raw.last, raw.count <= maximumLength,
+            first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ")
+        else { return false }
+        return raw.allSatisfy { byte in
+            (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "\\")
+        }
+    }
+
     /// The candidates for `name`, in order: "name.ext", "name (2).ext", ... "name (999).ext"; each made
-    /// only when it is reached (the first is usually free, and a folder's every file asks).
+    /// only when it is reached (the first is usually free, and a folder's every file asks), and the
+    /// name split into stem and extension only for the second.
     static func candidates(for name: String) -> LazyMapCollection<ClosedRange<Int>, String> {
-        let ext = URL(fileURLWithPath: name, isDirectory: false).pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        return (1...999).lazy.map { number in
+        (1...999).lazy.map { number in
             if number == 1 { return name }
+            let ext = URL(fileURLWithPath: name, isDirectory: false).pathExtension
+            let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
             return ext.isEmpty ? "\(stem) (\(number))" : "\(stem) (\(number)).\(ext)"
         }
     }

@@ -15,8 +15,9 @@ import PeerConnectivityTransport
 /// it was planted; a missing directory is made. A name in the way that is not a directory (a file, a
 /// symbolic link, anything else) is never replaced nor entered: the first free alternative of it,
 /// "photos (2)", "photos (3)", ..., is used instead, the same for every file of the folder. The file
-/// itself is linked at the first free name of ``ResourceFileName/candidates(for:)`` and never replaces
-/// anything.
+/// itself is moved to the first free name of ``ResourceFileName/candidates(for:)`` by a rename that
+/// never replaces anything (`renameat2` with `RENAME_NOREPLACE`; a hard link and an unlink on a file
+/// system without it).
 enum ResourcePlacement {
     /// The most components a path keeps, the folder's own name included.
     static let maximumDepth = 32
@@ -51,10 +52,11 @@ enum ResourcePlacement {
         return components
     }
 
-    /// Links the finished file at `partial` into `directory` under the path made from `raw`.
+    /// Moves the finished file at `partial` into `directory` under the path made from `raw`.
     ///
     /// - Parameters:
-    ///   - partial: the complete, checked file (it keeps its name; the caller removes it).
+    ///   - partial: the complete, checked file; once this returns, it has its new name only (when it
+    ///     throws, it keeps its own, for the caller to remove).
     ///   - raw: the name as sent.
     ///   - directory: the receive directory.
     /// - Returns: the file's final URL.
@@ -62,25 +64,47 @@ enum ResourcePlacement {
     ///   `SystemCallError` when the file system fails.
     static func place(_ partial: String, named raw: [UInt8], in directory: URL) throws -> URL {
         let components = try components(of: raw)
-        var url = directory
+        // The names used, joined once at the end: a URL appended to a component at a time costs more
+        // than the system calls of a small file.
+        var used: [String] = []
+        used.reserveCapacity(components.count)
         var current = try Platform.openDirectory(atPath: directory.path)
         defer { Platform.close(current) }
         for component in components.dropLast() {
             let (name, next) = try enter(component, in: current)
             Platform.close(current)
             current = next
-            url.appendPathComponent(name, isDirectory: true)
+            used.append(name)
         }
         let last = components[components.count - 1]
         for candidate in ResourceFileName.candidates(for: last) {
-            do {
-                try Platform.link(partial, to: Array(candidate.utf8), in: current)
-                return url.appendingPathComponent(candidate, isDirectory: false)
-            } catch let error as SystemCallError where error.isNameTaken {
-                continue
-            }
+            guard try move(partial, to: Array(candidate.utf8), in: current) else { continue }
+            used.append(candidate)
+            return directory.appendingPathComponent(used.joined(separator: "/"), isDirectory: false)
         }
-        throw Refusal(description: "no free name for \(last) in \(url.path)")
+        let folder = used.isEmpty ? directory : directory.appendingPathComponent(used.joined(separator: "/"))
+        throw Refusal(description: "no free name for \(last) in \(folder.path)")
+    }
+
+    /// Moves the file at `partial` to `name` in `directory` unless the name is taken: a rename that never
+    /// replaces, or, where the file system cannot do that, a hard link and the partial name removed.
+    ///
+    /// - Returns: whether it moved; `false` when the name is taken (the partial file stays).
+    private static func move(_ partial: String, to name: [UInt8], in directory: Int32) throws -> Bool {
+        do {
+            try Platform.moveWithoutReplacing(partial, to: name, in: directory)
+            return true
+        } catch let error as SystemCallError where error.isNameTaken {
+            return false
+        } catch let error as SystemCallError where error.isUnsupported {
+            do {
+                try Platform.link(partial, to: name, in: directory)
+            } catch let error as SystemCallError where error.isNameTaken {
+                return false
+            }
+            Platform.unlink(partial)
+            return true
+        }
     }
 
     /// Opens the directory `component` in `parent`, making it if it is missing; when the name is taken

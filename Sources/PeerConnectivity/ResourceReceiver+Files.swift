@@ -5,11 +5,19 @@ import SystemPackage
 
 /// The receiver's files: the partial file it opens or resumes, its record, and the final name.
 extension ResourceReceiver {
+    /// A partial file opened for a transfer.
+    struct OpenedPartial {
+        let descriptor: SystemPackage.FileDescriptor
+        let path: String
+        /// The digests of the blocks it holds already, by index.
+        let kept: [Int: [UInt8]]
+        /// Whether a resume record of it is on disk (it was kept by an earlier transfer).
+        let hasRecord: Bool
+    }
+
     /// A kept partial file of this resource from this peer, with the blocks that still hash as they
     /// did; or a new, empty one.
-    func openPartial(
-        layout: ResourceLayout
-    ) throws -> (SystemPackage.FileDescriptor, String, [Int: [UInt8]]) {
+    func openPartial(layout: ResourceLayout) throws -> OpenedPartial {
         if limits.keepsAnything,
             let entry = store.claim(
                 in: directory,
@@ -27,26 +35,32 @@ extension ResourceReceiver {
             ) {
                 let kept =
                     entry.digests ?? ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
-                return (descriptor, entry.partialPath, kept)
+                return OpenedPartial(descriptor: descriptor, path: entry.partialPath, kept: kept, hasRecord: true)
             }
             PartialResourceStore.remove(entry.partialPath)
         }
-        let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
+        let path = directoryPath + "/.partial-\(UUID().uuidString)"
         do {
-            let descriptor = try SystemPackage.FileDescriptor.open(
-                SystemPackage.FilePath(path),
-                .readWrite,
-                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                permissions: [.ownerReadWrite]
-            )
-            return (descriptor, path, [:])
-        } catch {
-            throw POSIXFailure("open \(path)", (error as? SystemPackage.Errno) ?? .ioError)
+            do {
+                return OpenedPartial(descriptor: try createPartial(at: path), path: path, kept: [:], hasRecord: false)
+            } catch SystemPackage.Errno.noSuchFileOrDirectory {
+                // The directory is made when the first resource arrives, not asked after for every one.
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                return OpenedPartial(descriptor: try createPartial(at: path), path: path, kept: [:], hasRecord: false)
+            }
+        } catch let error as SystemPackage.Errno {
+            throw POSIXFailure("open \(path)", error)
         }
     }
 
-    var storeKey: PartialResourceStore.Key {
-        PartialResourceStore.Key(directory: directory.path, peer: peer.id, name: rawName, size: size)
+    /// Creates the new partial file at `path`: readable by the owner only, never an existing name.
+    private func createPartial(at path: String) throws -> SystemPackage.FileDescriptor {
+        try SystemPackage.FileDescriptor.open(
+            SystemPackage.FilePath(path),
+            .readWrite,
+            options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+            permissions: [.ownerReadWrite]
+        )
     }
 
     func record(of ledger: ResourceBlockLedger) -> PartialResourceRecord {
@@ -60,7 +74,7 @@ extension ResourceReceiver {
         )
     }
 
-    /// Links the partial file to the first free candidate name (a path below the directory for a name
+    /// Moves the partial file to the first free candidate name (a path below the directory for a name
     /// with "/", see ``ResourcePlacement``); never replaces an existing file.
     func place(_ partial: String) throws -> URL {
         try ResourcePlacement.place(partial, named: rawName, in: directory)

@@ -9,7 +9,7 @@ import SystemPackage
 /// The receiving end of one resource: answers its OPEN with the blocks it holds already (HAVE),
 /// writes each block's chunks at the block's place in a hidden partial file, checks each block's
 /// digest (XXH64) as its last byte lands, and when END arrives checks the root digest (SHA-256 over the
-/// block digests), then links the file to its final name.
+/// block digests), then moves the file to its final name.
 ///
 /// Disk work runs on a serial queue of its own, never on the event loop. Each chunk is hashed right
 /// after it is written, on that queue, while it is in the cache (XXH64 costs a few percent of the
@@ -32,6 +32,9 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         var finished = false
         /// Blocks checked since the record was last written.
         var checkedSinceSave = 0
+        /// Whether the partial file has a record on disk, to remove with it (a small file never has one,
+        /// and removing a name that is not there still takes the directory's lock).
+        var hasRecord = false
         /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:)``).
         var storeMark: DispatchGroup?
         /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
@@ -52,6 +55,10 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     private let connection: Connection
     private let channel: UInt32
     let directory: URL
+    /// `directory.path`, asked once: a small file of a folder would pay for it several times.
+    let directoryPath: String
+    /// Which resource this is in the ``PartialResourceStore``.
+    let storeKey: PartialResourceStore.Key
     private let window: Int
     let limits: PartialResourceStore.Limits
     let store: PartialResourceStore
@@ -76,6 +83,13 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         self.connection = connection
         self.channel = open.channel
         self.directory = directory
+        self.directoryPath = directory.path
+        self.storeKey = PartialResourceStore.Key(
+            directory: directoryPath,
+            peer: peer.id,
+            name: open.name,
+            size: open.size
+        )
         self.window = window
         self.limits = limits
         self.store = store
@@ -92,30 +106,30 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     func start() {
         queue.async { [self] in
             do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let layout = ResourceLayout(size: size)
                 // A resource resumed at once on a new connection may arrive before the transfer on
                 // the old one has kept its blocks: wait for it.
                 let mark = store.begin(storeKey)
-                let (descriptor, path, kept): (SystemPackage.FileDescriptor, String, [Int: [UInt8]])
+                let opened: OpenedPartial
                 do {
-                    (descriptor, path, kept) = try openPartial(layout: layout)
+                    opened = try openPartial(layout: layout)
                 } catch {
                     if let mark { store.end(storeKey, mark: mark) }
                     throw error
                 }
-                let ledger = ResourceBlockLedger(layout: layout, kept: kept)
+                let ledger = ResourceBlockLedger(layout: layout, kept: opened.kept)
                 let open = state.withLock { state -> Bool in
                     guard !state.finished else { return false }
-                    state.descriptor = descriptor
-                    state.partialPath = path
+                    state.descriptor = opened.descriptor
+                    state.partialPath = opened.path
+                    state.hasRecord = opened.hasRecord
                     state.ledger = ledger
                     state.storeMark = mark
                     return true
                 }
                 guard open else {
-                    try? descriptor.close()
-                    PartialResourceStore.remove(path)
+                    try? opened.descriptor.close()
+                    PartialResourceStore.remove(opened.path, withRecord: opened.hasRecord)
                     if let mark { store.end(storeKey, mark: mark) }
                     return
                 }
@@ -248,6 +262,12 @@ final class ResourceReceiver: InboundTransfer, Sendable {
             }
             do {
                 let url = try place(path)
+                // The partial name went with the move; a record kept for a resume is left to remove.
+                let hadRecord = state.withLock { state in
+                    state.partialPath = nil
+                    return state.hasRecord
+                }
+                if hadRecord { PartialResourceStore.removeRecord(of: path) }
                 guard finishOnce(keep: false) else { return }
                 connection.sendControl(.done(channel: channel))
                 onFinish(.success(url))
@@ -282,11 +302,13 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     }
 
     /// Marks the transfer finished and closes the file; keeps its checked blocks for a resume when
-    /// `keep`, else removes the partial file (after ``place(_:)``, only its hidden name).
+    /// `keep`, else removes the partial file (after ``place(_:)`` there is none left to remove).
     /// `false` if it had already finished.
     private func finishOnce(keep: Bool) -> Bool {
         let taken = state.withLock {
-            state -> (SystemPackage.FileDescriptor?, String?, (PartialResourceRecord, [Int: [UInt8]]), DispatchGroup?)?
+            state -> (
+                SystemPackage.FileDescriptor?, String?, Bool, (PartialResourceRecord, [Int: [UInt8]])?, DispatchGroup?
+            )?
             in
             guard !state.finished else { return nil }
             state.finished = true
@@ -295,16 +317,16 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 state.partialPath = nil
                 state.storeMark = nil
             }
-            let kept = (record(of: state.ledger), state.ledger.heldByIndex)
-            return (state.descriptor, state.partialPath, kept, state.storeMark)
+            let kept = keep ? (record(of: state.ledger), state.ledger.heldByIndex) : nil
+            return (state.descriptor, state.partialPath, state.hasRecord, kept, state.storeMark)
         }
-        guard let (descriptor, partial, (record, digests), mark) = taken else { return false }
+        guard let (descriptor, partial, hasRecord, kept, mark) = taken else { return false }
         try? descriptor?.close()
         if let partial {
-            if keep {
+            if let (record, digests) = kept {
                 store.keep(record, partialPath: partial, in: directory, limits: limits, digests: digests)
             } else {
-                PartialResourceStore.remove(partial)
+                PartialResourceStore.remove(partial, withRecord: hasRecord)
             }
         }
         if let mark { store.end(storeKey, mark: mark) }
@@ -320,6 +342,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 let path = state.partialPath
             else { return nil }
             state.checkedSinceSave = 0
+            state.hasRecord = true
             return (record(of: state.ledger), path)
         }
         if let (record, path) = due { store.save(record, partialPath: path) }

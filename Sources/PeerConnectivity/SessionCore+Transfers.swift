@@ -121,11 +121,7 @@ extension SessionCore {
     static func freeSpace(at directory: URL) -> UInt64? {
         var url = directory
         for _ in 0..<64 {
-            if let attributes = try? FileManager.default.attributesOfFileSystem(forPath: url.path),
-                let free = attributes[.systemFreeSize] as? NSNumber
-            {
-                return free.uint64Value
-            }
+            if let free = Platform.freeBytes(atPath: url.path) { return free }
             let parent = url.deletingLastPathComponent()
             guard parent.path != url.path else { return nil }
             url = parent

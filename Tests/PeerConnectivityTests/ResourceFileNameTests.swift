@@ -34,6 +34,24 @@ struct ResourceFileNameTests {
         #expect(long.allSatisfy { $0 == "é" })
     }
 
+    @Test("the shortcut for plain ASCII names gives what the scalar pass gives, on 20,000 random names")
+    func shortcutAgreesWithScalarPass() {
+        var random = SystemRandomNumberGenerator()
+        // Bytes that matter at the edges: space, dot, slash, backslash, control, DEL, and a multi-byte start.
+        let edges: [UInt8] = [0x20, 0x2E, 0x2F, 0x5C, 0x09, 0x00, 0x7F, 0xC3, 0xA9]
+        var shortcuts = 0
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...(ResourceFileName.maximumLength + 2), using: &random)
+            let name = (0..<length).map { _ -> UInt8 in
+                Int.random(in: 0..<4, using: &random) == 0
+                    ? edges.randomElement(using: &random)! : UInt8.random(in: 0x21...0x7E, using: &random)
+            }
+            if ResourceFileName.isSafeAsSent(name) { shortcuts += 1 }
+            #expect(ResourceFileName.sanitized(name) == ResourceFileName.sanitizedScalars(name), "\(name)")
+        }
+        #expect(shortcuts > 0, "some names took the shortcut")
+    }
+
     @Test("candidates number the copies before the extension")
     func candidates() {
         let names = ResourceFileName.candidates(for: "photo.jpg")

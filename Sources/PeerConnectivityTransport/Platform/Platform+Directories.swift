@@ -1,3 +1,5 @@
+import CPlatformShims
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -69,6 +71,19 @@ extension Platform {
     package static func link(_ existing: String, to name: [UInt8], in directory: Int32) throws {
         guard withName(name, { linkat(AT_FDCWD, existing, directory, $0, 0) }) == 0 else {
             throw SystemCallError("linkat", name, errno)
+        }
+    }
+
+    /// Moves the file at `existing` to `name` in `directory`, atomically, never replacing anything
+    /// (`renameat2` with `RENAME_NOREPLACE`). One step where ``link(_:to:in:)`` and an unlink take two,
+    /// each holding a directory's lock.
+    ///
+    /// - Throws: ``SystemCallError``: `EEXIST` when the name is taken; `EINVAL` or `ENOSYS`
+    ///   (``SystemCallError/isUnsupported``) when the file system or the system cannot rename without
+    ///   replacing, and nothing was moved.
+    package static func moveWithoutReplacing(_ existing: String, to name: [UInt8], in directory: Int32) throws {
+        guard withName(name, { pc_rename_noreplace(AT_FDCWD, existing, directory, $0) }) == 0 else {
+            throw SystemCallError("renameat2", name, errno)
         }
     }
 

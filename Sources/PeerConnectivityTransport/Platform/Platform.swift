@@ -67,6 +67,16 @@ package enum Platform {
         #endif
     }
 
+    /// Bytes free for an unprivileged user in the file system that holds `path` (`statvfs`).
+    ///
+    /// - Returns: nil when `path` cannot be asked (it does not exist, say).
+    package static func freeBytes(atPath path: String) -> UInt64? {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return nil }
+        let (bytes, overflow) = UInt64(status.f_bavail).multipliedReportingOverflow(by: UInt64(status.f_frsize))
+        return overflow ? .max : bytes
+    }
+
     /// Tells the page cache that a range of a file is not needed soon (written back and dropped);
     /// advice only, and only on Linux.
     ///

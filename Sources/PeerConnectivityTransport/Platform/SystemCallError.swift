@@ -40,6 +40,9 @@ package struct SystemCallError: Error, Hashable, CustomStringConvertible {
     /// Whether the name is a symbolic link or no directory where a directory was asked for
     /// (`ELOOP`, `ENOTDIR`).
     package var isNotDirectory: Bool { code == ELOOP || code == ENOTDIR }
+    /// Whether the call is not supported for this file system or on this system (`EINVAL`, `ENOSYS`,
+    /// `ENOTSUP`).
+    package var isUnsupported: Bool { code == EINVAL || code == ENOSYS || code == ENOTSUP }
     /// Whether the name is a symbolic link opened with `O_NOFOLLOW` (`ELOOP`).
     package var isSymbolicLink: Bool { code == ELOOP }
 

@@ -1,0 +1,14 @@
+#ifndef PEERCONNECTIVITY_CPLATFORMSHIMS_H
+#define PEERCONNECTIVITY_CPLATFORMSHIMS_H
+// System calls that Swift's Glibc module does not expose, wrapped for PeerConnectivityTransport's
+// Platform (docs/ARCHITECTURE.md: the C library is reached from one place).
+
+/// Renames `from` (relative to the directory `fromDirectory`, or the working directory with
+/// AT_FDCWD) to `to` in the directory `toDirectory`, atomically, and never replaces what `to` names:
+/// `renameat2(RENAME_NOREPLACE)` on Linux, `renameatx_np(RENAME_EXCL)` on Darwin.
+///
+/// Returns 0, or -1 with errno set: EEXIST when `to` is taken; EINVAL or ENOSYS when the file system
+/// or the system cannot rename without replacing (the caller then links and unlinks instead).
+int pc_rename_noreplace(int fromDirectory, const char *from, int toDirectory, const char *to);
+
+#endif
