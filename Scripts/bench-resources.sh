@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Baselines for resources v2 (issue 22), in one run on loopback: an rsync daemon moving one file
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
-# same size (both from transfer-bench, in the same process), and the hashes a block design could use:
+# same size (both from transfer-bench, in the same process), the floor for any file sent over TCP here
+# (Scripts/file-over-tcp.c: read, send, receive, write, nothing else; median of 3), and the hashes a
+# block design could use:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
 # BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the issue's targets
 # use; writes every raw output to $RESULTS_DIR (default results/resources-baseline-<UTC date>/run-<time>/).
@@ -39,7 +41,7 @@ if ! command -v rsync >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
     "${apt_get[@]}" install -y rsync >/dev/null || { "${apt_get[@]}" update >/dev/null && "${apt_get[@]}" install -y rsync >/dev/null; }
 fi
-for tool in rsync sha256sum b2sum openssl jq split timeout; do
+for tool in rsync sha256sum b2sum openssl jq split timeout cc; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 
@@ -155,6 +157,21 @@ rm -f "$scratch/pulled/file.bin"
 rsync_median=$(median "${rsync_seconds[@]}")
 rsync_first=${rsync_seconds[0]}
 
+# (e) The floor: a C program that reads the file and writes it to a socket, and a child that reads the
+# socket and writes a new file, 1 MiB at a time; no framing, no hash, no encryption.
+echo "file over TCP, the floor ..."
+cc -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
+floor_seconds=()
+for rep in 1 2 3; do
+    rm -f "$scratch/pulled/file.bin"
+    sync
+    "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/file-over-tcp-$rep.txt"
+    floor_seconds+=("$(awk '{ print $2 }' "$results/file-over-tcp-$rep.txt")")
+    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "file-over-tcp copy $rep differs" >&2; exit 1; }
+done
+rm -f "$scratch/pulled/file.bin"
+floor_median=$(median "${floor_seconds[@]}")
+
 # (b) and (c): transfer-bench, release, plaintext: the resource (its own file of the same size, in its
 # own scratch directory) to a child process through PeerConnectivity, then raw TCP one way of the same
 # bytes, 3 times (median). Streams and echoes are cut to their minimum: they are not what is measured here.
@@ -176,6 +193,7 @@ ossl=$(mbps "$bytes" "$ossl_seconds")
 ossl_two=$(mbps "$bytes" "$ossl_two_seconds")
 b2=$(mbps "$bytes" "$b2_seconds")
 rsync_mbps=$(mbps "$bytes" "$rsync_median")
+floor=$(mbps "$bytes" "$floor_median")
 rsync_first_mbps=$(mbps "$bytes" "$rsync_first")
 xxh=$( (( $(echo "$xxh_seconds > 0" | bc) )) && mbps "$bytes" "$xxh_seconds" || echo 0)
 
@@ -187,17 +205,20 @@ jq -n \
     --argjson rsync "$rsync_mbps" --argjson raw "$raw" --argjson library "$library" \
     --argjson libraryWithEchoes "$library_echoes" --argjson sha "$sha" --argjson shaTwo "$sha_two" \
     --argjson ossl "$ossl" --argjson osslTwo "$ossl_two" --argjson osslSeconds "$ossl_seconds" --argjson osslTwoSeconds "$ossl_two_seconds" \
-    --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" \
+    --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" --argjson floor "$floor" \
+    --argjson floorSeconds "$(printf '%s\n' "${floor_seconds[@]}" | jq -s .)" \
     --argjson opensslSha "$openssl_sha" --argjson b2 "$b2" --argjson opensslB2 "$openssl_b2" \
     --argjson shaSeconds "$sha_seconds" --argjson shaTwoSeconds "$sha_two_seconds" --argjson b2Seconds "$b2_seconds" \
     '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
-      megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw, libraryResource: $library,
+      megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw,
+        fileOverTCPFloor: $floor, libraryResource: $library,
         libraryResourceWithEchoes: $libraryWithEchoes, sha256sumOneCore: $sha, sha256sumTwoProcessesHalves: $shaTwo,
         opensslDgstSha256OneCore: $ossl, opensslDgstSha256TwoProcessesHalves: $osslTwo,
         opensslSpeedSha256_1MiB: $opensslSha, b2sumOneCore: $b2, opensslSpeedBlake2b512_1MiB: $opensslB2},
-      seconds: {rsync: $rsyncSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
+      seconds: {rsync: $rsyncSeconds, fileOverTCPFloor: $floorSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
         opensslDgstSha256: $osslSeconds, opensslDgstSha256TwoHalves: $osslTwoSeconds, b2sum: $b2Seconds},
       ratios: {libraryOverRawTCP: ($library / $raw), libraryOverRsync: ($library / $rsync),
+        libraryOverFileOverTCPFloor: ($library / $floor), fileOverTCPFloorOverRawTCP: ($floor / $raw),
         rawTCPOverRsync: ($raw / $rsync), sha256TwoCoresOverRawTCP: ($osslTwo / $raw),
         sha256TwoCoresOverLibrary: ($osslTwo / $library)},
       targets: {libraryAtLeast1GBps: ($library >= 1000), libraryAtLeastHalfRawTCP: ($library / $raw >= 0.5),
@@ -208,6 +229,7 @@ jq -n \
     printf '%-52s %10.0f\n' "rsync daemon, rsync:// --whole-file (median of $rsync_reps)" "$rsync_mbps"
     printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
     printf '%-52s %10.0f\n' "raw TCP one way (transfer-bench, median of 3)" "$raw"
+    printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of 3)" "$floor"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext" "$library"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, with 64 B echoes" "$library_echoes"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"
