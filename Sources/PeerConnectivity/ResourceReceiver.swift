@@ -35,7 +35,7 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         /// Whether the partial file has a record on disk, to remove with it (a small file never has one,
         /// and removing a name that is not there still takes the directory's lock).
         var hasRecord = false
-        /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:)``).
+        /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:on:deadline:then:)``).
         var storeMark: DispatchGroup?
         /// Bytes written and not yet given back to the sender; an eighth of the window makes a batch.
         var credit: CreditBatch
@@ -97,7 +97,9 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         self.state = Mutex(State(ledger: ResourceBlockLedger(layout: layout), credit: CreditBatch(size: window / 8)))
         self.onFinish = onFinish
         self.progress = Progress(totalUnitCount: Int64(clamping: open.size))
-        self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)")
+        // Its own serial queue, on the connection's: the files of one connection are written by one thread
+        // at a time, so a folder's small files run back to back instead of each waking a thread.
+        self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)", target: connection.fileQueue)
         progress.cancellationHandler = { [weak self] in self?.cancel() }
     }
 
@@ -105,52 +107,57 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     /// one), answers HAVE, and widens the window to ``Session/Configuration/resourceWindow``.
     func start() {
         queue.async { [self] in
+            // A resource resumed at once on a new connection may arrive before the transfer on the old
+            // one has kept its blocks: the store goes on once it has, without holding the queue (which
+            // other resources of the connection share).
+            store.begin(storeKey, on: queue) { [self] mark in open(mark: mark) }
+        }
+    }
+
+    /// The rest of ``start()``, on the queue, with the store's mark.
+    private func open(mark: DispatchGroup?) {
+        do {
+            let layout = ResourceLayout(size: size)
+            let opened: OpenedPartial
             do {
-                let layout = ResourceLayout(size: size)
-                // A resource resumed at once on a new connection may arrive before the transfer on
-                // the old one has kept its blocks: wait for it.
-                let mark = store.begin(storeKey)
-                let opened: OpenedPartial
-                do {
-                    opened = try openPartial(layout: layout)
-                } catch {
-                    if let mark { store.end(storeKey, mark: mark) }
-                    throw error
-                }
-                let ledger = ResourceBlockLedger(layout: layout, kept: opened.kept)
-                let open = state.withLock { state -> Bool in
-                    guard !state.finished else { return false }
-                    state.descriptor = opened.descriptor
-                    state.partialPath = opened.path
-                    state.hasRecord = opened.hasRecord
-                    state.ledger = ledger
-                    state.storeMark = mark
-                    return true
-                }
-                guard open else {
-                    try? opened.descriptor.close()
-                    PartialResourceStore.remove(opened.path, withRecord: opened.hasRecord)
-                    if let mark { store.end(storeKey, mark: mark) }
-                    return
-                }
-                let held = ledger.heldBlocks
-                let have =
-                    held.isEmpty
-                    ? Frame.Have.nothing
-                    : Frame.Have(
-                        digest: ResourceFileIO.heldDigest(ledger.heldDigests),
-                        bitmap: layout.bitmap(of: held)
-                    )
-                if !held.isEmpty {
-                    let resumed = ledger.heldBytes
-                    progress.completedUnitCount = Int64(clamping: resumed)
-                    progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
-                }
-                connection.sendControl(.have(channel: channel, have))
-                connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
+                opened = try openPartial(layout: layout)
             } catch {
-                fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
+                if let mark { store.end(storeKey, mark: mark) }
+                throw error
             }
+            let ledger = ResourceBlockLedger(layout: layout, kept: opened.kept)
+            let open = state.withLock { state -> Bool in
+                guard !state.finished else { return false }
+                state.descriptor = opened.descriptor
+                state.partialPath = opened.path
+                state.hasRecord = opened.hasRecord
+                state.ledger = ledger
+                state.storeMark = mark
+                return true
+            }
+            guard open else {
+                try? opened.descriptor.close()
+                PartialResourceStore.remove(opened.path, withRecord: opened.hasRecord)
+                if let mark { store.end(storeKey, mark: mark) }
+                return
+            }
+            let held = ledger.heldBlocks
+            let have =
+                held.isEmpty
+                ? Frame.Have.nothing
+                : Frame.Have(
+                    digest: ResourceFileIO.heldDigest(ledger.heldDigests),
+                    bitmap: layout.bitmap(of: held)
+                )
+            if !held.isEmpty {
+                let resumed = ledger.heldBytes
+                progress.completedUnitCount = Int64(clamping: resumed)
+                progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
+            }
+            connection.sendControl(.have(channel: channel, have))
+            connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
+        } catch {
+            fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
         }
     }
 

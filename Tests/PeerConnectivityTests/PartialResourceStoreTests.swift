@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import PeerConnectivity
@@ -185,5 +186,50 @@ struct PartialResourceStoreTests {
             limits: PartialResourceStore.Limits(lifetime: 0, maximumBytes: 1 << 30)
         )
         #expect(try scratch.contents().isEmpty)
+    }
+
+    @Test("a second transfer of one resource waits for the first to end without holding the queue they share")
+    func beginWaitsWithoutBlocking() async throws {
+        let store = PartialResourceStore()
+        let key = PartialResourceStore.Key(directory: "/nowhere", peer: UUID(), name: Array("a.bin".utf8), size: 1)
+        let queue = DispatchQueue(label: "store-begin-test")
+        let log = Mutex<[String]>([])
+        let first = Mutex<DispatchGroup?>(nil)
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: DispatchGroup?.self)
+        queue.sync {
+            store.begin(key, on: queue) { mark in
+                first.withLock { $0 = mark }
+                log.withLock { $0.append("first") }
+            }
+            store.begin(key, on: queue) { mark in
+                log.withLock { $0.append("second") }
+                endedContinuation.yield(mark)
+            }
+        }
+        // The queue is free while the second waits: other work on it runs.
+        queue.sync { log.withLock { $0.append("other") } }
+        #expect(log.withLock { $0 } == ["first", "other"])
+        let mark = try #require(first.withLock { $0 })
+        store.end(key, mark: mark)
+        var marks = ended.makeAsyncIterator()
+        let second = await marks.next()
+        #expect(log.withLock { $0 } == ["first", "other", "second"])
+        #expect(second != nil && second! !== mark, "the second got a mark of its own")
+        if let second = second ?? nil { store.end(key, mark: second) }
+    }
+
+    @Test("a second transfer whose first never ends goes on without a mark at the deadline")
+    func beginGivesUpAtTheDeadline() async throws {
+        let store = PartialResourceStore()
+        let key = PartialResourceStore.Key(directory: "/nowhere", peer: UUID(), name: Array("b.bin".utf8), size: 1)
+        let queue = DispatchQueue(label: "store-deadline-test")
+        let (marks, continuation) = AsyncStream.makeStream(of: DispatchGroup?.self)
+        store.begin(key, on: queue) { continuation.yield($0) }
+        store.begin(key, on: queue, deadline: .now() + .milliseconds(100)) { continuation.yield($0) }
+        var iterator = marks.makeAsyncIterator()
+        let first = await iterator.next()
+        let second = await iterator.next()
+        #expect(first != nil && first! != nil)
+        #expect(second != nil && second! == nil, "no mark: the first is still under way")
     }
 }
