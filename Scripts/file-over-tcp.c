@@ -30,6 +30,22 @@ static void fail(const char *what) {
 
 static double seconds(struct timeval t) { return t.tv_sec + t.tv_usec / 1e6; }
 
+// Reads `from` to its end and writes everything to `to`, `bufferBytes` at a time.
+static void copy(int from, int to, char *buffer, size_t bufferBytes, const char *reading, const char *writing) {
+    for (;;) {
+        ssize_t got = read(from, buffer, bufferBytes);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail(reading);
+        if (got == 0) return;
+        for (ssize_t done = 0; done < got;) {
+            ssize_t wrote = write(to, buffer + done, (size_t)(got - done));
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote < 0) fail(writing);
+            done += wrote;
+        }
+    }
+}
+
 static void receive(int listener, const char *destination, size_t bufferBytes) {
     int connection = accept(listener, NULL, NULL);
     if (connection < 0) fail("accept");
@@ -37,18 +53,7 @@ static void receive(int listener, const char *destination, size_t bufferBytes) {
     if (file < 0) fail("open destination");
     char *buffer = malloc(bufferBytes);
     if (!buffer) fail("malloc");
-    for (;;) {
-        ssize_t got = read(connection, buffer, bufferBytes);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("read socket");
-        if (got == 0) break;
-        for (ssize_t done = 0; done < got;) {
-            ssize_t wrote = write(file, buffer + done, (size_t)(got - done));
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote < 0) fail("write file");
-            done += wrote;
-        }
-    }
+    copy(connection, file, buffer, bufferBytes, "read socket", "write file");
     if (close(file) != 0) fail("close destination");
     close(connection);
 }
@@ -90,18 +95,7 @@ int main(int argc, char **argv) {
     if (connect(connection, (struct sockaddr *)&address, sizeof address) != 0) fail("connect");
     char *buffer = malloc(bufferBytes);
     if (!buffer) fail("malloc");
-    for (;;) {
-        ssize_t got = read(source, buffer, bufferBytes);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail("read file");
-        if (got == 0) break;
-        for (ssize_t done = 0; done < got;) {
-            ssize_t sent = write(connection, buffer + done, (size_t)(got - done));
-            if (sent < 0 && errno == EINTR) continue;
-            if (sent < 0) fail("write socket");
-            done += sent;
-        }
-    }
+    copy(source, connection, buffer, bufferBytes, "read file", "write socket");
     close(connection);
     int childStatus = 0;
     if (waitpid(child, &childStatus, 0) != child) fail("waitpid");
