@@ -11,7 +11,8 @@ import SystemPackage
 /// digest (XXH64) as its last byte lands, and when END arrives checks the root digest (SHA-256 over the
 /// block digests), then moves the file to its final name.
 ///
-/// Disk work runs on a serial queue of its own, never on the event loop. Each chunk is hashed right
+/// Disk work runs on a serial queue of its own, never on the event loop, and that queue runs on the
+/// connection's ``Connection/fileQueue``: nothing here may wait for other work there. Each chunk is hashed right
 /// after it is written, on that queue, while it is in the cache (XXH64 costs a few percent of the
 /// write); a block's length goes back to the sender's window once it is written and checked, so at
 /// most the window waits in memory.
