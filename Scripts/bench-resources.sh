@@ -41,9 +41,11 @@ if ! command -v rsync >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
     "${apt_get[@]}" install -y rsync >/dev/null || { "${apt_get[@]}" update >/dev/null && "${apt_get[@]}" install -y rsync >/dev/null; }
 fi
-for tool in rsync sha256sum b2sum openssl jq split timeout cc; do
+for tool in rsync sha256sum b2sum openssl jq split timeout; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
+# A C compiler for the floor below: the system's, or the clang that comes with Swift.
+compiler=$(command -v cc || command -v gcc || command -v clang) || { echo "missing: a C compiler (cc, gcc or clang)" >&2; exit 2; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-resources.XXXXXX")
 daemon_pid=
@@ -160,7 +162,7 @@ rsync_first=${rsync_seconds[0]}
 # (e) The floor: a C program that reads the file and writes it to a socket, and a child that reads the
 # socket and writes a new file, 1 MiB at a time; no framing, no hash, no encryption.
 echo "file over TCP, the floor ..."
-cc -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
+"$compiler" -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
 floor_seconds=()
 for rep in 1 2 3; do
     rm -f "$scratch/pulled/file.bin"

@@ -40,17 +40,19 @@ extension ResourceReceiver {
             PartialResourceStore.remove(entry.partialPath)
         }
         let path = directoryPath + "/.partial-\(UUID().uuidString)"
+        let descriptor: SystemPackage.FileDescriptor
         do {
             do {
-                return OpenedPartial(descriptor: try createPartial(at: path), path: path, kept: [:], hasRecord: false)
+                descriptor = try createPartial(at: path)
             } catch SystemPackage.Errno.noSuchFileOrDirectory {
                 // The directory is made when the first resource arrives, not asked after for every one.
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                return OpenedPartial(descriptor: try createPartial(at: path), path: path, kept: [:], hasRecord: false)
+                descriptor = try createPartial(at: path)
             }
         } catch let error as SystemPackage.Errno {
             throw POSIXFailure("open \(path)", error)
         }
+        return OpenedPartial(descriptor: descriptor, path: path, kept: [:], hasRecord: false)
     }
 
     /// Creates the new partial file at `path`: readable by the owner only, never an existing name.
