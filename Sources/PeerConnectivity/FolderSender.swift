@@ -106,18 +106,24 @@ struct FolderSender: Sendable {
         return transfer
     }
 
-    /// Opens a file of the folder for reading: each directory on its path relative to the one before,
-    /// none through a symbolic link, and the file itself only if it is still a regular file.
+    /// Opens a file of the folder for reading, through no symbolic link, and only if it is still a
+    /// regular file: its whole path below the folder in one step where the system can, else each
+    /// directory on it relative to the one before (which also says what is in the way).
     private func open(_ file: FolderTree.File) throws -> (SystemPackage.FileDescriptor, UInt64) {
         var directory = root
         defer { if directory != root { Platform.close(directory) } }
         do {
-            for component in file.components.dropLast() {
-                let inner = try Platform.openDirectory(component, in: directory)
-                if directory != root { Platform.close(directory) }
-                directory = inner
+            let descriptor: Int32
+            if let opened = Platform.openBeneath(file.components, in: root, isDirectory: false) {
+                descriptor = opened
+            } else {
+                for component in file.components.dropLast() {
+                    let inner = try Platform.openDirectory(component, in: directory)
+                    if directory != root { Platform.close(directory) }
+                    directory = inner
+                }
+                descriptor = try Platform.openFileForReading(file.components[file.components.count - 1], in: directory)
             }
-            let descriptor = try Platform.openFileForReading(file.components[file.components.count - 1], in: directory)
             let kind: Platform.EntryKind
             do {
                 kind = try Platform.entryKind(of: descriptor)

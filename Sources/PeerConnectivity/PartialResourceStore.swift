@@ -58,6 +58,19 @@ final class PartialResourceStore: Sendable {
 
     /// The unclaimed entries of each directory read so far, by path.
     private let directories = Mutex<[String: [Entry]]>([:])
+
+    /// This process's part of a new partial file's name: random, drawn once.
+    private static let processTag = String(UInt64.random(in: .min ... .max), radix: 16)
+    /// Partial files named so far by this process.
+    private static let partialsNamed = Atomic<UInt64>(0)
+
+    /// A name for a new partial file, `.partial-<process>-<n>`: unique among this process's, and, by its
+    /// random 64-bit part, unlikely to be another process's (creating it is exclusive all the same). It
+    /// costs no system call, where a `UUID` reads the system's random source for each file.
+    static func newPartialName() -> String {
+        let number = partialsNamed.wrappingAdd(1, ordering: .relaxed).newValue
+        return ".partial-\(processTag)-\(String(number, radix: 16))"
+    }
     /// The transfers receiving each resource now; a group left when the transfer ends.
     private let active = Mutex<[Key: DispatchGroup]>([:])
 

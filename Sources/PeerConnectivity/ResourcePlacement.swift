@@ -10,9 +10,11 @@ import PeerConnectivityTransport
 /// component is made safe as a file name is. More than ``maximumDepth`` components, or a path longer
 /// than ``maximumPathLength`` bytes, is refused.
 ///
-/// Placing walks the path from the receive directory one directory at a time, relative to the
-/// directory opened before (`openat` with `O_NOFOLLOW`), so no symbolic link is ever followed, wherever
-/// it was planted; a missing directory is made. A name in the way that is not a directory (a file, a
+/// Placing opens the path's folders below the receive directory in one step that follows no symbolic
+/// link and cannot leave it (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`); when that fails (a
+/// folder missing or in the way, or no `openat2`), it walks the path one directory at a time, relative
+/// to the directory opened before (`openat` with `O_NOFOLLOW`), so no symbolic link is ever followed,
+/// wherever it was planted; a missing directory is made. A name in the way that is not a directory (a file, a
 /// symbolic link, anything else) is never replaced nor entered: the first free alternative of it,
 /// "photos (2)", "photos (3)", ..., is used instead, the same for every file of the folder. The file
 /// itself is moved to the first free name of ``ResourceFileName/candidates(for:)`` by a rename that
@@ -63,27 +65,41 @@ enum ResourcePlacement {
     /// - Throws: ``Refusal`` for a path too deep or too long, or when no free name is left;
     ///   `SystemCallError` when the file system fails.
     static func place(_ partial: String, named raw: [UInt8], in directory: URL) throws -> URL {
+        try place(partial, named: raw, inDirectoryAt: directory.path)
+    }
+
+    /// ``place(_:named:in:)`` for a directory given by its path (a receiver has it at hand: asking a
+    /// URL for it again costs more than a small file's system calls).
+    static func place(_ partial: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
         let components = try components(of: raw)
         // The names used, joined once at the end: a URL appended to a component at a time costs more
         // than the system calls of a small file.
         var used: [String] = []
         used.reserveCapacity(components.count)
-        var current = try Platform.openDirectory(atPath: directory.path)
+        var current = try Platform.openDirectory(atPath: directory)
         defer { Platform.close(current) }
-        for component in components.dropLast() {
-            let (name, next) = try enter(component, in: current)
+        let folders = components.dropLast()
+        if let inner = Platform.openBeneath(folders.map { Array($0.utf8) }, in: current, isDirectory: true) {
+            // Every folder on the path is there and is one: what the walk below would have found.
             Platform.close(current)
-            current = next
-            used.append(name)
+            current = inner
+            used.append(contentsOf: folders)
+        } else {
+            for component in folders {
+                let (name, next) = try enter(component, in: current)
+                Platform.close(current)
+                current = next
+                used.append(name)
+            }
         }
         let last = components[components.count - 1]
         for candidate in ResourceFileName.candidates(for: last) {
             guard try move(partial, to: Array(candidate.utf8), in: current) else { continue }
             used.append(candidate)
-            return directory.appendingPathComponent(used.joined(separator: "/"), isDirectory: false)
+            return URL(filePath: directory + "/" + used.joined(separator: "/"), directoryHint: .notDirectory)
         }
-        let folder = used.isEmpty ? directory : directory.appendingPathComponent(used.joined(separator: "/"))
-        throw Refusal(description: "no free name for \(last) in \(folder.path)")
+        let folder = used.isEmpty ? directory : directory + "/" + used.joined(separator: "/")
+        throw Refusal(description: "no free name for \(last) in \(folder)")
     }
 
     /// Moves the file at `partial` to `name` in `directory` unless the name is taken: a rename that never

@@ -39,7 +39,7 @@ extension ResourceReceiver {
             }
             PartialResourceStore.remove(entry.partialPath)
         }
-        let path = directoryPath + "/.partial-\(UUID().uuidString)"
+        let path = directoryPath + "/" + PartialResourceStore.newPartialName()
         let descriptor: SystemPackage.FileDescriptor
         do {
             do {
@@ -79,7 +79,7 @@ extension ResourceReceiver {
     /// Moves the partial file to the first free candidate name (a path below the directory for a name
     /// with "/", see ``ResourcePlacement``); never replaces an existing file.
     func place(_ partial: String) throws -> URL {
-        try ResourcePlacement.place(partial, named: rawName, in: directory)
+        try ResourcePlacement.place(partial, named: rawName, inDirectoryAt: directoryPath)
     }
 
     /// Asks the page cache what ``WriteBehind`` advises. Advice only: a failure is ignored, as it

@@ -97,7 +97,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
         let layout = ResourceLayout(size: open.size)
         self.state = Mutex(State(ledger: ResourceBlockLedger(layout: layout), credit: CreditBatch(size: window / 8)))
         self.onFinish = onFinish
-        self.progress = Progress(totalUnitCount: Int64(clamping: open.size))
+        // No parent: the event loop never has a current `Progress`, and asking for it costs a thread-local lookup.
+        self.progress = Progress.discreteProgress(totalUnitCount: Int64(clamping: open.size))
         // Its own serial queue, on the connection's: the files of one connection are written by one thread
         // at a time, so a folder's small files run back to back instead of each waking a thread.
         self.queue = DispatchQueue(label: "PeerConnectivity.resource.\(open.channel)", target: connection.fileQueue)
@@ -105,7 +106,8 @@ final class ResourceReceiver: InboundTransfer, Sendable {
     }
 
     /// Opens the partial file (one kept from an earlier attempt, its blocks hashed again, or a new
-    /// one), answers HAVE, and widens the window to ``Session/Configuration/resourceWindow``.
+    /// one), answers HAVE, and widens the window to ``Session/Configuration/resourceWindow`` (or to the
+    /// resource's length, if that is less).
     func start() {
         queue.async { [self] in
             // A resource resumed at once on a new connection may arrive before the transfer on the old
@@ -156,7 +158,10 @@ final class ResourceReceiver: InboundTransfer, Sendable {
                 progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
             }
             connection.sendControl(.have(channel: channel, have))
-            connection.grantCredit(window - WireProtocol.initialChannelWindow, on: channel)
+            // Only as wide as the resource needs: a file within the first window (a folder's small files)
+            // costs no CREDIT frame, nor the wake of the event loop that sends it.
+            let widening = min(window, Int(clamping: size)) - WireProtocol.initialChannelWindow
+            if widening > 0 { connection.grantCredit(widening, on: channel) }
         } catch {
             fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
         }

@@ -144,4 +144,32 @@ struct ResourcePlacementTests {
         // The next file of the same folder goes to the same place.
         #expect(try receiver.place(Array("photos/b.jpg".utf8)).path == receiver.directory.path + "/photos (2)/b.jpg")
     }
+
+    @Test("a symbolic link deeper on the path, to outside or back inside the directory, is not followed either")
+    func deeperLink() throws {
+        let receiver = try Receiver("placement-deeper-link")
+        defer { receiver.scratch.remove() }
+        let outside = try ScratchDirectory("placement-deeper-outside")
+        defer { outside.remove() }
+        // Real folders first, so that the one-step open finds the path there and the link is what stops it.
+        _ = try receiver.place(Array("photos/2026/a.jpg".utf8))
+        _ = try receiver.place(Array("photos/2027/a.jpg".utf8))
+        let photos = receiver.directory.appendingPathComponent("photos")
+        try FileManager.default.removeItem(at: photos.appendingPathComponent("2026"))
+        try FileManager.default.createSymbolicLink(
+            at: photos.appendingPathComponent("2026"),
+            withDestinationURL: outside.url
+        )
+        try FileManager.default.removeItem(at: photos.appendingPathComponent("2027"))
+        try FileManager.default.createSymbolicLink(
+            at: photos.appendingPathComponent("2027"),
+            withDestinationURL: photos
+        )
+        let outsideOne = try receiver.place(Array("photos/2026/b.jpg".utf8))
+        let insideOne = try receiver.place(Array("photos/2027/b.jpg".utf8))
+        #expect(try outside.contents().isEmpty, "nothing was written through the link")
+        #expect(outsideOne.path == receiver.directory.path + "/photos/2026 (2)/b.jpg")
+        #expect(insideOne.path == receiver.directory.path + "/photos/2027 (2)/b.jpg")
+        #expect(!FileManager.default.fileExists(atPath: photos.appendingPathComponent("b.jpg").path))
+    }
 }

@@ -42,6 +42,31 @@ extension Platform {
         return descriptor
     }
 
+    /// Opens the path `components` below `directory` in one system call, through no symbolic link and
+    /// nowhere outside `directory` (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`): a directory
+    /// (to be the base of the other calls here) or, with `isDirectory` false, a file for reading, as
+    /// ``openFileForReading(_:in:)`` opens it. The same as walking the components one ``openDirectory(_:in:)``
+    /// at a time, in one step instead of one for each.
+    ///
+    /// - Parameters:
+    ///   - components: the path's names, each one component (no "/" or NUL), none "." or "..".
+    ///   - directory: where the path starts.
+    ///   - isDirectory: whether the last component must be a directory.
+    /// - Returns: the descriptor, or `nil` when the one step cannot tell: something on the path is missing,
+    ///   no directory or a symbolic link, or the system has no `openat2`. The caller then walks the path,
+    ///   which says which, and makes or skips what it must.
+    package static func openBeneath(_ components: [[UInt8]], in directory: Int32, isDirectory: Bool) -> Int32? {
+        guard !components.isEmpty else { return nil }
+        var path = components[0]
+        for component in components.dropFirst() {
+            path.append(0x2F)
+            path.append(contentsOf: component)
+        }
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (isDirectory ? O_DIRECTORY : O_NONBLOCK)
+        let descriptor = withName(path) { pc_open_beneath(directory, $0, flags) }
+        return descriptor >= 0 ? descriptor : nil
+    }
+
     /// Opens the regular file `name` in `directory` for reading, never through a symbolic link, without
     /// blocking (`O_NONBLOCK`, which a regular file's reads ignore: a FIFO put in its place does not hang).
     ///
