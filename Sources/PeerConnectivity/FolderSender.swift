@@ -4,8 +4,8 @@ import PeerConnectivityTransport
 import SystemPackage
 
 /// Sends the files of a folder, each as a resource named by its path, several at once: a file starts
-/// as soon as one of the ``filesInFlight`` before it ends, so small files do not wait one round trip
-/// each. The folder's `Progress` counts each file's bytes once the peer has kept it. The first failure
+/// as soon as one of the ``filesInFlight`` before it ends (fewer when they are large: ``blocksInFlight``),
+/// so small files do not wait one round trip each. The folder's `Progress` counts each file's bytes once the peer has kept it. The first failure
 /// cancels the files in flight and ends the folder with that file's error; a file the receiver refuses
 /// as busy is sent again once another of the folder's has ended.
 ///
@@ -13,8 +13,14 @@ import SystemPackage
 /// no lock of its own, so the files' `Progress`es, each written by its own sending task, are not made
 /// its children (a child's update writes into its parent).
 struct FolderSender: Sendable {
-    /// Files sent at once: below a receiver's default of 16 resources arriving at once.
-    static let filesInFlight = 8
+    /// Files sent at once: below a receiver's default of 16 resources arriving at once. More at once means
+    /// more of them handled in each wake-up of a thread: 15 rather than 8 took a tenth off the time and a fifth
+    /// off the context switches of 10,000 small files.
+    static let filesInFlight = 15
+    /// Blocks the files in flight may read ahead together: each file counts the blocks it reads ahead
+    /// (``ResourceSender/readAhead`` at most), so large files stay 8 at once, as their read-ahead buffers
+    /// are what the sender holds in memory.
+    static let blocksInFlight = 8 * ResourceSender.readAhead
 
     let session: Session
     /// The folder's descriptor; the sender closes it when it ends.
@@ -50,18 +56,22 @@ struct FolderSender: Sendable {
             var next = 0
             var again: [Int] = []
             var running = 0
+            var blocks = 0
             var limit = Self.filesInFlight
             var failure: (any Error)?
             while true {
                 while failure == nil, running < limit, !transfers.isCancelled,
-                    let index = again.popLast() ?? (next < tree.files.count ? next : nil)
+                    let index = again.last ?? (next < tree.files.count ? next : nil),
+                    running == 0 || blocks + readAhead(of: index) <= Self.blocksInFlight
                 {
+                    if !again.isEmpty { again.removeLast() }
                     let isFirstTry = index == next
                     if isFirstTry { next += 1 }
                     do {
                         let transfer = try start(tree.files[index], isFirstTry: isFirstTry)
                         transfers.add(transfer)
                         running += 1
+                        blocks += readAhead(of: index)
                         group.addTask {
                             do {
                                 try await transfer.wait()
@@ -77,6 +87,7 @@ struct FolderSender: Sendable {
                 }
                 guard let ended = await group.next() else { return failure }
                 running -= 1
+                blocks -= readAhead(of: ended.index)
                 transfers.remove(ended.transfer)
                 guard let error = ended.error else {
                     progress.completedUnitCount += ended.transfer.progress.totalUnitCount
@@ -93,6 +104,11 @@ struct FolderSender: Sendable {
                 transfers.cancelRunning()
             }
         }
+    }
+
+    /// The blocks file `index` reads ahead at most (one for an empty file: it still takes a place).
+    private func readAhead(of index: Int) -> Int {
+        min(max(1, ResourceLayout(size: tree.files[index].size).blockCount), ResourceSender.readAhead)
     }
 
     /// Starts one file's transfer.

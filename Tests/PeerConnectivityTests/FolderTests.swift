@@ -7,10 +7,15 @@ import Testing
 @Suite("Folders", .timeLimit(.minutes(1)))
 struct FolderTests {
     /// A pair whose host receives into `scratch/received`.
-    private func pair(receiveInto scratch: ScratchDirectory, window: Int? = nil) async throws -> SessionPair {
+    private func pair(
+        receiveInto scratch: ScratchDirectory,
+        window: Int? = nil,
+        atOnce: Int? = nil
+    ) async throws -> SessionPair {
         var configuration = Session.Configuration.default
         configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
         if let window { configuration.resourceWindow = window }
+        if let atOnce { configuration.maximumIncomingResources = atOnce }
         return try await SessionPair.connect(host: configuration)
     }
 
@@ -88,6 +93,25 @@ struct FolderTests {
         #expect(transfer.progress.completedUnitCount == Int64(total))
         #expect(try await pair.hostLog.waitForResources(tree.count).allSatisfy { (try? $0.result.get()) != nil })
         #expect(try files(in: scratch.url.appendingPathComponent("received/many")) == tree)
+    }
+
+    @Test("a receiver taking 3 resources at once, fewer than a folder sends, refuses the others as busy; all arrive")
+    func busyReceiver() async throws {
+        let scratch = try ScratchDirectory("folder-busy")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch, atOnce: 3)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        var tree = Dictionary(
+            uniqueKeysWithValues: (0..<60).map { ("small/f\($0)", pattern(count: 1 + 97 * $0, seed: UInt64($0))) }
+        )
+        for index in 0..<3 { tree["large/f\(index)"] = pattern(count: (4 << 20) + index, seed: 50 + UInt64(index)) }
+        try write(tree, in: source)
+        let transfer = try pair.client.sendResource(at: source, withName: "busy", toPeer: pair.host.peer)
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == Int64(tree.values.reduce(0) { $0 + $1.count }))
+        let finished = try await pair.hostLog.waitForResources(tree.count)
+        #expect(finished.allSatisfy { (try? $0.result.get()) != nil }, "busy refusals end in no receive event")
+        #expect(try files(in: scratch.url.appendingPathComponent("received/busy")) == tree)
     }
 
     @Test("symbolic links inside the sent folder are not sent, neither to a file nor to a folder outside it")
