@@ -56,7 +56,7 @@ struct FolderCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (files, bytes) = try Self.count(URL(fileURLWithPath: source, isDirectory: true))
+        let (files, bytes) = try Self.count(source)
         let child = try await ChildProcess(arguments: [
             "serve", "--resource-directory", receiveDirectory, "--time-limit", "\(timeLimit)",
             "--encryption", encryption.description, "--keep-resources",
@@ -117,18 +117,33 @@ struct FolderCommand: AsyncParsableCommand {
         if let failure { throw TransferBenchError("the folder did not cross: \(failure)") }
     }
 
-    /// The regular files below `folder` (links not followed) and their bytes.
-    private static func count(_ folder: URL) throws -> (files: Int, bytes: Int) {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else {
-            throw TransferBenchError("cannot list \(folder.path)")
-        }
+    /// The regular files below `folder` (links not followed) and their bytes, by `readdir` and `lstat`:
+    /// this process's CPU time is reported with the transfer's, and Foundation's file attributes cost a
+    /// quarter of it for 10,000 files.
+    private static func count(_ folder: String) throws -> (files: Int, bytes: Int) {
+        guard let directory = opendir(folder) else { throw TransferBenchError("cannot list \(folder)") }
+        defer { closedir(directory) }
         var files = 0
         var bytes = 0
-        while let path = enumerator.nextObject() as? String {
-            let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(path).path)
-            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            files += 1
-            bytes += (attributes[.size] as? NSNumber)?.intValue ?? 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let path = folder + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { throw TransferBenchError("cannot read \(path)") }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                files += 1
+                bytes += Int(status.st_size)
+            case S_IFDIR:
+                let inner = try count(path)
+                files += inner.files
+                bytes += inner.bytes
+            default:
+                continue
+            }
         }
         return (files, bytes)
     }
