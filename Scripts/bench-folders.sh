@@ -11,7 +11,9 @@
 #   Scripts/bench-folders.sh [RUNS]      RUNS: runs of each, alternating (default 3)
 #
 # Environment: FILES (default 10000), SEED (default 22), RESULTS_DIR, TIME_LIMIT (seconds for the whole
-# run, default 900), TMPDIR (where the scratch directory goes; it needs about (1 + 2 x RUNS) x 330 MB free). Everything
+# run, default 900), TMPDIR (where the scratch directory goes; it needs about (1 + 2 x RUNS) x 330 MB free;
+# TMPDIR=/dev/shm puts it on tmpfs, where the file system's state does not decide the figures: ext4 creates
+# files far slower for minutes after many have been deleted, as earlier runs leave it). Everything
 # stays on 127.0.0.1 and in one scratch directory, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
