@@ -103,9 +103,6 @@ extension SessionCore {
         if let maximum = configuration.maximumResourceSize, open.size > maximum {
             return (.tooLarge, "\(open.size) bytes announced, at most \(maximum) accepted")
         }
-        if let free = Self.freeSpace(at: configuration.resourceDirectory), open.size > free {
-            return (.noSpace, "\(open.size) bytes announced, \(free) free in \(configuration.resourceDirectory.path)")
-        }
         guard incomingResources.take() else {
             return (.busy, "\(incomingResources.limit) resources are arriving already")
         }
@@ -113,18 +110,11 @@ extension SessionCore {
             incomingResources.give()
             return (.busy, "the process has \(IncomingResourceSlots.process.limit) resource files open")
         }
-        return nil
-    }
-
-    /// Bytes free for an unprivileged user in the file system of `directory`, or of its nearest existing
-    /// parent; `nil` when none can be asked.
-    static func freeSpace(at directory: URL) -> UInt64? {
-        var url = directory
-        for _ in 0..<64 {
-            if let free = Platform.freeBytes(atPath: url.path) { return free }
-            let parent = url.deletingLastPathComponent()
-            guard parent.path != url.path else { return nil }
-            url = parent
+        // Last: a resource admitted here is taken off the free space the next ones are judged against.
+        if let free = freeSpace.refuses(open.size) {
+            incomingResources.give()
+            IncomingResourceSlots.process.give()
+            return (.noSpace, "\(open.size) bytes announced, \(free) free in \(configuration.resourceDirectory.path)")
         }
         return nil
     }

@@ -58,6 +58,8 @@ final class SessionCore: ConnectionEventHandler, Sendable {
     let resourcesInFlight = TransferRegistry()
     /// The session's places for resources arriving at once (``Session/Configuration/maximumIncomingResources``).
     let incomingResources: IncomingResourceSlots
+    /// The free space of the resource directory's file system, for the check at each resource's OPEN.
+    let freeSpace: FreeSpaceGauge
     let readingPaused = Atomic<Bool>(false)
 
     /// The session's encryption preference.
@@ -77,6 +79,7 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         self.eventLoop = PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         self.encryptionPreference = security?.preference ?? .none
         self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)
+        self.freeSpace = FreeSpaceGauge(directoryPath: configuration.resourceDirectory.path)
         self.connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
             handshakeTimeout: .seconds(5),

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-import PeerConnectivity
 import PeerConnectivityCore
 import Testing
+
+@testable import PeerConnectivity
 
 /// A hand-written peer sends resources with hostile names and broken contents to a real session.
 @Suite("Hostile resources", .serialized, .timeLimit(.minutes(1)))
@@ -220,6 +221,31 @@ struct HostileResourceTests {
         target.send(channel: 5, name: Array("fits".utf8), content: Array(repeating: 9, count: 1000))
         let finished = try await target.log.waitForResources(1)
         #expect((try? finished.first?.result.get()) != nil)
+    }
+
+    /// Bytes free where the scratch directories go, if that is below what a resource may announce twice
+    /// over (512 GiB): the test below needs two resources of three quarters of it each to be announceable.
+    private static let freeForTheTest: UInt64? = {
+        let free = FreeSpaceGauge.freeBytes(below: FileManager.default.temporaryDirectory.path)
+        return free.flatMap { $0 / 4 * 3 < 512 << 30 ? $0 : nil }
+    }()
+
+    @Test(
+        "resources arriving together are judged against the free space the others will use: RESET 7 (no space)",
+        .enabled(if: freeForTheTest != nil)
+    )
+    func freeSpaceAtOpen() async throws {
+        let target = try await Target()
+        defer { target.scratch.remove() }
+        let size = try #require(Self.freeForTheTest) / 4 * 3
+        // Each fits the free space alone; together they do not. Sent in one write, judged in one turn.
+        target.socket.send(
+            HandFrames.openResource(channel: 1, size: size, name: Array("first".utf8))
+                + HandFrames.openResource(channel: 3, size: size, name: Array("second".utf8))
+        )
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [7], "RESET no space")
+        _ = try await target.log.waitForStartedResources(1)
+        #expect(target.log.startedResources.map(\.name) == ["first"], "the first was taken, the second never announced")
     }
 
     @Test("more resources at once than the session takes are refused as busy (RESET 8); the others arrive")
