@@ -5,9 +5,9 @@ import SystemPackage
 
 /// Sends the files of a folder, each as a resource named by its path, several at once: a file starts
 /// as soon as one of the ``filesInFlight`` before it ends (fewer when they are large: ``blocksInFlight``),
-/// so small files do not wait one round trip each. The folder's `Progress` counts each file's bytes once the peer has kept it. The first failure
-/// cancels the files in flight and ends the folder with that file's error; a file the receiver refuses
-/// as busy is sent again once another of the folder's has ended.
+/// so small files do not wait one round trip each. The folder's `Progress` counts each file's bytes once
+/// the peer has kept it. The first failure cancels the files in flight and ends the folder with that
+/// file's error; a file the receiver refuses as busy is sent again once another of the folder's has ended.
 ///
 /// Only the task running ``run()`` writes the folder's `Progress`: Foundation's `Progress` on Linux has
 /// no lock of its own, so the files' `Progress`es, each written by its own sending task, are not made

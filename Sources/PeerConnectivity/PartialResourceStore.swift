@@ -59,6 +59,9 @@ final class PartialResourceStore: Sendable {
     /// The unclaimed entries of each directory read so far, by path.
     private let directories = Mutex<[String: [Entry]]>([:])
 
+    /// The transfers receiving each resource now; a group left when the transfer ends.
+    private let active = Mutex<[Key: DispatchGroup]>([:])
+
     /// This process's part of a new partial file's name: random, drawn once.
     private static let processTag = String(UInt64.random(in: .min ... .max), radix: 16)
     /// Partial files named so far by this process.
@@ -71,8 +74,6 @@ final class PartialResourceStore: Sendable {
         let number = partialsNamed.wrappingAdd(1, ordering: .relaxed).newValue
         return ".partial-\(processTag)-\(String(number, radix: 16))"
     }
-    /// The transfers receiving each resource now; a group left when the transfer ends.
-    private let active = Mutex<[Key: DispatchGroup]>([:])
 
     /// Marks a transfer of `key` as receiving, then calls `body` on `queue` with the mark: at once (on
     /// the caller's thread) when no transfer of the same resource is under way, else once that one has

@@ -54,22 +54,17 @@ enum ResourcePlacement {
         return components
     }
 
-    /// Moves the finished file at `partial` into `directory` under the path made from `raw`.
+    /// Moves the finished file at `partial` into the receive directory under the path made from `raw`.
     ///
     /// - Parameters:
     ///   - partial: the complete, checked file; once this returns, it has its new name only (when it
     ///     throws, it keeps its own, for the caller to remove).
     ///   - raw: the name as sent.
-    ///   - directory: the receive directory.
+    ///   - directory: the receive directory's path (a receiver has it at hand: asking a URL for it again
+    ///     costs more than a small file's system calls).
     /// - Returns: the file's final URL.
     /// - Throws: ``Refusal`` for a path too deep or too long, or when no free name is left;
     ///   `SystemCallError` when the file system fails.
-    static func place(_ partial: String, named raw: [UInt8], in directory: URL) throws -> URL {
-        try place(partial, named: raw, inDirectoryAt: directory.path)
-    }
-
-    /// ``place(_:named:in:)`` for a directory given by its path (a receiver has it at hand: asking a
-    /// URL for it again costs more than a small file's system calls).
     static func place(_ partial: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
         let components = try components(of: raw)
         // The names used, joined once at the end: a URL appended to a component at a time costs more

@@ -67,7 +67,7 @@ struct ResourcePlacementTests {
             let partial = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
             try Data(content.utf8).write(to: URL(fileURLWithPath: partial))
             defer { try? FileManager.default.removeItem(atPath: partial) }
-            let url = try ResourcePlacement.place(partial, named: name, in: directory)
+            let url = try ResourcePlacement.place(partial, named: name, inDirectoryAt: directory.path)
             #expect(!FileManager.default.fileExists(atPath: partial), "the partial name went with the move")
             #expect(try String(contentsOf: url, encoding: .utf8) == content)
             return url
