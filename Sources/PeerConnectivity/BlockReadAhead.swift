@@ -2,7 +2,6 @@ import NIOCore
 import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
-import SystemPackage
 
 /// Reads and hashes a resource's blocks ahead of the sender, on NIO's thread pool: up to
 /// ``ResourceSender/readAhead`` blocks at once, handed out in order. The hashing runs on the pool's
@@ -10,7 +9,7 @@ import SystemPackage
 struct BlockReadAhead {
     private var remaining: ArraySlice<Int>
     private var pending: [(Int, Task<([ByteBuffer], [UInt8]), any Error>)] = []
-    private let descriptor: SystemPackage.FileDescriptor
+    private let source: any ResourceSource
     private let layout: ResourceLayout
     private let allocator: ByteBufferAllocator
     private let statistics: ResourceChannel
@@ -20,7 +19,7 @@ struct BlockReadAhead {
 
     init(
         blocks: [Int],
-        descriptor: SystemPackage.FileDescriptor,
+        source: any ResourceSource,
         layout: ResourceLayout,
         allocator: ByteBufferAllocator,
         statistics: ResourceChannel,
@@ -30,7 +29,7 @@ struct BlockReadAhead {
         self.channel = channel
         self.makeBuffer = makeBuffer
         self.remaining = blocks[...]
-        self.descriptor = descriptor
+        self.source = source
         self.layout = layout
         self.allocator = allocator
         self.statistics = statistics
@@ -42,19 +41,15 @@ struct BlockReadAhead {
     mutating func next() async throws -> (index: Int, frames: [ByteBuffer], digest: [UInt8])? {
         try Task.checkCancellation()
         while pending.count < ResourceSender.readAhead, let index = remaining.popFirst() {
-            let (descriptor, layout, allocator, statistics, channel, makeBuffer) = (
-                self.descriptor, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer
+            let (source, layout, allocator, statistics, channel, makeBuffer) = (
+                self.source, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer
             )
             let task = Task { () async throws -> ([ByteBuffer], [UInt8]) in
                 try await NIOThreadPool.singleton.runIfActive {
                     guard let channel else {
                         let start = ContinuousClock.now
-                        let block = try ResourceFileIO.read(
-                            descriptor,
-                            at: layout.offset(of: index),
-                            length: layout.length(of: index),
-                            allocator: allocator
-                        )
+                        var block = allocator.buffer(capacity: layout.length(of: index))
+                        try source.read(at: layout.offset(of: index), length: layout.length(of: index), into: &block)
                         let read = ContinuousClock.now
                         let digest = ResourceFileIO.blockDigest(block)
                         statistics.count {
@@ -66,7 +61,7 @@ struct BlockReadAhead {
                     return try Self.readFrames(
                         of: index,
                         layout: layout,
-                        descriptor: descriptor,
+                        source: source,
                         channel: channel,
                         makeBuffer: makeBuffer,
                         statistics: statistics
@@ -86,7 +81,7 @@ struct BlockReadAhead {
     private static func readFrames(
         of index: Int,
         layout: ResourceLayout,
-        descriptor: SystemPackage.FileDescriptor,
+        source: any ResourceSource,
         channel: UInt32,
         makeBuffer: (Int) -> ByteBuffer,
         statistics: ResourceChannel
@@ -102,12 +97,7 @@ struct BlockReadAhead {
             var frame = makeBuffer(FrameEncoder.chunkHeaderLength + payload)
             FrameEncoder.writeChunkHeader(channel: channel, payloadLength: payload, into: &frame)
             let start = ContinuousClock.now
-            try ResourceFileIO.read(
-                descriptor,
-                at: layout.offset(of: index) + UInt64(done),
-                length: payload,
-                into: &frame
-            )
+            try source.read(at: layout.offset(of: index) + UInt64(done), length: payload, into: &frame)
             let read = ContinuousClock.now
             frame.withUnsafeReadableBytes { bytes in
                 hasher.update(UnsafeRawBufferPointer(rebasing: bytes[FrameEncoder.chunkHeaderLength...]))
@@ -124,7 +114,7 @@ struct BlockReadAhead {
         return (frames, hasher.finalize())
     }
 
-    /// Stops reading ahead, and waits for the reads under way, so that the file can be closed.
+    /// Stops reading ahead, and waits for the reads under way, so that the source can be closed.
     mutating func stop() async {
         remaining = []
         for (_, task) in pending { _ = try? await task.value }

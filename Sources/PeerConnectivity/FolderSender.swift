@@ -1,7 +1,6 @@
 import Foundation
 import PeerConnectivityCore
 import PeerConnectivityTransport
-import SystemPackage
 
 /// Sends the files of a folder, each as a resource named by its path, several at once: a file starts
 /// as soon as one of the ``filesInFlight`` before it ends (fewer when they are large: ``blocksInFlight``),
@@ -113,49 +112,16 @@ struct FolderSender: Sendable {
 
     /// Starts one file's transfer.
     private func start(_ file: FolderTree.File, isFirstTry: Bool) throws -> ResourceTransfer {
-        let transfer = try session.sendResource(withName: file.name, toPeer: peer) { try open(file) }
+        let transfer = try session.sendResource(withName: file.name, toPeer: peer) {
+            let (descriptor, size) = try FolderTree.open(file, in: root, peer: peer, name: file.name)
+            return (FileResourceSource(descriptor: descriptor), size)
+        }
         let size = transfer.progress.totalUnitCount
         if isFirstTry, size != Int64(clamping: file.size) {
             // The file changed length since it was listed.
             progress.totalUnitCount += size - Int64(clamping: file.size)
         }
         return transfer
-    }
-
-    /// Opens a file of the folder for reading, through no symbolic link, and only if it is still a
-    /// regular file: its whole path below the folder in one step where the system can, else each
-    /// directory on it relative to the one before (which also says what is in the way).
-    private func open(_ file: FolderTree.File) throws -> (SystemPackage.FileDescriptor, UInt64) {
-        var directory = root
-        defer { if directory != root { Platform.close(directory) } }
-        do {
-            let descriptor: Int32
-            if let opened = Platform.openBeneath(file.components, in: root, isDirectory: false) {
-                descriptor = opened
-            } else {
-                for component in file.components.dropLast() {
-                    let inner = try Platform.openDirectory(component, in: directory)
-                    if directory != root { Platform.close(directory) }
-                    directory = inner
-                }
-                descriptor = try Platform.openFileForReading(file.components[file.components.count - 1], in: directory)
-            }
-            let kind: Platform.EntryKind
-            do {
-                kind = try Platform.entryKind(of: descriptor)
-            } catch {
-                Platform.close(descriptor)
-                throw error
-            }
-            guard case .regular(let size) = kind else {
-                Platform.close(descriptor)
-                throw TransferError.failed(peer: peer, name: file.name, detail: "no longer a regular file")
-            }
-            return (SystemPackage.FileDescriptor(rawValue: descriptor), size)
-        } catch let error as SystemCallError {
-            let detail = error.isNotDirectory ? "a symbolic link took the place of a file or folder" : "\(error)"
-            throw TransferError.failed(peer: peer, name: file.name, detail: detail)
-        }
     }
 
     /// Whether `error` is the receiver's refusal for having as many resources arriving as it takes.

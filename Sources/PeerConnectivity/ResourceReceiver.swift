@@ -20,7 +20,7 @@ import SystemPackage
 /// `onFinish` is called exactly once. A transfer that fails with blocks checked (the connection
 /// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
 /// one cancelled, or whose root does not match, keeps nothing.
-final class ResourceReceiver: InboundTransfer, Sendable {
+final class ResourceReceiver: IncomingResource, Sendable {
     private struct State {
         var descriptor: SystemPackage.FileDescriptor?
         var partialPath: String?

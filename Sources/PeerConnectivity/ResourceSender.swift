@@ -24,8 +24,11 @@ struct ResourceSender: Sendable {
     /// How many times a resource goes on over a resumed link (reconnection) before the drop fails it.
     static let maximumResumes = 16
 
-    let descriptor: SystemPackage.FileDescriptor
+    let source: any ResourceSource
     let size: UInt64
+    /// A resource, or a folder sent as one (which is neither resumed nor opened again: the receiver
+    /// keeps no part of a folder stream).
+    let kind: ChannelKind
     /// The connection and channel being written on now: new ones after a block mismatch or a drop.
     let channel: ResourceChannel
     let progress: Progress
@@ -35,9 +38,11 @@ struct ResourceSender: Sendable {
     /// throws when it does not (reconnection off, or the window ended).
     let resumedConnection: @Sendable (Connection) async throws -> Connection
 
-    /// Runs the transfer to its end; closes the file whatever happens.
+    /// Runs the transfer to its end; closes the source whatever happens.
     func run() async throws {
-        defer { try? descriptor.close() }
+        defer { source.close() }
+        let maximumAttempts = kind == .resource ? Self.maximumAttempts : 1
+        let maximumResumes = kind == .resource ? Self.maximumResumes : 0
         let layout = ResourceLayout(size: size)
         var digests = [[UInt8]?](repeating: nil, count: layout.blockCount)
         var attempts = 1
@@ -48,14 +53,14 @@ struct ResourceSender: Sendable {
                 try await send(on: number, of: connection, layout: layout, digests: &digests)
                 return
             } catch let error as ChannelClosedError
-                where error.cause == .reset(.blockMismatch, byPeer: true) && attempts < Self.maximumAttempts
+                where error.cause == .reset(.blockMismatch, byPeer: true) && attempts < maximumAttempts
             {
                 // The peer kept the blocks it checked; open again and send the others.
                 connection.resetChannel(number, .failed)
                 attempts += 1
                 try reopen(on: connection)
             } catch let closed as ChannelClosedError
-                where Self.isConnectionLoss(closed) && resumes < Self.maximumResumes
+                where Self.isConnectionLoss(closed) && resumes < maximumResumes
             {
                 connection.resetChannel(number, .failed)
                 let resumed: Connection
@@ -83,7 +88,7 @@ struct ResourceSender: Sendable {
     private func reopen(on connection: Connection) throws {
         channel.count { $0.reopenings += 1 }
         do {
-            let number = try connection.openChannel(kind: .resource, size: size, name: Array(name.utf8))
+            let number = try connection.openChannel(kind: kind, size: size, name: Array(name.utf8))
             channel.current = (connection, number)
         } catch let closed as ConnectionClosedError {
             throw TransferError.connectionClosed(closed.reason, peer: peer, name: name)
@@ -128,7 +133,7 @@ struct ResourceSender: Sendable {
         let sendBuffers = connection.sendBuffers
         var reader = BlockReadAhead(
             blocks: toSend,
-            descriptor: descriptor,
+            source: source,
             layout: layout,
             allocator: connection.allocator,
             statistics: channel,
@@ -172,7 +177,7 @@ struct ResourceSender: Sendable {
         let missing = blocks.filter { digests[$0] == nil }
         var reader = BlockReadAhead(
             blocks: missing,
-            descriptor: descriptor,
+            source: source,
             layout: layout,
             allocator: allocator,
             statistics: channel

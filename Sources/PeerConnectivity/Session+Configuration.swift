@@ -54,6 +54,14 @@ extension Session {
         /// How many resources may arrive at once (each holds a file open); more are refused, and their
         /// senders may try again. All sessions of a process hold at most a quarter of its descriptor limit.
         public var maximumIncomingResources = 16
+        /// Whether a folder (``Session/sendResource(at:withName:toPeer:)`` of a directory) is sent as one
+        /// resource, its files one after the other on one channel, to a peer that reads that (every peer
+        /// of this version). Off, or to an older peer, each file is a resource of its own, and the
+        /// receiver sees one pair of events per file.
+        public var sendsFoldersWhole = true
+        /// The most files a folder received whole may hold; a folder stream with more ends with a failure
+        /// at the first file over.
+        public var maximumFolderEntries = 1_000_000
         /// Whether the session keeps itself a full mesh, as MPC: a peer accepted into a session that
         /// holds others is connected to every member automatically (each session listens on a TCP port
         /// of its own for that). Off, the session holds only the peers it invited or accepted.

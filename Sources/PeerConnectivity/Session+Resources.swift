@@ -45,23 +45,28 @@ extension Session {
     ///   32 components or longer than 1,024 bytes (its name included).
     public func sendResource(at url: URL, withName name: String, toPeer peer: PeerID) throws -> ResourceTransfer {
         if FolderTree.isDirectory(url) { return try sendFolder(at: url, withName: name, toPeer: peer) }
-        return try sendResource(withName: name, toPeer: peer) { try Self.openFile(url, peer: peer, name: name) }
+        return try sendResource(withName: name, toPeer: peer) {
+            let (descriptor, size) = try Self.openFile(url, peer: peer, name: name)
+            return (FileResourceSource(descriptor: descriptor), size)
+        }
     }
 
-    /// Sends the file `open` opens (it returns the descriptor, which the transfer closes, and the length).
+    /// Sends what `open` opens (it returns the source, which the transfer closes, and its length): a
+    /// file, or with `kind` ``ChannelKind/folder`` a folder stream.
     func sendResource(
         withName name: String,
         toPeer peer: PeerID,
-        open: () throws -> (SystemPackage.FileDescriptor, UInt64)
+        kind: ChannelKind = .resource,
+        open: () throws -> (any ResourceSource, UInt64)
     ) throws -> ResourceTransfer {
         let nameBytes = Array(name.utf8)
         guard (1...WireProtocol.maximumChannelNameLength).contains(nameBytes.count) else {
             throw TransferError.nameTooLong(peer: peer, name: name)
         }
         let connection = try core.connection(to: peer)
-        let (descriptor, size) = try open()
+        let (source, size) = try open()
         guard ResourceLayout(size: size).fitsProtocol else {
-            try? descriptor.close()
+            source.close()
             let detail = "\(size) bytes; a resource has at most \(WireProtocol.maximumResourceBlocks) blocks of 1 MiB"
             throw TransferError.failed(peer: peer, name: name, detail: detail)
         }
@@ -69,18 +74,19 @@ extension Session {
         do {
             channel = ResourceChannel(
                 connection,
-                try connection.openChannel(kind: .resource, size: size, name: nameBytes),
+                try connection.openChannel(kind: kind, size: size, name: nameBytes),
                 blocks: ResourceLayout(size: size).blockCount
             )
         } catch let error as ConnectionClosedError {
-            try? descriptor.close()
+            source.close()
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         let progress = Progress(totalUnitCount: Int64(clamping: size))
         let core = self.core
         let sender = ResourceSender(
-            descriptor: descriptor,
+            source: source,
             size: size,
+            kind: kind,
             channel: channel,
             progress: progress,
             name: name,

@@ -72,6 +72,7 @@ extension SessionCore {
         let ours = withPeers { table -> [CheckedContinuation<Void, any Error>]? in
             guard let waiters = table.established(peer, on: connection) else { return nil }
             table[peer]?.peerAccepts = connection.peerMaximumMessageLength
+            table[peer]?.peerReadsFolders = connection.peerReadsFolders
             if configuration.reconnection != nil {
                 // Before the peer shows connected, so it is the first frame after the handshake.
                 let link = PeerTable.Link()

@@ -62,29 +62,38 @@ extension SessionCore {
             )
             transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
             events.yield(.streamReceived(IncomingStream(receiver: receiver)))
-        case .resource:
-            if let (code, why) = refusal(of: open) {
-                connectionConfiguration.warnings.warn(
-                    "refused resource \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(why)",
-                    to: configuration.logger
-                )
-                connection.resetInboundChannel(open.channel, code)
-                return
-            }
+        case .resource, .folder:
+            guard admits(open, named: name, from: peer, on: connection) else { return }
             let key = TransferKey(connection, open.channel)
-            let receiver = ResourceReceiver(
-                open: open,
-                peer: peer,
-                connection: connection,
-                directory: configuration.resourceDirectory,
-                // Two blocks at least: a block's credit comes back once it is whole and hashed.
-                window: max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength),
-                limits: PartialResourceStore.Limits(
-                    lifetime: configuration.partialResourceLifetime.inSeconds,
-                    maximumBytes: configuration.maximumPartialResourceBytes
-                )
-            ) { [weak self] result in
+            let finish: @Sendable (Result<URL, TransferError>) -> Void = { [weak self] result in
                 self?.resourceFinished(key, name: name, from: peer, result: result)
+            }
+            // Two blocks at least: a block's credit comes back once it is whole and hashed.
+            let window = max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength)
+            let receiver: any IncomingResource
+            if open.kind == .folder {
+                receiver = FolderReceiver(
+                    open: open,
+                    peer: peer,
+                    connection: connection,
+                    directory: configuration.resourceDirectory,
+                    window: window,
+                    maximumEntries: configuration.maximumFolderEntries,
+                    onFinish: finish
+                )
+            } else {
+                receiver = ResourceReceiver(
+                    open: open,
+                    peer: peer,
+                    connection: connection,
+                    directory: configuration.resourceDirectory,
+                    window: window,
+                    limits: PartialResourceStore.Limits(
+                        lifetime: configuration.partialResourceLifetime.inSeconds,
+                        maximumBytes: configuration.maximumPartialResourceBytes
+                    ),
+                    onFinish: finish
+                )
             }
             transfers.withLock { $0[key] = receiver }
             resourcesInFlight.started(
@@ -94,6 +103,17 @@ extension SessionCore {
             events.yield(.startedReceivingResource(name: name, from: peer, progress: receiver.progress))
             receiver.start()
         }
+    }
+
+    /// Whether a resource or folder offered by a peer is taken; if not, it is refused (RESET) with a warning.
+    private func admits(_ open: Frame.Open, named name: String, from peer: PeerID, on connection: Connection) -> Bool {
+        guard let (code, why) = refusal(of: open) else { return true }
+        connectionConfiguration.warnings.warn(
+            "refused \(open.kind) \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(why)",
+            to: configuration.logger
+        )
+        connection.resetInboundChannel(open.channel, code)
+        return false
     }
 
     /// Why a resource offered by a peer is refused before anything is written, if it is: larger than

@@ -141,6 +141,11 @@ final class SessionCore: ConnectionEventHandler, Sendable {
         }
     }
 
+    /// Whether `peer` reads folder channels, as its first connection's handshake said.
+    func peerReadsFolders(_ peer: PeerID) -> Bool {
+        peers.withLock { $0[peer]?.peerReadsFolders ?? false }
+    }
+
     /// The connections to connected peers, under one lock: none is returned unless every target is
     /// connected and takes a message of `size` bytes.
     func connections(to targets: [PeerID], carrying size: Int = 0) throws(SessionError) -> [Connection] {

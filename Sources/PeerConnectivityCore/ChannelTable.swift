@@ -17,6 +17,9 @@ import NIOCore
 /// and an END in the middle of a block break the protocol. The blocks may come in any order, and
 /// not all of them: those the receiver said it holds (HAVE) are not sent again.
 ///
+/// A folder channel (``ChannelKind/folder``) follows the same rules as a resource: its blocks cut the
+/// folder stream, not a file.
+///
 /// A message channel (``ChannelKind/message``) announces its size at OPEN: one larger than
 /// ``maximumMessageLength`` is refused there (RESET, too large), and bytes past the size or an END
 /// before it break the protocol, so that the receiver never holds more than the size it accepted.
@@ -138,11 +141,11 @@ package struct ChannelTable {
                 }
                 entry.remaining = open.size
             }
-            if open.kind == .resource {
+            if open.kind.hasBlocks {
                 let layout = ResourceLayout(size: open.size)
                 guard layout.fitsProtocol else {
                     let reason =
-                        "a resource of \(open.size) bytes; at most \(WireProtocol.maximumResourceBlocks) blocks"
+                        "a \(open.kind) of \(open.size) bytes; at most \(WireProtocol.maximumResourceBlocks) blocks"
                     return .refuse(channel: open.channel, .tooLarge, reason: reason)
                 }
                 entry.layout = layout
@@ -190,7 +193,7 @@ package struct ChannelTable {
         case .end(let channel, let digest):
             guard isPeers(channel) else { return wrongSide(.end, channel) }
             guard let entry = inbound.removeValue(forKey: channel) else { return lateOrUnknown(.end, channel) }
-            if (entry.kind == .resource) != (digest != nil) {
+            if entry.kind.hasBlocks != (digest != nil) {
                 return .violation(.malformed(.end, "a \(entry.kind)'s END has \(digest == nil ? "no" : "a") digest"))
             }
             if let remaining = entry.remaining, remaining > 0 {

@@ -13,21 +13,29 @@ package struct HandshakeFields: Sendable, Hashable {
         /// The largest reliable message the sender accepts on this connection, in bytes (UInt32).
         /// Required in INVITE and ACCEPT.
         case maximumMessageLength = 1
+        /// The sender reads folder channels (``ChannelKind/folder``); no value. A side that does not
+        /// say so is sent a folder one resource per file.
+        case readsFolders = 2
     }
 
     /// The largest reliable message the sender accepts, when it says.
     package var maximumMessageLength: UInt32?
+    /// Whether the sender reads folder channels.
+    package var readsFolders: Bool
 
     /// The fields; none by default.
-    package init(maximumMessageLength: UInt32? = nil) {
+    package init(maximumMessageLength: UInt32? = nil, readsFolders: Bool = false) {
         self.maximumMessageLength = maximumMessageLength
+        self.readsFolders = readsFolders
     }
 
-    /// The fields of a side that accepts messages of up to `maximumMessageLength` bytes.
+    /// The fields of a side of this version that accepts messages of up to `maximumMessageLength` bytes
+    /// (and reads folder channels).
     ///
     /// - Parameter maximumMessageLength: the limit; above 4 GiB - 1 it is announced as that.
     package init(acceptingMessagesUpTo maximumMessageLength: Int) {
         self.maximumMessageLength = UInt32(clamping: maximumMessageLength)
+        self.readsFolders = true
     }
 
     /// The most bytes a field list may take, count included: fields of later versions fit in it, and a
@@ -39,16 +47,20 @@ package struct HandshakeFields: Sendable, Hashable {
 
     /// The bytes these fields take on the wire.
     package var encodedLength: Int {
-        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4)
+        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4) + (readsFolders ? 1 + 2 : 0)
     }
 
     /// Appends the fields to `buffer`.
     package func encode(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(maximumMessageLength == nil ? 0 : 1))
+        buffer.writeInteger(UInt8((maximumMessageLength == nil ? 0 : 1) + (readsFolders ? 1 : 0)))
         if let maximumMessageLength {
             buffer.writeInteger(FieldType.maximumMessageLength.rawValue)
             buffer.writeInteger(UInt16(4))
             buffer.writeInteger(maximumMessageLength)
+        }
+        if readsFolders {
+            buffer.writeInteger(FieldType.readsFolders.rawValue)
+            buffer.writeInteger(UInt16(0))
         }
     }
 
@@ -79,6 +91,10 @@ package struct HandshakeFields: Sendable, Hashable {
                     throw .malformed(type, "the maximum message length is \(length) bytes, not 4")
                 }
                 fields.maximumMessageLength = limit
+            case .readsFolders:
+                guard !fields.readsFolders else { throw .malformed(type, "the folder capability appears twice") }
+                guard length == 0 else { throw .malformed(type, "the folder capability has \(length) bytes, not 0") }
+                fields.readsFolders = true
             case nil:
                 break  // a field of a later version
             }

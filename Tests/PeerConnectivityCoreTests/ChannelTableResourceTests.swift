@@ -83,6 +83,28 @@ struct ChannelTableResourceTests {
         #expect(empty.frameReceived(.end(channel: 1, digest: root)) == .ended(channel: 1, digest: root))
     }
 
+    @Test("a folder channel has a resource's blocks: BLOCK then its bytes, END only with a root, none past its size")
+    func folderChannel() {
+        var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+        let open = Self.open(1, .folder)
+        #expect(table.frameReceived(.open(open)) == .opened(open))
+        _ = table.grant(4 * Self.mebibyte, on: 1)
+        #expect(Self.violationDetail(table.frameReceived(.chunk(channel: 1, F.pattern(count: 10)))) != nil)
+        #expect(table.frameReceived(.block(channel: 1, index: 0, digest: Self.digest(0))) != .none)
+        #expect(Self.sendChunks(Self.mebibyte, on: 1, into: &table))
+        #expect(
+            Self.violationDetail(table.frameReceived(.block(channel: 1, index: 3, digest: Self.digest(3))))
+                == "malformed BLOCK frame: block 3 of a resource of 3 blocks"
+        )
+        #expect(
+            Self.violationDetail(table.frameReceived(.end(channel: 1, digest: nil)))
+                == "malformed END frame: a folder's END has no digest"
+        )
+        let tooLarge = Self.open(3, .folder, size: UInt64.max)
+        let reason = "a folder of \(UInt64.max) bytes; at most \(WireProtocol.maximumResourceBlocks) blocks"
+        #expect(table.frameReceived(.open(tooLarge)) == .refuse(channel: 3, .tooLarge, reason: reason))
+    }
+
     @Test("BLOCK only on a resource channel: on a stream or a message it breaks the protocol")
     func blockOnlyOnResources() {
         for kind in [ChannelKind.stream, .message] {

@@ -83,8 +83,13 @@ struct FrameCodecTests {
         func bytes(_ frame: Frame) -> [UInt8] {
             Array(FrameEncoder.buffer(for: frame).readableBytesView)
         }
-        // ACCEPT: one field, the largest message (type 1, length 4, 16 MiB).
-        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 9, 0x03, 1, 1, 0, 4, 1, 0, 0, 0])
+        // ACCEPT: two fields, the largest message (type 1, length 4, 16 MiB) and reads folders (type 2, length 0).
+        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 12, 0x03, 2, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0])
+        #expect(
+            bytes(.accept(HandshakeFields(maximumMessageLength: 1 << 24))) == [
+                0, 0, 0, 9, 0x03, 1, 1, 0, 4, 1, 0, 0, 0,
+            ]
+        )
         #expect(bytes(.accept(HandshakeFields())) == [0, 0, 0, 2, 0x03, 0])
         #expect(bytes(.keepalive) == [0, 0, 0, 1, 0x11])
         #expect(bytes(.decline(.declined)) == [0, 0, 0, 2, 0x04, 3])
@@ -101,7 +106,7 @@ struct FrameCodecTests {
                     )
                 )
             )
-                == [0, 0, 0, 14, 0x02, 1, 2, 3, 4, 1, 1, 0, 4, 1, 0, 0, 0, 9]
+                == [0, 0, 0, 17, 0x02, 1, 2, 3, 4, 2, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 9]
         )
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()

@@ -64,6 +64,20 @@ struct HandshakeFieldsTests {
         #expect(HandshakeFields(acceptingMessagesUpTo: 1 << 40).maximumMessageLength == .max)
     }
 
+    @Test("the folder capability: no value, once at most; this version says it; an older peer's fields lack it")
+    func folderCapability() throws {
+        let both = try Self.parse([2] + F.messageLengthField(5_000).dropFirst() + [2, 0, 0])
+        #expect(both == HandshakeFields(maximumMessageLength: 5_000, readsFolders: true))
+        #expect(try Self.parse(F.messageLengthField(5_000)).readsFolders == false, "a version-5 peer's ACCEPT")
+        #expect(HandshakeFields.defaultLimits.readsFolders)
+        #expect(throws: ProtocolError.malformed(.accept, "the folder capability has 1 bytes, not 0")) {
+            try Self.parse([1, 2, 0, 1, 9])
+        }
+        #expect(throws: ProtocolError.malformed(.accept, "the folder capability appears twice")) {
+            try Self.parse([2, 2, 0, 0, 2, 0, 0])
+        }
+    }
+
     @Test("each side learns the other's limit: the invitee from INVITE, the inviter from ACCEPT")
     func machinesLearnTheLimits() {
         var invitee = makeInvitee()
@@ -81,14 +95,16 @@ struct HandshakeFieldsTests {
             livenessTimeout: livenessTimeout,
             maximumMessageLength: 9_000_000
         )
-        let accept = Frame.accept(HandshakeFields(maximumMessageLength: 9_000_000))
+        let accept = Frame.accept(HandshakeFields(acceptingMessagesUpTo: 9_000_000))
         #expect(accepted == .establish(F.bob, sending: accept, finishingHandshake: false))
         #expect(invitee.peerMaximumMessageLength == 70_000)
+        #expect(!invitee.peerReadsFolders, "the INVITE did not say it reads folders")
 
         var inviter = makeInviter()
         _ = inviter.channelActive()
         _ = inviter.frameReceived(helloFromBob)
         _ = inviter.frameReceived(accept)
         #expect(inviter.peerMaximumMessageLength == 9_000_000)
+        #expect(inviter.peerReadsFolders, "the ACCEPT said it reads folders")
     }
 }

@@ -10,13 +10,22 @@ struct FolderTests {
     private func pair(
         receiveInto scratch: ScratchDirectory,
         window: Int? = nil,
-        atOnce: Int? = nil
+        atOnce: Int? = nil,
+        whole: Bool = true
     ) async throws -> SessionPair {
         var configuration = Session.Configuration.default
         configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
         if let window { configuration.resourceWindow = window }
         if let atOnce { configuration.maximumIncomingResources = atOnce }
-        return try await SessionPair.connect(host: configuration)
+        var client = Session.Configuration.default
+        client.sendsFoldersWhole = whole
+        return try await SessionPair.connect(host: configuration, client: client)
+    }
+
+    /// The length of the folder stream of `files` sent as `name`: each file's bytes and its header (10
+    /// bytes and its path).
+    private func streamLength(_ files: [String: Data]) -> Int64 {
+        Int64(files.reduce(0) { $0 + 10 + $1.key.utf8.count + $1.value.count })
     }
 
     /// Writes `files` (relative path: content) below `root`, making the folders.
@@ -44,18 +53,48 @@ struct FolderTests {
         return found
     }
 
-    @Test("a folder with nested subfolders arrives byte for byte, with progress over the whole tree")
-    func nestedTree() async throws {
-        let scratch = try ScratchDirectory("folder")
-        defer { scratch.remove() }
-        let pair = try await pair(receiveInto: scratch)
-        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+    /// A tree of nested folders, an empty file, a large file and non-ASCII names.
+    private func nestedTree() -> [String: Data] {
         var tree: [String: Data] = ["top.txt": Data("top".utf8), "empty": Data()]
         for index in 0..<40 {
             tree["a/b\(index % 3)/c/file-\(index).bin"] = pattern(count: 1000 * index + 1, seed: UInt64(index))
         }
         tree["a/large.bin"] = pattern(count: 3 << 20, seed: 99)
         tree["日本/名前.txt"] = Data("unicode".utf8)
+        return tree
+    }
+
+    @Test("a folder with nested subfolders arrives whole, byte for byte: one resource, with progress over the tree")
+    func nestedTreeWhole() async throws {
+        let scratch = try ScratchDirectory("folder")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let tree = nestedTree()
+        try write(tree, in: source)
+
+        let transfer = try pair.client.sendResource(at: source, withName: "album", toPeer: pair.host.peer)
+        #expect(transfer.progress.totalUnitCount == streamLength(tree))
+        try await transfer.wait()
+        #expect(transfer.progress.completedUnitCount == streamLength(tree))
+
+        let finished = try await pair.hostLog.waitForResources(1)
+        let received = scratch.url.appendingPathComponent("received/album", isDirectory: true)
+        #expect(finished.map(\.name) == ["album"])
+        #expect(try finished[0].result.get().path == received.path)
+        #expect(pair.hostLog.startedResources.map(\.progress.completedUnitCount) == [streamLength(tree)])
+        #expect(try files(in: received) == tree)
+        #expect(try scratch.contents("received") == ["album"], "no partial file is left")
+        #expect(transfer.statistics.blocks == 4, "3 MiB of one file and the rest: 4 blocks of the stream")
+    }
+
+    @Test("to a receiver that takes it, or with whole folders off, each file is a resource of its own")
+    func nestedTreePerFile() async throws {
+        let scratch = try ScratchDirectory("folder-per-file")
+        defer { scratch.remove() }
+        let pair = try await pair(receiveInto: scratch, whole: false)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        let tree = nestedTree()
         try write(tree, in: source)
         let total = tree.values.reduce(0) { $0 + $1.count }
 
@@ -75,7 +114,7 @@ struct FolderTests {
         }
     }
 
-    @Test("a folder of 1,000 small files arrives whole; its progress ends at the sum of their lengths")
+    @Test("a folder of 1,000 small files arrives whole; its progress ends at its stream's length")
     func manySmallFiles() async throws {
         let scratch = try ScratchDirectory("folder-many")
         defer { scratch.remove() }
@@ -90,8 +129,9 @@ struct FolderTests {
         let total = tree.values.reduce(0) { $0 + $1.count }
         let transfer = try pair.client.sendResource(at: source, withName: "many", toPeer: pair.host.peer)
         try await transfer.wait()
-        #expect(transfer.progress.completedUnitCount == Int64(total))
-        #expect(try await pair.hostLog.waitForResources(tree.count).allSatisfy { (try? $0.result.get()) != nil })
+        #expect(transfer.progress.completedUnitCount == streamLength(tree))
+        #expect(streamLength(tree) > Int64(total))
+        #expect(try await pair.hostLog.waitForResources(1).allSatisfy { (try? $0.result.get()) != nil })
         #expect(try files(in: scratch.url.appendingPathComponent("received/many")) == tree)
     }
 
@@ -99,7 +139,7 @@ struct FolderTests {
     func busyReceiver() async throws {
         let scratch = try ScratchDirectory("folder-busy")
         defer { scratch.remove() }
-        let pair = try await pair(receiveInto: scratch, atOnce: 3)
+        let pair = try await pair(receiveInto: scratch, atOnce: 3, whole: false)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         var tree = Dictionary(
             uniqueKeysWithValues: (0..<60).map { ("small/f\($0)", pattern(count: 1 + 97 * $0, seed: UInt64($0))) }
@@ -136,9 +176,12 @@ struct FolderTests {
 
         let transfer = try pair.client.sendResource(at: source, withName: "docs", toPeer: pair.host.peer)
         try await transfer.wait()
-        _ = try await pair.hostLog.waitForResources(2)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(pair.hostLog.startedResources.count == 2, "only the two regular files were offered")
+        _ = try await pair.hostLog.waitForResources(1)
+        #expect(
+            transfer.progress.totalUnitCount
+                == streamLength(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)]),
+            "only the two regular files were sent"
+        )
         let received = try files(in: scratch.url.appendingPathComponent("received/docs"))
         #expect(received == ["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)])
         #expect(!received.values.contains(secret))
@@ -162,12 +205,10 @@ struct FolderTests {
         try write(tree, in: source)
 
         try await pair.client.sendResource(at: source, withName: "photos", toPeer: pair.host.peer).wait()
-        let finished = try await pair.hostLog.waitForResources(2)
+        let finished = try await pair.hostLog.waitForResources(1)
         #expect(try outside.contents().isEmpty, "nothing was written through the link")
         #expect(try files(in: received.appendingPathComponent("photos (2)")) == tree)
-        for (_, result) in finished {
-            #expect(try result.get().path.hasPrefix(received.path + "/photos (2)/"))
-        }
+        #expect(try finished[0].result.get().path == received.path + "/photos (2)")
     }
 
     @Test("hostile paths from a hand-written peer land inside the receive directory; nothing is written outside")
@@ -212,6 +253,68 @@ struct FolderTests {
         #expect(try scratch.contents() == ["received"], "nothing beside the receive directory")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/\(escape)"))
         #expect(try files(in: directory).count == names.count - 1)
+    }
+
+    @Test("hostile paths in a folder stream from a hand-written peer land inside the folder; a path too deep ends it")
+    func hostileFolderStream() async throws {
+        let scratch = try ScratchDirectory("folder-stream-hostile")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceDirectory = directory
+        let joined = try await RawJoinedSession("folder-stream-target", configuration: configuration)
+        let escape = "pc-escape-\(UUID().uuidString)"
+        let paths = [
+            "../../\(escape)", "a/../../../../../tmp/\(escape)", "/tmp/\(escape)", "x//y", "./.hidden/z",
+            "nul\u{0}/line\nbreak/w",
+        ]
+        let files = paths.enumerated().map { (Array($1.utf8), Array("content \($0)".utf8)) }
+        let stream = HandFrames.folderStream(files)
+        joined.socket.send(
+            HandFrames.openFolder(channel: 1, size: UInt64(stream.count), name: Array("drop".utf8))
+                + HandFrames.resource(channel: 1, stream)
+        )
+        let finished = try await joined.log.waitForResources(1)
+        #expect(try finished[0].result.get().path == directory.path + "/drop")
+        let placed = try self.files(in: directory)
+        #expect(placed.count == paths.count)
+        #expect(placed.keys.allSatisfy { $0.hasPrefix("drop/") }, "\(placed.keys.sorted())")
+        #expect(Set(placed.values) == Set(files.map { Data($0.1) }))
+        #expect(try scratch.contents() == ["received"], "nothing beside the receive directory")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/\(escape)"))
+
+        // A path of 40 components: refused when its entry starts, after the file before it is placed.
+        let deep = Array(Array(repeating: "d", count: 40).joined(separator: "/").utf8)
+        let second = HandFrames.folderStream([(Array("first.txt".utf8), [1, 2, 3]), (deep, [4])])
+        joined.socket.send(
+            HandFrames.openFolder(channel: 3, size: UInt64(second.count), name: Array("deep".utf8))
+                + HandFrames.resource(channel: 3, second)
+        )
+        let both = try await joined.log.waitForResources(2)
+        let error = #expect(throws: TransferError.self) { try both[1].result.get() }
+        #expect(error?.detail?.contains("components") == true, "\(String(describing: error))")
+        #expect(try self.files(in: directory.appendingPathComponent("deep")) == ["first.txt": Data([1, 2, 3])])
+        let left = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String]) ?? []
+        #expect(!left.contains { $0.contains(".partial-") }, "no partial file is left")
+    }
+
+    @Test("a folder block whose digest does not match ends the folder: none of its files is written")
+    func corruptedFolderBlock() async throws {
+        let scratch = try ScratchDirectory("folder-stream-corrupt")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        configuration.resourceDirectory = directory
+        let joined = try await RawJoinedSession("folder-corrupt-target", configuration: configuration)
+        let stream = HandFrames.folderStream([(Array("a.txt".utf8), Array("alpha".utf8))])
+        joined.socket.send(
+            HandFrames.openFolder(channel: 1, size: UInt64(stream.count), name: Array("bad".utf8))
+                + HandFrames.resource(channel: 1, stream, blockDigest: [UInt8](repeating: 7, count: 8))
+        )
+        let finished = try await joined.log.waitForResources(1)
+        let error = #expect(throws: TransferError.self) { try finished[0].result.get() }
+        #expect(error == TransferError.digestMismatch(peer: error?.peer, name: "bad"), "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("bad").path))
     }
 
     @Test("cancelling a folder's transfer cancels the files in flight and starts no more; no partial file is left")

@@ -32,6 +32,8 @@ struct SessionStateMachine<Connection: AnyObject, Waiter> {
         var link: Link?
         /// The largest message the peer accepts, as its first connection announced (kept across resumes).
         var peerAccepts: Int?
+        /// Whether the peer reads folder channels, as its first connection announced (kept across resumes).
+        var peerReadsFolders = false
     }
 
     /// A change of a peer's state, to report as ``SessionEvent/peerStateChanged(_:_:reason:)``.

@@ -118,6 +118,13 @@ package struct ConnectionStateMachine {
         return established.peerAccepts.map(Int.init)
     }
 
+    /// Whether the peer said (in its INVITE or ACCEPT) that it reads folder channels; `false` before the
+    /// connection is established, and on a connection that resumed a link.
+    package var peerReadsFolders: Bool {
+        guard case .established(let established) = state else { return false }
+        return established.peerReadsFolders
+    }
+
     /// Whether the handshake has completed and the connection is not closing.
     package var isEstablished: Bool {
         if case .established = state { return true }

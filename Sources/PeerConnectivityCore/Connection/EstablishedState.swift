@@ -17,11 +17,21 @@ struct EstablishedState {
     /// The largest message the peer accepts on this connection, from its INVITE or ACCEPT; `nil` on a
     /// connection that resumed a link (the link's first connection said it).
     let peerAccepts: UInt32?
+    /// Whether the peer's INVITE or ACCEPT said it reads folder channels; `false` on a connection that
+    /// resumed a link (the link's first connection said it).
+    let peerReadsFolders: Bool
 
     /// The state for a connection with `peer` that has just been established.
-    init(peer: PeerID, settings: ConnectionSettings, isInviter: Bool, peerAccepts: UInt32? = nil) {
+    init(
+        peer: PeerID,
+        settings: ConnectionSettings,
+        isInviter: Bool,
+        peerAccepts: UInt32? = nil,
+        peerReadsFolders: Bool = false
+    ) {
         self.peer = peer
         self.peerAccepts = peerAccepts
+        self.peerReadsFolders = peerReadsFolders
         self.channels = ChannelTable(localIsInviter: isInviter, maximumInboundChannels: settings.maximumInboundChannels)
         self.localParity = ChannelTable.firstLocalChannel(localIsInviter: isInviter) & 1
     }

@@ -97,6 +97,17 @@ package final class Connection: Sendable {
         return limit > 0 ? limit : nil
     }
 
+    /// Whether the peer said it reads folder channels (its INVITE or ACCEPT); `false` until the connection
+    /// is established, and on a connection that resumed a link. Set on the event loop before the
+    /// establishment is reported.
+    let peerFolders = Atomic<Bool>(false)
+
+    /// Whether the peer reads folder channels (``PeerConnectivityCore/ChannelKind/folder``), as its
+    /// handshake said; `false` on a connection that resumed a link (the link's first connection said it).
+    package var peerReadsFolders: Bool {
+        peerFolders.load(ordering: .acquiring)
+    }
+
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),
     /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
     package let sendBuffers = SendBufferPool()

@@ -168,6 +168,16 @@ enum HandFrames {
         frame(type: 0x20, body: bigEndian(channel) + [2] + bigEndian(size) + name)
     }
 
+    /// OPEN of a folder channel (kind 4) whose folder stream is `size` bytes.
+    static func openFolder(channel: UInt32, size: UInt64, name: [UInt8]) -> [UInt8] {
+        frame(type: 0x20, body: bigEndian(channel) + [4] + bigEndian(size) + name)
+    }
+
+    /// A folder stream: for each file, its path's length (UInt16), its length (UInt64), the path, the bytes.
+    static func folderStream(_ files: [(path: [UInt8], content: [UInt8])]) -> [UInt8] {
+        files.flatMap { bigEndian(UInt16($0.path.count)) + bigEndian(UInt64($0.content.count)) + $0.path + $0.content }
+    }
+
     static func chunk(channel: UInt32, _ bytes: [UInt8]) -> [UInt8] {
         frame(type: 0x21, body: bigEndian(channel) + bytes)
     }

@@ -1,0 +1,213 @@
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import SystemPackage
+
+/// Writes a folder received as one channel (``ChannelKind/folder``) into the receive directory: takes
+/// the folder stream's blocks in order, checks each block's digest once it is whole, and only then
+/// reads the entries in it (``FolderStreamParser``); writes each file to a hidden partial file and
+/// moves it to its place (``ResourcePlacement``) as its last byte is written. END's root digest is
+/// checked over all the blocks.
+///
+/// Nothing of a block is written before its digest holds; a file placed stays placed when a later block
+/// fails (the folder then ends with the failure). Called on one queue at a time (``FolderReceiver``).
+struct FolderWriter {
+    /// Why the folder ends early: the RESET code for the sender, and the error for this side.
+    struct Failure: Error {
+        let code: ChannelResetCode
+        let error: TransferError
+    }
+
+    /// The file being written.
+    private struct OpenFile {
+        let descriptor: SystemPackage.FileDescriptor
+        let partialPath: String
+        /// The name it is placed under: the folder's name, "/", its path.
+        let name: [UInt8]
+        var written: UInt64 = 0
+        var writeBehind = WriteBehind()
+    }
+
+    /// The block being received.
+    private struct Block {
+        let index: Int
+        let digest: [UInt8]
+        var remaining: Int
+        var buffers: [ByteBuffer] = []
+    }
+
+    let peer: PeerID
+    let name: String
+    private let rawName: [UInt8]
+    private let directoryPath: String
+    private let layout: ResourceLayout
+    private var parser: FolderStreamParser
+    private var block: Block?
+    private var digests: [[UInt8]] = []
+    private var file: OpenFile?
+    /// Where the folder landed (its first file's first component), once a file is placed.
+    private(set) var folderURL: URL?
+    /// Files placed so far.
+    private(set) var placed = 0
+
+    /// A writer for the folder OPEN announced, into the directory at `directoryPath`.
+    init(open: Frame.Open, peer: PeerID, directoryPath: String, maximumEntries: Int) {
+        self.peer = peer
+        self.rawName = open.name
+        self.name = String(decoding: open.name, as: UTF8.self)
+        self.directoryPath = directoryPath
+        self.layout = ResourceLayout(size: open.size)
+        self.parser = FolderStreamParser(size: open.size, maximumEntries: maximumEntries)
+        digests.reserveCapacity(layout.blockCount)
+    }
+
+    /// BLOCK: the next block, with its digest. Blocks come in order, from the first.
+    mutating func blockStarted(_ index: Int, digest: [UInt8]) throws(Failure) {
+        guard block == nil, index == digests.count else {
+            throw failed("block \(index) came where block \(digests.count) was due")
+        }
+        block = Block(index: index, digest: digest, remaining: layout.length(of: index))
+    }
+
+    /// A chunk of the current block (the channel table lets no more than the block's length through).
+    ///
+    /// - Returns: the block's length once it is whole, checked and written; else `nil`.
+    mutating func received(_ bytes: ByteBuffer) throws(Failure) -> Int? {
+        guard var current = block, bytes.readableBytes <= current.remaining else {
+            throw failed("bytes outside a block")
+        }
+        current.remaining -= bytes.readableBytes
+        current.buffers.append(bytes)
+        guard current.remaining == 0 else {
+            block = current
+            return nil
+        }
+        block = nil
+        var hasher = BlockHasher()
+        for buffer in current.buffers { buffer.withUnsafeReadableBytes { hasher.update($0) } }
+        guard hasher.finalize() == current.digest else {
+            throw Failure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name))
+        }
+        digests.append(current.digest)
+        for buffer in current.buffers { try take(buffer) }
+        return layout.length(of: current.index)
+    }
+
+    /// END: every block must have come, the stream must end between entries, and the root must hold.
+    ///
+    /// - Returns: the folder's URL.
+    mutating func ended(root: [UInt8]?) throws(Failure) -> URL {
+        guard block == nil, digests.count == layout.blockCount else {
+            let detail = "\(layout.blockCount - digests.count) blocks never arrived"
+            throw Failure(code: .sizeMismatch, error: .sizeMismatch(peer: peer, name: name, detail: detail))
+        }
+        do {
+            try parser.finish()
+        } catch {
+            throw failed("\(error)")
+        }
+        guard ResourceFileIO.digest(of: layout.rootInput(digests: digests)) == root else {
+            throw Failure(code: .digestMismatch, error: .digestMismatch(peer: peer, name: name))
+        }
+        guard let folderURL else { throw failed("a folder with no file") }
+        return folderURL
+    }
+
+    /// The folder ends early: the file being written is closed and removed.
+    mutating func abandon() {
+        guard let open = file else { return }
+        file = nil
+        try? open.descriptor.close()
+        PartialResourceStore.remove(open.partialPath, withRecord: false)
+    }
+
+    // MARK: - Entries
+
+    /// Reads a checked block's bytes as entries, and writes them.
+    private mutating func take(_ buffer: ByteBuffer) throws(Failure) {
+        // The parser is taken out while its events write files (which change the rest of the writer).
+        var parser = self.parser
+        defer { self.parser = parser }
+        do {
+            try parser.parse(buffer) { event in
+                switch event {
+                case .entryStarted(let path, _):
+                    try startFile(path)
+                case .bytes(let bytes):
+                    try write(bytes)
+                case .entryEnded:
+                    try placeFile()
+                }
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as FolderStreamError {
+            throw failed("\(error)")
+        } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
+            throw Failure(code: .noSpace, error: .failed(peer: peer, name: name, detail: "writing: \(failure)"))
+        } catch {
+            throw failed("\(error)")
+        }
+    }
+
+    private mutating func startFile(_ path: [UInt8]) throws {
+        let fullName = rawName + [UInt8(ascii: "/")] + path
+        // Refused here, before anything is written, when the path is too deep or too long.
+        _ = try ResourcePlacement.components(of: fullName)
+        let partial = directoryPath + "/" + PartialResourceStore.newPartialName()
+        let descriptor: SystemPackage.FileDescriptor
+        do {
+            do {
+                descriptor = try Self.createPartial(at: partial)
+            } catch SystemPackage.Errno.noSuchFileOrDirectory {
+                try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+                descriptor = try Self.createPartial(at: partial)
+            }
+        } catch let error as SystemPackage.Errno {
+            throw POSIXFailure("open \(partial)", error)
+        }
+        file = OpenFile(descriptor: descriptor, partialPath: partial, name: fullName)
+    }
+
+    private mutating func write(_ bytes: ByteBuffer) throws {
+        guard var open = file else { return }
+        try bytes.withUnsafeReadableBytes { try ResourceFileIO.write($0, at: open.written, to: open.descriptor) }
+        open.written += UInt64(bytes.readableBytes)
+        ResourceReceiver.advise(open.writeBehind.wrote(upTo: open.written), descriptor: open.descriptor)
+        file = open
+    }
+
+    private mutating func placeFile() throws {
+        guard let open = file else { return }
+        file = nil
+        try? open.descriptor.close()
+        let url: URL
+        do {
+            url = try ResourcePlacement.place(open.partialPath, named: open.name, inDirectoryAt: directoryPath)
+        } catch {
+            PartialResourceStore.remove(open.partialPath, withRecord: false)
+            throw error
+        }
+        placed += 1
+        if folderURL == nil {
+            let below = url.path.dropFirst(directoryPath.count + 1)
+            let top = below.split(separator: "/", maxSplits: 1).first.map(String.init) ?? String(below)
+            folderURL = URL(filePath: directoryPath + "/" + top, directoryHint: .isDirectory)
+        }
+    }
+
+    private func failed(_ detail: String) -> Failure {
+        Failure(code: .failed, error: .failed(peer: peer, name: name, detail: detail))
+    }
+
+    /// Creates a new partial file: readable by the owner only, never an existing name.
+    private static func createPartial(at path: String) throws -> SystemPackage.FileDescriptor {
+        try SystemPackage.FileDescriptor.open(
+            SystemPackage.FilePath(path),
+            .readWrite,
+            options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+            permissions: [.ownerReadWrite]
+        )
+    }
+}
