@@ -25,14 +25,19 @@ extension Session {
     /// the missing folders (never through a symbolic link, never outside that directory) and gives each
     /// component a safe name as it does a file name (docs/PROTOCOL.md, "Resource names").
     ///
-    /// **A folder.** When `url` is a directory, its tree is sent: each regular file as a resource named
-    /// `<name>/<path below the folder>`, several at once, so the peer rebuilds the tree under `name`.
+    /// **A folder.** When `url` is a directory, its tree is sent, so the peer rebuilds it under `name`.
     /// The folder is listed before this returns (one `stat` per entry), without following any symbolic
     /// link: symbolic links, sockets, FIFOs and devices inside it are skipped, and so are empty folders
-    /// (a folder with no regular file sends nothing and succeeds). The returned transfer's `progress`
-    /// has the bytes of all the files as its total and advances by a file's bytes as the peer keeps it;
-    /// cancelling it cancels the files in flight and starts no more; `wait()` throws the first file's
-    /// failure. The peer sees one resource per file; a hidden name (".git") arrives without its dots.
+    /// (a folder with no regular file sends nothing and succeeds). To a peer of this version (with
+    /// ``Configuration/sendsFoldersWhole`` on, the default) the tree is one resource: its files one after
+    /// the other on one channel, checked in blocks, each placed as its last byte lands; the peer sees one
+    /// started and one finished event named `name`, whose URL is the folder. The `progress` then counts
+    /// the files' bytes and, for each file, a header of 10 bytes and its path; a folder is not resumed
+    /// (one cut short fails, keeping the files placed). To an older peer, or with whole folders off, each
+    /// regular file is a resource named `<name>/<path below the folder>`, several at once: the peer sees
+    /// one resource per file, the `progress` counts the files' bytes as the peer keeps each, and each
+    /// file resumes as a resource does. Either way cancelling the `progress` cancels the folder, `wait()`
+    /// throws its first failure, and a hidden name (".git") arrives without its dots.
     ///
     /// - Parameters:
     ///   - url: a local regular file, or a directory.
