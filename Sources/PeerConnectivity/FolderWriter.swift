@@ -11,7 +11,10 @@ import SystemPackage
 /// checked over all the blocks.
 ///
 /// Nothing of a block is written before its digest holds; a file placed stays placed when a later block
-/// fails (the folder then ends with the failure). Called on one queue at a time (``FolderReceiver``).
+/// fails. A folder that ends early with blocks taken may be kept (``KeptFolders``) and offered to the
+/// sender when it sends the folder again (``have``): the sender then goes on from the next block, or
+/// sends from block 0 if its folder differs, and the writer starts again (``blockStarted(_:digest:)``),
+/// leaving what it placed. Called on one queue at a time (``FolderReceiver``).
 struct FolderWriter {
     /// Why the folder ends early: the RESET code for the sender, and the error for this side.
     struct Failure: Error {
@@ -50,6 +53,8 @@ struct FolderWriter {
     private(set) var folderURL: URL?
     /// Files placed so far.
     private(set) var placed = 0
+    /// The blocks offered to the sender in HAVE when this writer was taken up again; 0 for a new one.
+    private var offered = 0
 
     /// A writer for the folder OPEN announced, into the directory at `directoryPath`.
     init(open: Frame.Open, peer: PeerID, directoryPath: String, maximumEntries: Int) {
@@ -62,12 +67,42 @@ struct FolderWriter {
         digests.reserveCapacity(layout.blockCount)
     }
 
-    /// BLOCK: the next block, with its digest. Blocks come in order, from the first.
-    mutating func blockStarted(_ index: Int, digest: [UInt8]) throws(Failure) {
+    /// The blocks taken so far (all before the next one due) and their bytes.
+    var taken: (count: Int, bytes: UInt64) { (digests.count, layout.bytes(in: 0..<digests.count)) }
+
+    /// HAVE for a sender sending the folder again: the blocks taken, to go on after them. A block that was
+    /// arriving when the folder ended is dropped (nothing of it was written).
+    mutating func have() -> Frame.Have {
+        block = nil
+        offered = digests.count
+        guard offered > 0 else { return .nothing }
+        return Frame.Have(digest: ResourceFileIO.heldDigest(digests), bitmap: layout.bitmap(of: 0..<offered))
+    }
+
+    /// BLOCK: the next block, with its digest. Blocks come in order, from the first not taken; block 0
+    /// after blocks were offered means the sender's folder differs: the writer starts again.
+    ///
+    /// - Returns: whether it started again.
+    mutating func blockStarted(_ index: Int, digest: [UInt8]) throws(Failure) -> Bool {
+        var restarted = false
+        if index == 0, offered > 0, block == nil {
+            restart()
+            restarted = true
+        }
         guard block == nil, index == digests.count else {
             throw failed("block \(index) came where block \(digests.count) was due")
         }
         block = Block(index: index, digest: digest, remaining: layout.length(of: index))
+        return restarted
+    }
+
+    /// Forgets the stream read so far; the file being written is removed, the files placed stay.
+    private mutating func restart() {
+        abandon()
+        parser = FolderStreamParser(size: parser.size, maximumEntries: parser.maximumEntries)
+        digests.removeAll(keepingCapacity: true)
+        folderURL = nil
+        offered = 0
     }
 
     /// A chunk of the current block (the channel table lets no more than the block's length through).

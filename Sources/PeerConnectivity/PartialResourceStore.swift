@@ -50,6 +50,8 @@ final class PartialResourceStore: Sendable {
         var peer: UUID
         var name: [UInt8]
         var size: UInt64
+        /// Whether it is a folder sent as one channel (kept by ``KeptFolders``, never on disk).
+        var isFolder = false
     }
 
     /// How long a transfer waits for an earlier one of the same resource to end (its connection

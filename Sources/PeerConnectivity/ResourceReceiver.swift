@@ -152,16 +152,14 @@ final class ResourceReceiver: IncomingResource, Sendable {
                     digest: ResourceFileIO.heldDigest(ledger.heldDigests),
                     bitmap: layout.bitmap(of: held)
                 )
-            if !held.isEmpty {
-                let resumed = ledger.heldBytes
-                progress.completedUnitCount = Int64(clamping: resumed)
-                progress.setUserInfoObject(NSNumber(value: resumed), forKey: .resumedByteCountKey)
-            }
-            connection.sendControl(.have(channel: channel, have))
-            // Only as wide as the resource needs: a file within the first window (a folder's small files)
-            // costs no CREDIT frame, nor the wake of the event loop that sends it.
-            let widening = min(window, Int(clamping: size)) - WireProtocol.initialChannelWindow
-            if widening > 0 { connection.grantCredit(widening, on: channel) }
+            answerOpen(
+                have,
+                resumed: held.isEmpty ? 0 : ledger.heldBytes,
+                on: channel,
+                of: connection,
+                window: window,
+                size: size
+            )
         } catch {
             fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
         }

@@ -26,8 +26,8 @@ struct ResourceSender: Sendable {
 
     let source: any ResourceSource
     let size: UInt64
-    /// A resource, or a folder sent as one (which is neither resumed nor opened again: the receiver
-    /// keeps no part of a folder stream).
+    /// A resource, or a folder sent as one (``ChannelKind/folder``), whose receiver keeps and offers only
+    /// the blocks before the first it did not take.
     let kind: ChannelKind
     /// The connection and channel being written on now: new ones after a block mismatch or a drop.
     let channel: ResourceChannel
@@ -41,8 +41,6 @@ struct ResourceSender: Sendable {
     /// Runs the transfer to its end; closes the source whatever happens.
     func run() async throws {
         defer { source.close() }
-        let maximumAttempts = kind == .resource ? Self.maximumAttempts : 1
-        let maximumResumes = kind == .resource ? Self.maximumResumes : 0
         let layout = ResourceLayout(size: size)
         var digests = [[UInt8]?](repeating: nil, count: layout.blockCount)
         var attempts = 1
@@ -53,14 +51,14 @@ struct ResourceSender: Sendable {
                 try await send(on: number, of: connection, layout: layout, digests: &digests)
                 return
             } catch let error as ChannelClosedError
-                where error.cause == .reset(.blockMismatch, byPeer: true) && attempts < maximumAttempts
+                where error.cause == .reset(.blockMismatch, byPeer: true) && attempts < Self.maximumAttempts
             {
                 // The peer kept the blocks it checked; open again and send the others.
                 connection.resetChannel(number, .failed)
                 attempts += 1
                 try reopen(on: connection)
             } catch let closed as ChannelClosedError
-                where Self.isConnectionLoss(closed) && resumes < maximumResumes
+                where Self.isConnectionLoss(closed) && resumes < Self.maximumResumes
             {
                 connection.resetChannel(number, .failed)
                 let resumed: Connection

@@ -79,6 +79,8 @@ extension SessionCore {
                     directory: configuration.resourceDirectory,
                     window: window,
                     maximumEntries: configuration.maximumFolderEntries,
+                    lifetime: configuration.maximumPartialResourceBytes > 0
+                        ? configuration.partialResourceLifetime : .zero,
                     onFinish: finish
                 )
             } else {

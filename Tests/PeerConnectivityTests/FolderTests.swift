@@ -22,37 +22,6 @@ struct FolderTests {
         return try await SessionPair.connect(host: configuration, client: client)
     }
 
-    /// The length of the folder stream of `files` sent as `name`: each file's bytes and its header (10
-    /// bytes and its path).
-    private func streamLength(_ files: [String: Data]) -> Int64 {
-        Int64(files.reduce(0) { $0 + 10 + $1.key.utf8.count + $1.value.count })
-    }
-
-    /// Writes `files` (relative path: content) below `root`, making the folders.
-    private func write(_ files: [String: Data], in root: URL) throws {
-        for (path, content) in files {
-            let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(),
-                withIntermediateDirectories: true
-            )
-            try content.write(to: url)
-        }
-    }
-
-    /// The regular files below `root` (relative path: content); a symbolic link fails the test.
-    private func files(in root: URL) throws -> [String: Data] {
-        var found: [String: Data] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: root.path)
-        while let path = enumerator?.nextObject() as? String {
-            let url = root.appendingPathComponent(path)
-            let type = try FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType
-            #expect(type != .typeSymbolicLink, "\(path) is a symbolic link")
-            if type == .typeRegular { found[path] = try Data(contentsOf: url) }
-        }
-        return found
-    }
-
     /// A tree of nested folders, an empty file, a large file and non-ASCII names.
     private func nestedTree() -> [String: Data] {
         var tree: [String: Data] = ["top.txt": Data("top".utf8), "empty": Data()]
@@ -71,19 +40,19 @@ struct FolderTests {
         let pair = try await pair(receiveInto: scratch)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         let tree = nestedTree()
-        try write(tree, in: source)
+        try writeFolder(tree, in: source)
 
         let transfer = try pair.client.sendResource(at: source, withName: "album", toPeer: pair.host.peer)
-        #expect(transfer.progress.totalUnitCount == streamLength(tree))
+        #expect(transfer.progress.totalUnitCount == folderStreamLength(tree))
         try await transfer.wait()
-        #expect(transfer.progress.completedUnitCount == streamLength(tree))
+        #expect(transfer.progress.completedUnitCount == folderStreamLength(tree))
 
         let finished = try await pair.hostLog.waitForResources(1)
         let received = scratch.url.appendingPathComponent("received/album", isDirectory: true)
         #expect(finished.map(\.name) == ["album"])
         #expect(try finished[0].result.get().path == received.path)
-        #expect(pair.hostLog.startedResources.map(\.progress.completedUnitCount) == [streamLength(tree)])
-        #expect(try files(in: received) == tree)
+        #expect(pair.hostLog.startedResources.map(\.progress.completedUnitCount) == [folderStreamLength(tree)])
+        #expect(try folderFiles(in: received) == tree)
         #expect(try scratch.contents("received") == ["album"], "no partial file is left")
         #expect(transfer.statistics.blocks == 4, "3 MiB of one file and the rest: 4 blocks of the stream")
     }
@@ -95,7 +64,7 @@ struct FolderTests {
         let pair = try await pair(receiveInto: scratch, whole: false)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         let tree = nestedTree()
-        try write(tree, in: source)
+        try writeFolder(tree, in: source)
         let total = tree.values.reduce(0) { $0 + $1.count }
 
         let transfer = try pair.client.sendResource(at: source, withName: "album", toPeer: pair.host.peer)
@@ -107,7 +76,7 @@ struct FolderTests {
         let finished = try await pair.hostLog.waitForResources(tree.count)
         #expect(Set(finished.map(\.name)) == Set(tree.keys.map { "album/\($0)" }))
         let received = scratch.url.appendingPathComponent("received/album", isDirectory: true)
-        #expect(try files(in: received) == tree)
+        #expect(try folderFiles(in: received) == tree)
         #expect(try scratch.contents("received") == ["album"], "no partial file is left")
         for (name, result) in finished {
             #expect(try result.get().path == received.deletingLastPathComponent().path + "/" + name)
@@ -125,14 +94,14 @@ struct FolderTests {
                 ("d\($0 % 10)/f\($0)", pattern(count: 1 + $0 % 300, seed: UInt64($0)))
             }
         )
-        try write(tree, in: source)
+        try writeFolder(tree, in: source)
         let total = tree.values.reduce(0) { $0 + $1.count }
         let transfer = try pair.client.sendResource(at: source, withName: "many", toPeer: pair.host.peer)
         try await transfer.wait()
-        #expect(transfer.progress.completedUnitCount == streamLength(tree))
-        #expect(streamLength(tree) > Int64(total))
+        #expect(transfer.progress.completedUnitCount == folderStreamLength(tree))
+        #expect(folderStreamLength(tree) > Int64(total))
         #expect(try await pair.hostLog.waitForResources(1).allSatisfy { (try? $0.result.get()) != nil })
-        #expect(try files(in: scratch.url.appendingPathComponent("received/many")) == tree)
+        #expect(try folderFiles(in: scratch.url.appendingPathComponent("received/many")) == tree)
     }
 
     @Test("a receiver taking 3 resources at once, fewer than a folder sends, refuses the others as busy; all arrive")
@@ -145,13 +114,13 @@ struct FolderTests {
             uniqueKeysWithValues: (0..<60).map { ("small/f\($0)", pattern(count: 1 + 97 * $0, seed: UInt64($0))) }
         )
         for index in 0..<3 { tree["large/f\(index)"] = pattern(count: (4 << 20) + index, seed: 50 + UInt64(index)) }
-        try write(tree, in: source)
+        try writeFolder(tree, in: source)
         let transfer = try pair.client.sendResource(at: source, withName: "busy", toPeer: pair.host.peer)
         try await transfer.wait()
         #expect(transfer.progress.completedUnitCount == Int64(tree.values.reduce(0) { $0 + $1.count }))
         let finished = try await pair.hostLog.waitForResources(tree.count)
         #expect(finished.allSatisfy { (try? $0.result.get()) != nil }, "busy refusals end in no receive event")
-        #expect(try files(in: scratch.url.appendingPathComponent("received/busy")) == tree)
+        #expect(try folderFiles(in: scratch.url.appendingPathComponent("received/busy")) == tree)
     }
 
     @Test("symbolic links inside the sent folder are not sent, neither to a file nor to a folder outside it")
@@ -161,10 +130,10 @@ struct FolderTests {
         let outside = try ScratchDirectory("folder-links-outside")
         defer { outside.remove() }
         let secret = Data("secret outside the folder".utf8)
-        try write(["secret.txt": secret, "inner/also-secret.txt": secret], in: outside.url)
+        try writeFolder(["secret.txt": secret, "inner/also-secret.txt": secret], in: outside.url)
         let pair = try await pair(receiveInto: scratch)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
-        try write(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)], in: source)
+        try writeFolder(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)], in: source)
         try FileManager.default.createSymbolicLink(
             at: source.appendingPathComponent("link-to-file"),
             withDestinationURL: outside.url.appendingPathComponent("secret.txt")
@@ -179,10 +148,10 @@ struct FolderTests {
         _ = try await pair.hostLog.waitForResources(1)
         #expect(
             transfer.progress.totalUnitCount
-                == streamLength(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)]),
+                == folderStreamLength(["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)]),
             "only the two regular files were sent"
         )
-        let received = try files(in: scratch.url.appendingPathComponent("received/docs"))
+        let received = try folderFiles(in: scratch.url.appendingPathComponent("received/docs"))
         #expect(received == ["kept.txt": Data("kept".utf8), "sub/kept-too.txt": Data("too".utf8)])
         #expect(!received.values.contains(secret))
     }
@@ -202,12 +171,12 @@ struct FolderTests {
         )
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         let tree = ["a.jpg": Data("a".utf8), "2026/b.jpg": Data("b".utf8)]
-        try write(tree, in: source)
+        try writeFolder(tree, in: source)
 
         try await pair.client.sendResource(at: source, withName: "photos", toPeer: pair.host.peer).wait()
         let finished = try await pair.hostLog.waitForResources(1)
         #expect(try outside.contents().isEmpty, "nothing was written through the link")
-        #expect(try files(in: received.appendingPathComponent("photos (2)")) == tree)
+        #expect(try folderFiles(in: received.appendingPathComponent("photos (2)")) == tree)
         #expect(try finished[0].result.get().path == received.path + "/photos (2)")
     }
 
@@ -252,7 +221,7 @@ struct FolderTests {
         #expect(placed == names.count - 1)
         #expect(try scratch.contents() == ["received"], "nothing beside the receive directory")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/\(escape)"))
-        #expect(try files(in: directory).count == names.count - 1)
+        #expect(try folderFiles(in: directory).count == names.count - 1)
     }
 
     @Test("hostile paths in a folder stream from a hand-written peer land inside the folder; a path too deep ends it")
@@ -276,7 +245,7 @@ struct FolderTests {
         )
         let finished = try await joined.log.waitForResources(1)
         #expect(try finished[0].result.get().path == directory.path + "/drop")
-        let placed = try self.files(in: directory)
+        let placed = try folderFiles(in: directory)
         #expect(placed.count == paths.count)
         #expect(placed.keys.allSatisfy { $0.hasPrefix("drop/") }, "\(placed.keys.sorted())")
         #expect(Set(placed.values) == Set(files.map { Data($0.1) }))
@@ -293,7 +262,7 @@ struct FolderTests {
         let both = try await joined.log.waitForResources(2)
         let error = #expect(throws: TransferError.self) { try both[1].result.get() }
         #expect(error?.detail?.contains("components") == true, "\(String(describing: error))")
-        #expect(try self.files(in: directory.appendingPathComponent("deep")) == ["first.txt": Data([1, 2, 3])])
+        #expect(try folderFiles(in: directory.appendingPathComponent("deep")) == ["first.txt": Data([1, 2, 3])])
         let left = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String]) ?? []
         #expect(!left.contains { $0.contains(".partial-") }, "no partial file is left")
     }
@@ -324,7 +293,7 @@ struct FolderTests {
         let pair = try await pair(receiveInto: scratch, window: 256 << 10)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         let block = pattern(count: 1 << 20, seed: 5)
-        try write(Dictionary(uniqueKeysWithValues: (0..<64).map { ("f\($0).bin", block) }), in: source)
+        try writeFolder(Dictionary(uniqueKeysWithValues: (0..<64).map { ("f\($0).bin", block) }), in: source)
 
         let transfer = try pair.client.sendResource(at: source, withName: "big", toPeer: pair.host.peer)
         _ = try await pair.hostLog.waitForStartedResources(1)
@@ -354,7 +323,7 @@ struct FolderTests {
         let pair = try await pair(receiveInto: scratch)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         let deep = (0..<32).map { "l\($0)" }.joined(separator: "/")
-        try write(["ok.txt": Data("ok".utf8), "\(deep)/file.txt": Data("deep".utf8)], in: source)
+        try writeFolder(["ok.txt": Data("ok".utf8), "\(deep)/file.txt": Data("deep".utf8)], in: source)
         let error = #expect(throws: TransferError.self) {
             try pair.client.sendResource(at: source, withName: "deep", toPeer: pair.host.peer)
         }

@@ -15,21 +15,6 @@ struct ResourceResumeTests {
         return configuration
     }
 
-    /// Waits until `progress` has counted at least `fraction` of its total.
-    private static func waitFor(_ progress: Progress, fraction: Double) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while Double(progress.completedUnitCount) < fraction * Double(progress.totalUnitCount) {
-            guard ContinuousClock.now < deadline else {
-                throw FixtureError("progress stuck at \(progress.completedUnitCount)")
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
-    private static func resumedBytes(_ progress: Progress) -> Int64 {
-        (progress.userInfo[.resumedByteCountKey] as? NSNumber)?.int64Value ?? 0
-    }
-
     @Test("a link that drops mid-transfer is resumed (reconnection): the transfer goes on, only missing blocks cross")
     func resumeAcrossReconnection() async throws {
         let scratch = try ScratchDirectory("resume-reconnect")
@@ -44,10 +29,10 @@ struct ResourceResumeTests {
         let source = scratch.url.appendingPathComponent("source.bin")
         try content.write(to: source)
         let transfer = try pair.client.sendResource(at: source, withName: "cut.bin", toPeer: pair.host.peer)
-        try await Self.waitFor(transfer.progress, fraction: 0.5)
+        try await waitFor(transfer.progress, fraction: 0.5)
         pair.client.abortConnection(to: pair.host.peer)
         try await transfer.wait()
-        let resumed = Self.resumedBytes(transfer.progress)
+        let resumed = resumedBytes(transfer.progress)
         #expect(resumed >= Int64(Self.size) / 4, "blocks received before the cut were not sent again: \(resumed)")
         // Only what was in flight at the cut (at most the 4 MiB window, and the block it was in) crossed twice.
         #expect(transfer.bytesSent <= UInt64(Self.size) + (6 << 20), "sent: \(transfer.bytesSent)")
@@ -81,7 +66,7 @@ struct ResourceResumeTests {
             )
             defer { first.acceptor.cancel() }
             let transfer = try client.sendResource(at: source, withName: "restart.bin", toPeer: first.host.peer)
-            try await Self.waitFor(transfer.progress, fraction: 0.5)
+            try await waitFor(transfer.progress, fraction: 0.5)
             await first.host.disconnect()
             await #expect(throws: TransferError.self) { try await transfer.wait() }
             _ = try await first.hostLog.waitForResources(1)
@@ -100,8 +85,8 @@ struct ResourceResumeTests {
         defer { second.acceptor.cancel() }
         let again = try client.sendResource(at: source, withName: "restart.bin", toPeer: second.host.peer)
         try await again.wait()
-        #expect(Self.resumedBytes(again.progress) >= Int64(Self.size) / 4)
-        #expect(again.bytesSent == UInt64(Int64(Self.size) - Self.resumedBytes(again.progress)))
+        #expect(resumedBytes(again.progress) >= Int64(Self.size) / 4)
+        #expect(again.bytesSent == UInt64(Int64(Self.size) - resumedBytes(again.progress)))
         let url = try #require(try await second.hostLog.waitForResources(1).first?.result.get())
         #expect(try Data(contentsOf: url) == content)
         #expect(try scratch.contents("received") == ["restart.bin"])
@@ -123,7 +108,7 @@ struct ResourceResumeTests {
         let source = scratch.url.appendingPathComponent("source.bin")
         try first.write(to: source)
         let transfer = try pair.client.sendResource(at: source, withName: "same.bin", toPeer: pair.host.peer)
-        try await Self.waitFor(transfer.progress, fraction: 0.5)
+        try await waitFor(transfer.progress, fraction: 0.5)
         pair.client.abortConnection(to: pair.host.peer)
         await #expect(throws: TransferError.self) { try await transfer.wait() }
         _ = try await pair.hostLog.waitForResources(1)
@@ -138,7 +123,7 @@ struct ResourceResumeTests {
         let transfer2 = try pair.client.sendResource(at: source, withName: "same.bin", toPeer: other.host.peer)
         try await transfer2.wait()
         // The first file's blocks were offered (same sender, name and length) and refused: their digest differs.
-        #expect(Self.resumedBytes(transfer2.progress) == 0)
+        #expect(resumedBytes(transfer2.progress) == 0)
         #expect(transfer2.bytesSent == UInt64(Self.size))
         let url = try #require(try await other.hostLog.waitForResources(1).first?.result.get())
         #expect(try Data(contentsOf: url) == second)
@@ -170,7 +155,7 @@ struct ResourceResumeTests {
         let transfer = try pair.client.sendResource(at: source, withName: "damaged.bin", toPeer: pair.host.peer)
         try await transfer.wait()
         // The second opening held the blocks before the damaged one.
-        #expect(Self.resumedBytes(transfer.progress) >= 2 << 20)
+        #expect(resumedBytes(transfer.progress) >= 2 << 20)
         #expect(transfer.bytesSent < UInt64(content.count) * 2, "not everything again: \(transfer.bytesSent)")
         #expect(transfer.bytesSent > UInt64(content.count), "the damaged block crossed twice")
         let statistics = transfer.statistics
