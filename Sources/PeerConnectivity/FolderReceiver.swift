@@ -85,7 +85,7 @@ final class FolderReceiver: IncomingResource, Sendable {
 
     /// The rest of ``start()``, on the queue. No BLOCK comes before HAVE.
     private func open(mark: DispatchGroup?) {
-        let kept = lifetime > .zero ? KeptFolders.shared.claim(storeKey, lifetime: lifetime) : nil
+        let kept = lifetime > .zero ? KeptFolders.shared.claim(storeKey, peer: peer, lifetime: lifetime) : nil
         let answer = state.withLock { state -> (Frame.Have, taken: UInt64)? in
             state.storeMark = mark
             guard !state.finished else { return nil }

@@ -67,6 +67,55 @@ struct FolderWriter {
         digests.reserveCapacity(layout.blockCount)
     }
 
+    /// Takes up a folder kept on disk (``FolderRecord``), reopening the file it was writing.
+    ///
+    /// - Returns: `nil` when the record does not hold or its file cannot be opened as it was left.
+    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String) {
+        guard record.isValid(in: directoryPath) else { return nil }
+        self.peer = peer
+        self.rawName = record.name
+        self.name = String(decoding: record.name, as: UTF8.self)
+        self.directoryPath = directoryPath
+        self.layout = ResourceLayout(size: record.size)
+        self.parser = record.parser
+        self.digests = record.digests
+        self.folderURL = record.folderPath.map { URL(filePath: $0, directoryHint: .isDirectory) }
+        if let kept = record.file {
+            guard
+                let descriptor = try? SystemPackage.FileDescriptor.open(
+                    SystemPackage.FilePath(kept.partialPath),
+                    .readWrite,
+                    options: [.noFollow, .closeOnExec]
+                )
+            else { return nil }
+            guard let status = try? descriptor.stat(), status.type == .regular, UInt64(status.size) == kept.written
+            else {
+                try? descriptor.close()
+                return nil
+            }
+            file = OpenFile(
+                descriptor: descriptor,
+                partialPath: kept.partialPath,
+                name: kept.name,
+                written: kept.written
+            )
+        }
+    }
+
+    /// What to keep on disk of this folder, received from `peer`, for a resume after a restart.
+    func record(peer: UUID) -> FolderRecord {
+        FolderRecord(
+            peer: peer,
+            name: rawName,
+            size: layout.size,
+            digests: digests,
+            parser: parser,
+            file: file.map { FolderRecord.OpenFile(partialPath: $0.partialPath, name: $0.name, written: $0.written) },
+            folderPath: folderURL?.path,
+            saved: Date()
+        )
+    }
+
     /// The blocks taken so far (all before the next one due) and their bytes.
     var taken: (count: Int, bytes: UInt64) { (digests.count, layout.bytes(in: 0..<digests.count)) }
 
@@ -147,6 +196,13 @@ struct FolderWriter {
         }
         guard let folderURL else { throw failed("a folder with no file") }
         return folderURL
+    }
+
+    /// Closes the file being written, leaving it on disk (for a record of it to take it up again).
+    mutating func closeFile() {
+        guard let open = file else { return }
+        file = nil
+        try? open.descriptor.close()
     }
 
     /// The folder ends early: the file being written is closed and removed.

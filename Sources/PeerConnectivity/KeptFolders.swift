@@ -1,17 +1,34 @@
 import Foundation
+import PeerConnectivityCore
+import PeerConnectivityTransport
 import Synchronization
 
 /// Folders received as one channel that ended early with blocks taken (the link dropped, a block was
-/// damaged), kept in memory for the same sender to resume: the writer, its stream read up to the last
-/// block taken, the file it was writing still open. One per process, shared by its sessions.
+/// damaged), kept for the same sender to resume: the writer, its stream read up to the last block taken,
+/// the file it was writing still open. One per process, shared by its sessions.
 ///
-/// Kept in memory only: a receiver that restarts resumes no folder. A kept folder goes after
-/// ``Session/Configuration/partialResourceLifetime``, and the oldest beyond ``maximumFolders``; each
-/// holds one file open at most, which is then closed and removed.
+/// Each kept folder also has a record on disk (``FolderRecord``, `.partial-<id>.folder` in its receive
+/// directory), read back the first time a folder arrives in that directory in a later run, so that a
+/// receiver that restarts resumes too. A kept folder goes after ``Session/Configuration/partialResourceLifetime``,
+/// and the oldest beyond ``maximumFolders``; each holds one file open at most, which is then closed and
+/// removed with the record.
 final class KeptFolders: Sendable {
     private struct Kept {
-        var writer: FolderWriter
-        let kept: ContinuousClock.Instant
+        /// `nil` for a record read from disk and not taken up yet.
+        var writer: FolderWriter?
+        var record: FolderRecord?
+        let recordPath: String
+        let saved: Date
+
+        /// Closes and removes what it holds.
+        mutating func discard() {
+            if var writer {
+                writer.abandon()
+            } else if let path = record?.file?.partialPath {
+                Platform.unlink(path)
+            }
+            Platform.unlink(recordPath)
+        }
     }
 
     /// The store of the process.
@@ -20,41 +37,111 @@ final class KeptFolders: Sendable {
     /// The most folders kept at once.
     static let maximumFolders = 64
 
-    private let folders = Mutex<[PartialResourceStore.Key: Kept]>([:])
-
-    /// Keeps `writer` for a resume of `key`, for `lifetime`.
-    func keep(_ writer: FolderWriter, for key: PartialResourceStore.Key, lifetime: Duration) {
-        var dropped: [FolderWriter] = []
-        folders.withLock { table in
-            dropped += Self.removeExpired(from: &table, lifetime: lifetime)
-            if let earlier = table.removeValue(forKey: key) { dropped.append(earlier.writer) }
-            table[key] = Kept(writer: writer, kept: .now)
-            while table.count > Self.maximumFolders, let oldest = table.min(by: { $0.value.kept < $1.value.kept }) {
-                dropped.append(oldest.value.writer)
-                table[oldest.key] = nil
-            }
-        }
-        for var writer in dropped { writer.abandon() }
+    private struct State {
+        var folders: [PartialResourceStore.Key: Kept] = [:]
+        /// The receive directories whose records were read.
+        var directoriesRead: Set<String> = []
     }
 
-    /// The folder kept for `key`, taken out of the store; `nil` when none is (or it is past `lifetime`).
-    func claim(_ key: PartialResourceStore.Key, lifetime: Duration) -> FolderWriter? {
-        var dropped: [FolderWriter] = []
-        let writer = folders.withLock { table -> FolderWriter? in
-            dropped = Self.removeExpired(from: &table, lifetime: lifetime)
-            return table.removeValue(forKey: key)?.writer
+    private let state = Mutex(State())
+
+    /// Keeps `writer` for a resume of `key`, for `lifetime`, in memory and on disk.
+    func keep(_ writer: FolderWriter, for key: PartialResourceStore.Key, lifetime: Duration) {
+        let record = writer.record(peer: key.peer)
+        let recordPath = key.directory + "/" + PartialResourceStore.newPartialName() + ".folder"
+        if let data = try? JSONEncoder().encode(record) { PartialResourceStore.writeRecord(data, to: recordPath) }
+        let kept = Kept(writer: writer, record: record, recordPath: recordPath, saved: record.saved)
+        var dropped = state.withLock { state -> [Kept] in
+            var dropped = Self.removeExpired(from: &state.folders, lifetime: lifetime)
+            if let earlier = state.folders.removeValue(forKey: key) { dropped.append(earlier) }
+            state.folders[key] = kept
+            while state.folders.count > Self.maximumFolders,
+                let oldest = state.folders.min(by: { $0.value.saved < $1.value.saved })
+            {
+                dropped.append(oldest.value)
+                state.folders[oldest.key] = nil
+            }
+            return dropped
         }
-        for var writer in dropped { writer.abandon() }
+        for index in dropped.indices { dropped[index].discard() }
+    }
+
+    /// The folder kept for `key`, taken out of the store (its record removed: it is written again if the
+    /// folder is kept again); `nil` when none is, or it is past `lifetime`, or its record does not hold.
+    ///
+    /// - Parameter peer: the sender, for the writer's errors.
+    func claim(_ key: PartialResourceStore.Key, peer: PeerID, lifetime: Duration) -> FolderWriter? {
+        let read = state.withLock { !$0.directoriesRead.contains(key.directory) }
+        let fromDisk = read ? Self.read(key.directory) : []
+        var (claimed, dropped) = state.withLock { state -> (Kept?, [Kept]) in
+            if state.directoriesRead.insert(key.directory).inserted {
+                for kept in fromDisk {
+                    guard let record = kept.record else { continue }
+                    let other = PartialResourceStore.Key(
+                        directory: key.directory,
+                        peer: record.peer,
+                        name: record.name,
+                        size: record.size,
+                        isFolder: true
+                    )
+                    if state.folders[other] == nil { state.folders[other] = kept }
+                }
+            }
+            let dropped = Self.removeExpired(from: &state.folders, lifetime: lifetime)
+            return (state.folders.removeValue(forKey: key), dropped)
+        }
+        for index in dropped.indices { dropped[index].discard() }
+        guard var kept = claimed else { return nil }
+        Platform.unlink(kept.recordPath)
+        if let writer = kept.writer { return writer }
+        guard let record = kept.record,
+            let writer = FolderWriter(restoring: record, peer: peer, directoryPath: key.directory)
+        else {
+            kept.discard()
+            return nil
+        }
         return writer
+    }
+
+    /// Forgets what is kept in memory for `directory` (as a new process would not know it), leaving its
+    /// files and records on disk; they are read again when a folder next arrives there.
+    func forget(_ directory: String) {
+        let forgotten = state.withLock { state -> [Kept] in
+            state.directoriesRead.remove(directory)
+            let mine = state.folders.filter { $0.key.directory == directory }
+            for key in mine.keys { state.folders[key] = nil }
+            return Array(mine.values)
+        }
+        for kept in forgotten {
+            if var writer = kept.writer { writer.closeFile() }
+        }
     }
 
     private static func removeExpired(
         from table: inout [PartialResourceStore.Key: Kept],
         lifetime: Duration
-    ) -> [FolderWriter] {
-        let now = ContinuousClock.now
-        let expired = table.filter { now - $0.value.kept > lifetime }
+    ) -> [Kept] {
+        let oldest = Date().addingTimeInterval(-lifetime.inSeconds)
+        let expired = table.filter { $0.value.saved < oldest }
         for key in expired.keys { table[key] = nil }
-        return expired.values.map(\.writer)
+        return Array(expired.values)
+    }
+
+    /// The folder records in `directory`; one that cannot be read is removed.
+    private static func read(_ directory: String) -> [Kept] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var kept: [Kept] = []
+        for name in names where name.hasPrefix(".partial-") && name.hasSuffix(".folder") {
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path),
+                let record = try? JSONDecoder().decode(FolderRecord.self, from: data),
+                record.isValid(in: directory)
+            else {
+                Platform.unlink(path)
+                continue
+            }
+            kept.append(Kept(writer: nil, record: record, recordPath: path, saved: record.saved))
+        }
+        return kept
     }
 }

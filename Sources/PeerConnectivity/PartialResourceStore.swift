@@ -180,9 +180,12 @@ final class PartialResourceStore: Sendable {
     ///   - partialPath: the partial file.
     func save(_ record: PartialResourceRecord, partialPath: String) {
         guard let data = try? JSONEncoder().encode(record) else { return }
-        // Readable by the owner only, as the partial file: it names the sender and the resource. Written
-        // beside and renamed over the old record, so that a stop halfway leaves the old one whole.
-        let recordPath = Self.recordPath(for: partialPath)
+        Self.writeRecord(data, to: Self.recordPath(for: partialPath))
+    }
+
+    /// Writes a record file: readable by the owner only, as a partial file (it names the sender and what it
+    /// sent); written beside and renamed over the old record, so that a stop halfway leaves the old one whole.
+    static func writeRecord(_ data: Data, to recordPath: String) {
         let temporary = recordPath + ".new-\(UUID().uuidString)"
         do {
             let descriptor = try SystemPackage.FileDescriptor.open(

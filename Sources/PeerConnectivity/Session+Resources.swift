@@ -33,8 +33,7 @@ extension Session {
     /// the other on one channel, checked in blocks, each placed as its last byte lands; the peer sees one
     /// started and one finished event named `name`, whose URL is the folder. The `progress` then counts
     /// the files' bytes and, for each file, a header of 10 bytes and its path. A folder cut short resumes
-    /// as a file does, from the blocks the peer took, but only while the receiving process lives (it keeps
-    /// them in memory). To an older peer, or with whole folders off, each
+    /// as a file does, from the blocks the peer took. To an older peer, or with whole folders off, each
     /// regular file is a resource named `<name>/<path below the folder>`, several at once: the peer sees
     /// one resource per file, the `progress` counts the files' bytes as the peer keeps each, and each
     /// file resumes as a resource does. Either way cancelling the `progress` cancels the folder, `wait()`

@@ -59,6 +59,53 @@ struct FolderResumeTests {
         #expect(try scratch.contents("received") == ["cut"], "no partial file is left")
     }
 
+    @Test("a receiver that restarts resumes a folder from the record it kept on disk")
+    func resumeAfterReceiverRestart() async throws {
+        let scratch = try ScratchDirectory("folder-restart")
+        defer { scratch.remove() }
+        let received = scratch.url.appendingPathComponent("received")
+        let tree = Self.tree(count: 24, length: 2 << 20, seed: 71)
+        let source = scratch.url.appendingPathComponent("source", isDirectory: true)
+        try writeFolder(tree, in: source)
+        let size = folderStreamLength(tree)
+        let client = Session(
+            peer: try PeerID(displayName: "folder-restart-client"),
+            configuration: Self.configuration(
+                receivingInto: scratch.url.appendingPathComponent("unused"),
+                reconnects: false
+            )
+        )
+        do {
+            let first = try await SessionPair.connect(
+                host: Self.configuration(receivingInto: received, reconnects: false),
+                clientSession: client
+            )
+            defer { first.acceptor.cancel() }
+            let transfer = try client.sendResource(at: source, withName: "restart", toPeer: first.host.peer)
+            try await waitFor(transfer.progress, fraction: 0.5)
+            await first.host.disconnect()
+            await #expect(throws: TransferError.self) { try await transfer.wait() }
+            _ = try await first.hostLog.waitForResources(1)
+        }
+        let hidden = try scratch.contents("received").filter { $0.hasPrefix(".partial-") }
+        #expect(hidden.contains { $0.hasSuffix(".folder") }, "a record of the folder: \(hidden)")
+        // A new process knows nothing but what is on disk.
+        KeptFolders.shared.forget(received.path)
+        let second = try await SessionPair.connect(
+            host: Self.configuration(receivingInto: received, reconnects: false),
+            clientSession: client
+        )
+        defer { second.acceptor.cancel() }
+        let again = try client.sendResource(at: source, withName: "restart", toPeer: second.host.peer)
+        try await again.wait()
+        #expect(resumedBytes(again.progress) >= size / 4)
+        #expect(again.bytesSent == UInt64(size - resumedBytes(again.progress)))
+        let url = try #require(try await second.hostLog.waitForResources(1).first?.result.get())
+        #expect(url.path == received.path + "/restart")
+        #expect(try folderFiles(in: url) == tree, "every file once, whole")
+        #expect(try scratch.contents("received") == ["restart"], "no partial file or record is left")
+    }
+
     @Test("a bit flipped on the wire in a folder's block is caught, the block crosses again, the folder is right")
     func damagedBlock() async throws {
         let scratch = try ScratchDirectory("folder-damaged")

@@ -7,7 +7,7 @@ import NIOCore
 /// It refuses an entry's path of no bytes or over ``FolderStream/maximumPathLength``, an entry whose
 /// header and bytes run past the folder's announced size, more than ``maximumEntries`` entries, and
 /// (``finish()``) a stream that ends inside a header or an entry.
-package struct FolderStreamParser {
+package struct FolderStreamParser: Codable, Sendable {
     /// What the stream says, in order.
     package enum Event: Equatable {
         /// An entry starts; `length` of its bytes follow (``bytes(_:)``), then ``entryEnded``.
@@ -62,6 +62,13 @@ package struct FolderStreamParser {
             }
             try readHeader(from: &bytes, handle)
         }
+    }
+
+    /// Whether a parser read back from a record can be one this type made: its counts within its size.
+    package var isConsistent: Bool {
+        consumed <= size && entries <= maximumEntries
+            && header.count < FolderStream.headerLength(pathLength: FolderStream.maximumPathLength)
+            && (remaining ?? 0) <= size - consumed && (remaining == nil || header.isEmpty)
     }
 
     /// The stream's bytes are all in: it must not end inside a header or an entry.
