@@ -283,7 +283,9 @@ struct ReconnectionTests {
     @Test("the observable model shows the peer connecting while the link is down, then the failure")
     @MainActor
     func modelShowsConnecting() async throws {
-        let configuration = Self.configuration(window: .seconds(1))
+        // The model shows connecting for the whole window: 3 s, so that a main actor held up by other
+        // tests running beside this one still sees it.
+        let configuration = Self.configuration(window: .seconds(3))
         let pair = try await SessionPair.connect(host: configuration, client: configuration)
         defer { pair.acceptor.cancel() }
         let (client, host) = (pair.client, pair.host)
