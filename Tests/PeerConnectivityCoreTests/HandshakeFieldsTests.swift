@@ -89,7 +89,7 @@ struct HandshakeFieldsTests {
             context: invitationContext
         )
         _ = invitee.frameReceived(.invite(invite))
-        #expect(invitee.peerMaximumMessageLength == nil)
+        #expect(invitee.peerFields == nil)
         let accepted = invitee.accept(
             keepaliveInterval: keepaliveInterval,
             livenessTimeout: livenessTimeout,
@@ -97,14 +97,14 @@ struct HandshakeFieldsTests {
         )
         let accept = Frame.accept(HandshakeFields(acceptingMessagesUpTo: 9_000_000))
         #expect(accepted == .establish(F.bob, sending: accept, finishingHandshake: false))
-        #expect(invitee.peerMaximumMessageLength == 70_000)
-        #expect(!invitee.peerReadsFolders, "the INVITE did not say it reads folders")
+        #expect(invitee.peerFields?.maximumMessageLength == 70_000)
+        #expect(invitee.peerFields?.readsFolders == false, "the INVITE did not say it reads folders")
 
         var inviter = makeInviter()
         _ = inviter.channelActive()
         _ = inviter.frameReceived(helloFromBob)
         _ = inviter.frameReceived(accept)
-        #expect(inviter.peerMaximumMessageLength == 9_000_000)
-        #expect(inviter.peerReadsFolders, "the ACCEPT said it reads folders")
+        #expect(inviter.peerFields?.maximumMessageLength == 9_000_000)
+        #expect(inviter.peerFields?.readsFolders == true, "the ACCEPT said it reads folders")
     }
 }

@@ -111,18 +111,11 @@ package struct ConnectionStateMachine {
         }
     }
 
-    /// The largest message the peer accepts on this connection (its INVITE or ACCEPT said), once
-    /// established; `nil` before, and on a connection that resumed a link.
-    package var peerMaximumMessageLength: Int? {
+    /// What the peer said of itself in its INVITE or ACCEPT (the largest message it accepts, whether it
+    /// reads folder channels), once established; `nil` before, and on a connection that resumed a link.
+    package var peerFields: HandshakeFields? {
         guard case .established(let established) = state else { return nil }
-        return established.peerAccepts.map(Int.init)
-    }
-
-    /// Whether the peer said (in its INVITE or ACCEPT) that it reads folder channels; `false` before the
-    /// connection is established, and on a connection that resumed a link.
-    package var peerReadsFolders: Bool {
-        guard case .established(let established) = state else { return false }
-        return established.peerReadsFolders
+        return established.peerFields
     }
 
     /// Whether the handshake has completed and the connection is not closing.

@@ -14,24 +14,14 @@ struct EstablishedState {
     /// parity is the peer's answer to one this side writes.
     private let localParity: UInt32
 
-    /// The largest message the peer accepts on this connection, from its INVITE or ACCEPT; `nil` on a
-    /// connection that resumed a link (the link's first connection said it).
-    let peerAccepts: UInt32?
-    /// Whether the peer's INVITE or ACCEPT said it reads folder channels; `false` on a connection that
-    /// resumed a link (the link's first connection said it).
-    let peerReadsFolders: Bool
+    /// What the peer said of itself in its INVITE or ACCEPT (the largest message it accepts, whether it
+    /// reads folders); `nil` on a connection that resumed a link (the link's first connection said it).
+    let peerFields: HandshakeFields?
 
     /// The state for a connection with `peer` that has just been established.
-    init(
-        peer: PeerID,
-        settings: ConnectionSettings,
-        isInviter: Bool,
-        peerAccepts: UInt32? = nil,
-        peerReadsFolders: Bool = false
-    ) {
+    init(peer: PeerID, settings: ConnectionSettings, isInviter: Bool, peerFields: HandshakeFields? = nil) {
         self.peer = peer
-        self.peerAccepts = peerAccepts
-        self.peerReadsFolders = peerReadsFolders
+        self.peerFields = peerFields
         self.channels = ChannelTable(localIsInviter: isInviter, maximumInboundChannels: settings.maximumInboundChannels)
         self.localParity = ChannelTable.firstLocalChannel(localIsInviter: isInviter) & 1
     }

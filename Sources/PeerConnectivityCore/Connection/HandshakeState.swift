@@ -27,9 +27,8 @@ struct HandshakeState {
         case inviteeAwaitingHello
         /// The invitee knows the peer and waits for INVITE or RESUME.
         case inviteeAwaitingInvite(PeerID)
-        /// The invitation is with the application; `peerAccepts` is the largest message its INVITE named,
-        /// `peerReadsFolders` whether it said it reads folder channels.
-        case inviteeAwaitingDecision(PeerID, peerAccepts: UInt32, peerReadsFolders: Bool)
+        /// The invitation is with the application; `peerFields` are what its INVITE said.
+        case inviteeAwaitingDecision(PeerID, peerFields: HandshakeFields)
         /// The plain resumer sent HELLO and RESUME.
         case resumerAwaitingHello(ConnectionStateMachine.Resumption)
         /// The resumer knows the peer and waits for RESUMED or DECLINE.
@@ -54,7 +53,7 @@ struct HandshakeState {
         switch step {
         case .idle, .inviterAwaitingHello, .inviteeAwaitingHello, .resumerAwaitingHello: return nil
         case .inviterAwaitingAnswer(let peer), .inviteeAwaitingInvite(let peer),
-            .inviteeAwaitingDecision(let peer, _, _),
+            .inviteeAwaitingDecision(let peer, _),
             .resumerAwaitingAnswer(let peer), .inviteeAwaitingResumeDecision(let peer, _):
             return peer
         }
@@ -124,8 +123,7 @@ struct HandshakeState {
                 peer: peer,
                 settings: settings,
                 isInviter: true,
-                peerAccepts: fields.maximumMessageLength,
-                peerReadsFolders: fields.readsFolders
+                peerFields: fields
             )
             return .move(.established(established), .establish(peer, sending: nil, finishingHandshake: true))
         case (.inviterAwaitingAnswer(let peer), .decline(let reason)):
@@ -168,11 +166,7 @@ struct HandshakeState {
             return inviteeReceived(hello, settings)
         case (.inviteeAwaitingInvite(let peer), .invite(let invite)):
             // The parser lets no INVITE through without the maximum message length.
-            step = .inviteeAwaitingDecision(
-                peer,
-                peerAccepts: invite.fields.maximumMessageLength ?? 0,
-                peerReadsFolders: invite.fields.readsFolders
-            )
+            step = .inviteeAwaitingDecision(peer, peerFields: invite.fields)
             let asked = TimeAmount.milliseconds(Int64(invite.timeoutMilliseconds))
             let timeout = min(asked, settings.maximumInvitationTimeout)
             return .stay(.deliverInvitation(from: peer, context: invite.context, timeout: timeout))
@@ -243,14 +237,8 @@ struct HandshakeState {
     ///   - settings: the machine's settings.
     /// - Returns: `nil` when no invitation is pending.
     func accept(maximumMessageLength: Int, _ settings: ConnectionSettings) -> Accepted? {
-        guard case .inviteeAwaitingDecision(let peer, let peerAccepts, let peerReadsFolders) = step else { return nil }
-        let established = EstablishedState(
-            peer: peer,
-            settings: settings,
-            isInviter: false,
-            peerAccepts: peerAccepts,
-            peerReadsFolders: peerReadsFolders
-        )
+        guard case .inviteeAwaitingDecision(let peer, let peerFields) = step else { return nil }
+        let established = EstablishedState(peer: peer, settings: settings, isInviter: false, peerFields: peerFields)
         let accept = Frame.accept(HandshakeFields(acceptingMessagesUpTo: maximumMessageLength))
         return (established, .establish(peer, sending: accept, finishingHandshake: false))
     }
@@ -277,7 +265,7 @@ struct HandshakeState {
     /// - Returns: `nil` when nothing is pending.
     func decline(_ reason: DisconnectReason) -> Transition? {
         switch step {
-        case .inviteeAwaitingDecision(let peer, _, _), .inviteeAwaitingResumeDecision(let peer, _):
+        case .inviteeAwaitingDecision(let peer, _), .inviteeAwaitingResumeDecision(let peer, _):
             return .close(reason, sending: .decline(reason), peer: peer)
         default:
             return nil
@@ -299,7 +287,7 @@ struct HandshakeState {
             return .quietly(.timedOut, peer: peer)
         case .inviteeAwaitingHello, .inviteeAwaitingInvite:
             return .goodbye(.handshakeTimeout, peer: peer)
-        case .inviteeAwaitingDecision(let peer, _, _), .inviteeAwaitingResumeDecision(let peer, _):
+        case .inviteeAwaitingDecision(let peer, _), .inviteeAwaitingResumeDecision(let peer, _):
             return .close(.timedOut, sending: .decline(.timedOut), peer: peer)
         case .idle:
             return .stay(.none)

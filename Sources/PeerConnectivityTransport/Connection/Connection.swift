@@ -85,27 +85,20 @@ package final class Connection: Sendable {
         set { security.withLock { $0 = newValue } }
     }
 
-    /// The largest message the peer accepts (its INVITE or ACCEPT said); 0 until the connection is
-    /// established, and on a connection that resumed a link. Set on the event loop before the
-    /// establishment is reported.
-    let peerAccepts = Atomic<Int>(0)
+    /// What the peer said of itself in its INVITE or ACCEPT; `nil` until the connection is established,
+    /// and on a connection that resumed a link. Set on the event loop before the establishment is reported.
+    let peerFields = Mutex<HandshakeFields?>(nil)
 
     /// The largest message the peer accepts on this connection, once established; `nil` on a connection
     /// that resumed a link (the link's first connection said it).
     package var peerMaximumMessageLength: Int? {
-        let limit = peerAccepts.load(ordering: .acquiring)
-        return limit > 0 ? limit : nil
+        peerFields.withLock { $0?.maximumMessageLength.map(Int.init) }
     }
-
-    /// Whether the peer said it reads folder channels (its INVITE or ACCEPT); `false` until the connection
-    /// is established, and on a connection that resumed a link. Set on the event loop before the
-    /// establishment is reported.
-    let peerFolders = Atomic<Bool>(false)
 
     /// Whether the peer reads folder channels (``PeerConnectivityCore/ChannelKind/folder``), as its
     /// handshake said; `false` on a connection that resumed a link (the link's first connection said it).
     package var peerReadsFolders: Bool {
-        peerFolders.load(ordering: .acquiring)
+        peerFields.withLock { $0?.readsFolders ?? false }
     }
 
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),

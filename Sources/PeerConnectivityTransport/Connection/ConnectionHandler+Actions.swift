@@ -109,8 +109,8 @@ extension ConnectionHandler {
 
         case .establish(let peer, let frame, let finishingHandshake):
             establish(context: context)
-            connection.peerAccepts.store(stateMachine.peerMaximumMessageLength ?? 0, ordering: .releasing)
-            connection.peerFolders.store(stateMachine.peerReadsFolders, ordering: .releasing)
+            let peerFields = stateMachine.peerFields
+            connection.peerFields.withLock { $0 = peerFields }
             logger.debug("connected")
             // The owner learns first, then ACCEPT goes out: when the inviter sees ACCEPT, this side
             // already counts the peer as connected. (Frames the owner queues now are drained after.)
