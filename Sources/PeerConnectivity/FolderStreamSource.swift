@@ -50,9 +50,6 @@ final class FolderStreamSource: ResourceSource {
         self.name = name
     }
 
-    /// How many files the stream carries.
-    var entryCount: Int { entries.count }
-
     func read(at offset: UInt64, length: Int, into buffer: inout ByteBuffer) throws {
         var position = offset
         let end = offset + UInt64(length)

@@ -38,6 +38,8 @@ struct FolderWriter {
         let digest: [UInt8]
         var remaining: Int
         var buffers: [ByteBuffer] = []
+        /// Hashed chunk by chunk as they arrive, while each is in this thread's cache.
+        var hasher = BlockHasher()
     }
 
     let peer: PeerID
@@ -51,8 +53,6 @@ struct FolderWriter {
     private var file: OpenFile?
     /// Where the folder landed (its first file's first component), once a file is placed.
     private(set) var folderURL: URL?
-    /// Files placed so far.
-    private(set) var placed = 0
     /// The blocks offered to the sender in HAVE when this writer was taken up again; 0 for a new one.
     private var offered = 0
 
@@ -161,16 +161,16 @@ struct FolderWriter {
         guard var current = block, bytes.readableBytes <= current.remaining else {
             throw failed("bytes outside a block")
         }
+        // Out of `block` while it changes, so that its list of chunks is not copied for each one.
+        block = nil
         current.remaining -= bytes.readableBytes
         current.buffers.append(bytes)
+        bytes.withUnsafeReadableBytes { current.hasher.update($0) }
         guard current.remaining == 0 else {
             block = current
             return nil
         }
-        block = nil
-        var hasher = BlockHasher()
-        for buffer in current.buffers { buffer.withUnsafeReadableBytes { hasher.update($0) } }
-        guard hasher.finalize() == current.digest else {
+        guard current.hasher.finalize() == current.digest else {
             throw Failure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name))
         }
         digests.append(current.digest)
@@ -246,18 +246,7 @@ struct FolderWriter {
         let fullName = rawName + [UInt8(ascii: "/")] + path
         // Refused here, before anything is written, when the path is too deep or too long.
         _ = try ResourcePlacement.components(of: fullName)
-        let partial = directoryPath + "/" + PartialResourceStore.newPartialName()
-        let descriptor: SystemPackage.FileDescriptor
-        do {
-            do {
-                descriptor = try Self.createPartial(at: partial)
-            } catch SystemPackage.Errno.noSuchFileOrDirectory {
-                try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
-                descriptor = try Self.createPartial(at: partial)
-            }
-        } catch let error as SystemPackage.Errno {
-            throw POSIXFailure("open \(partial)", error)
-        }
+        let (descriptor, partial) = try PartialResourceStore.createPartial(in: directoryPath)
         file = OpenFile(descriptor: descriptor, partialPath: partial, name: fullName)
     }
 
@@ -280,7 +269,6 @@ struct FolderWriter {
             PartialResourceStore.remove(open.partialPath, withRecord: false)
             throw error
         }
-        placed += 1
         if folderURL == nil {
             let below = url.path.dropFirst(directoryPath.count + 1)
             let top = below.split(separator: "/", maxSplits: 1).first.map(String.init) ?? String(below)
@@ -290,15 +278,5 @@ struct FolderWriter {
 
     private func failed(_ detail: String) -> Failure {
         Failure(code: .failed, error: .failed(peer: peer, name: name, detail: detail))
-    }
-
-    /// Creates a new partial file: readable by the owner only, never an existing name.
-    private static func createPartial(at path: String) throws -> SystemPackage.FileDescriptor {
-        try SystemPackage.FileDescriptor.open(
-            SystemPackage.FilePath(path),
-            .readWrite,
-            options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-            permissions: [.ownerReadWrite]
-        )
     }
 }

@@ -14,18 +14,23 @@ import Synchronization
 /// removed with the record.
 final class KeptFolders: Sendable {
     private struct Kept {
-        /// `nil` for a record read from disk and not taken up yet.
-        var writer: FolderWriter?
-        var record: FolderRecord?
+        /// What is held of the folder.
+        enum Held {
+            /// Kept by this process: the writer, its file open.
+            case writer(FolderWriter)
+            /// Read from disk and not taken up yet.
+            case record(FolderRecord)
+        }
+
+        var held: Held
         let recordPath: String
         let saved: Date
 
-        /// Closes and removes what it holds.
-        mutating func discard() {
-            if var writer {
-                writer.abandon()
-            } else if let path = record?.file?.partialPath {
-                Platform.unlink(path)
+        /// Closes and removes what it holds, and its record.
+        func discard() {
+            switch held {
+            case .writer(var writer): writer.abandon()
+            case .record(let record): if let path = record.file?.partialPath { Platform.unlink(path) }
             }
             Platform.unlink(recordPath)
         }
@@ -50,8 +55,8 @@ final class KeptFolders: Sendable {
         let record = writer.record(peer: key.peer)
         let recordPath = key.directory + "/" + PartialResourceStore.newPartialName() + ".folder"
         if let data = try? JSONEncoder().encode(record) { PartialResourceStore.writeRecord(data, to: recordPath) }
-        let kept = Kept(writer: writer, record: record, recordPath: recordPath, saved: record.saved)
-        var dropped = state.withLock { state -> [Kept] in
+        let kept = Kept(held: .writer(writer), recordPath: recordPath, saved: record.saved)
+        let dropped = state.withLock { state -> [Kept] in
             var dropped = Self.removeExpired(from: &state.folders, lifetime: lifetime)
             if let earlier = state.folders.removeValue(forKey: key) { dropped.append(earlier) }
             state.folders[key] = kept
@@ -63,7 +68,7 @@ final class KeptFolders: Sendable {
             }
             return dropped
         }
-        for index in dropped.indices { dropped[index].discard() }
+        for kept in dropped { kept.discard() }
     }
 
     /// The folder kept for `key`, taken out of the store (its record removed: it is written again if the
@@ -73,10 +78,10 @@ final class KeptFolders: Sendable {
     func claim(_ key: PartialResourceStore.Key, peer: PeerID, lifetime: Duration) -> FolderWriter? {
         let read = state.withLock { !$0.directoriesRead.contains(key.directory) }
         let fromDisk = read ? Self.read(key.directory) : []
-        var (claimed, dropped) = state.withLock { state -> (Kept?, [Kept]) in
+        let (claimed, dropped) = state.withLock { state -> (Kept?, [Kept]) in
             if state.directoriesRead.insert(key.directory).inserted {
                 for kept in fromDisk {
-                    guard let record = kept.record else { continue }
+                    guard case .record(let record) = kept.held else { continue }
                     let other = PartialResourceStore.Key(
                         directory: key.directory,
                         peer: record.peer,
@@ -90,17 +95,19 @@ final class KeptFolders: Sendable {
             let dropped = Self.removeExpired(from: &state.folders, lifetime: lifetime)
             return (state.folders.removeValue(forKey: key), dropped)
         }
-        for index in dropped.indices { dropped[index].discard() }
-        guard var kept = claimed else { return nil }
+        for kept in dropped { kept.discard() }
+        guard let kept = claimed else { return nil }
         Platform.unlink(kept.recordPath)
-        if let writer = kept.writer { return writer }
-        guard let record = kept.record,
-            let writer = FolderWriter(restoring: record, peer: peer, directoryPath: key.directory)
-        else {
-            kept.discard()
-            return nil
+        switch kept.held {
+        case .writer(let writer):
+            return writer
+        case .record(let record):
+            guard let writer = FolderWriter(restoring: record, peer: peer, directoryPath: key.directory) else {
+                kept.discard()
+                return nil
+            }
+            return writer
         }
-        return writer
     }
 
     /// Forgets what is kept in memory for `directory` (as a new process would not know it), leaving its
@@ -113,7 +120,7 @@ final class KeptFolders: Sendable {
             return Array(mine.values)
         }
         for kept in forgotten {
-            if var writer = kept.writer { writer.closeFile() }
+            if case .writer(var writer) = kept.held { writer.closeFile() }
         }
     }
 
@@ -140,7 +147,7 @@ final class KeptFolders: Sendable {
                 Platform.unlink(path)
                 continue
             }
-            kept.append(Kept(writer: nil, record: record, recordPath: path, saved: record.saved))
+            kept.append(Kept(held: .record(record), recordPath: path, saved: record.saved))
         }
         return kept
     }

@@ -69,6 +69,34 @@ final class PartialResourceStore: Sendable {
     /// Partial files named so far by this process.
     private static let partialsNamed = Atomic<UInt64>(0)
 
+    /// Creates a new partial file in the directory at `directoryPath` (made if it is missing): readable by
+    /// the owner only, never an existing name, no symbolic link followed.
+    ///
+    /// - Returns: its descriptor and path.
+    /// - Throws: ``POSIXFailure`` when it cannot be created.
+    static func createPartial(in directoryPath: String) throws -> (SystemPackage.FileDescriptor, String) {
+        let path = directoryPath + "/" + newPartialName()
+        let create = {
+            try SystemPackage.FileDescriptor.open(
+                SystemPackage.FilePath(path),
+                .readWrite,
+                options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: [.ownerReadWrite]
+            )
+        }
+        do {
+            do {
+                return (try create(), path)
+            } catch SystemPackage.Errno.noSuchFileOrDirectory {
+                // The directory is made when the first resource arrives, not asked after for every one.
+                try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+                return (try create(), path)
+            }
+        } catch let error as SystemPackage.Errno {
+            throw POSIXFailure("open \(path)", error)
+        }
+    }
+
     /// A name for a new partial file, `.partial-<process>-<n>`: unique among this process's, and, by its
     /// random 64-bit part, unlikely to be another process's (creating it is exclusive all the same). It
     /// costs no system call, where a `UUID` reads the system's random source for each file.

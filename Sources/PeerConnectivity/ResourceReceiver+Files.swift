@@ -39,30 +39,8 @@ extension ResourceReceiver {
             }
             PartialResourceStore.remove(entry.partialPath)
         }
-        let path = directoryPath + "/" + PartialResourceStore.newPartialName()
-        let descriptor: SystemPackage.FileDescriptor
-        do {
-            do {
-                descriptor = try createPartial(at: path)
-            } catch SystemPackage.Errno.noSuchFileOrDirectory {
-                // The directory is made when the first resource arrives, not asked after for every one.
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                descriptor = try createPartial(at: path)
-            }
-        } catch let error as SystemPackage.Errno {
-            throw POSIXFailure("open \(path)", error)
-        }
+        let (descriptor, path) = try PartialResourceStore.createPartial(in: directoryPath)
         return OpenedPartial(descriptor: descriptor, path: path, kept: [:], hasRecord: false)
-    }
-
-    /// Creates the new partial file at `path`: readable by the owner only, never an existing name.
-    private func createPartial(at path: String) throws -> SystemPackage.FileDescriptor {
-        try SystemPackage.FileDescriptor.open(
-            SystemPackage.FilePath(path),
-            .readWrite,
-            options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-            permissions: [.ownerReadWrite]
-        )
     }
 
     func record(of ledger: ResourceBlockLedger) -> PartialResourceRecord {
