@@ -8,12 +8,6 @@ import Testing
 /// the sender's folder.
 @Suite("Folders: resume and damaged blocks", .serialized, .timeLimit(.minutes(2)))
 struct FolderResumeTests {
-    private static func configuration(receivingInto directory: URL, reconnects: Bool) -> Session.Configuration {
-        var configuration = reconnects ? ReconnectionTests.configuration() : Session.Configuration.default
-        configuration.resourceDirectory = directory
-        return configuration
-    }
-
     /// `count` files of `length` bytes (the last a little longer) in two folders, distinct by `seed`.
     private static func tree(count: Int, length: Int, seed: UInt64) -> [String: Data] {
         Dictionary(
@@ -32,8 +26,8 @@ struct FolderResumeTests {
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: true),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: true)
+            host: resumeConfiguration(receivingInto: received, reconnects: true),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: true)
         )
         defer { pair.acceptor.cancel() }
         let tree = Self.tree(count: 24, length: 2 << 20, seed: 41)
@@ -70,29 +64,25 @@ struct FolderResumeTests {
         let size = folderStreamLength(tree)
         let client = Session(
             peer: try PeerID(displayName: "folder-restart-client"),
-            configuration: Self.configuration(
+            configuration: resumeConfiguration(
                 receivingInto: scratch.url.appendingPathComponent("unused"),
                 reconnects: false
             )
         )
         do {
             let first = try await SessionPair.connect(
-                host: Self.configuration(receivingInto: received, reconnects: false),
+                host: resumeConfiguration(receivingInto: received, reconnects: false),
                 clientSession: client
             )
             defer { first.acceptor.cancel() }
-            let transfer = try client.sendResource(at: source, withName: "restart", toPeer: first.host.peer)
-            try await waitFor(transfer.progress, fraction: 0.5)
-            await first.host.disconnect()
-            await #expect(throws: TransferError.self) { try await transfer.wait() }
-            _ = try await first.hostLog.waitForResources(1)
+            try await sendAndCut(source, as: "restart", over: first) { await $0.host.disconnect() }
         }
         let hidden = try scratch.contents("received").filter { $0.hasPrefix(".partial-") }
         #expect(hidden.contains { $0.hasSuffix(".folder") }, "a record of the folder: \(hidden)")
         // A new process knows nothing but what is on disk.
         KeptFolders.shared.forget(received.path)
         let second = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: client
         )
         defer { second.acceptor.cancel() }
@@ -113,8 +103,8 @@ struct FolderResumeTests {
         let received = scratch.url.appendingPathComponent("received")
         let proxy = Locked<ChunkDamagingProxy?>(nil)
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
             encryption: .none,
             through: { port in
                 // Chunk 40 of 16 per block: in block 2.
@@ -148,8 +138,8 @@ struct FolderResumeTests {
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false)
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false)
         )
         defer { pair.acceptor.cancel() }
         let first = Self.tree(count: 24, length: 2 << 20, seed: 61)
@@ -157,16 +147,12 @@ struct FolderResumeTests {
         let second = Self.tree(count: 24, length: 2 << 20, seed: 161)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         try writeFolder(first, in: source)
-        let transfer = try pair.client.sendResource(at: source, withName: "same", toPeer: pair.host.peer)
-        try await waitFor(transfer.progress, fraction: 0.5)
-        pair.client.abortConnection(to: pair.host.peer)
-        await #expect(throws: TransferError.self) { try await transfer.wait() }
-        _ = try await pair.hostLog.waitForResources(1)
+        try await sendAndCut(source, as: "same", over: pair) { $0.client.abortConnection(to: $0.host.peer) }
         let placedFirst = try folderFiles(in: received.appendingPathComponent("same"))
         #expect(!placedFirst.isEmpty, "files placed before the cut stay")
 
         let other = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: pair.client
         )
         defer { other.acceptor.cancel() }

@@ -9,20 +9,14 @@ import Testing
 struct ResourceResumeTests {
     static let size = 48 << 20
 
-    private static func configuration(receivingInto directory: URL, reconnects: Bool) -> Session.Configuration {
-        var configuration = reconnects ? ReconnectionTests.configuration() : Session.Configuration.default
-        configuration.resourceDirectory = directory
-        return configuration
-    }
-
     @Test("a link that drops mid-transfer is resumed (reconnection): the transfer goes on, only missing blocks cross")
     func resumeAcrossReconnection() async throws {
         let scratch = try ScratchDirectory("resume-reconnect")
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: true),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: true)
+            host: resumeConfiguration(receivingInto: received, reconnects: true),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: true)
         )
         defer { pair.acceptor.cancel() }
         let content = pattern(count: Self.size, seed: 31)
@@ -54,22 +48,18 @@ struct ResourceResumeTests {
         try content.write(to: source)
         let client = Session(
             peer: try PeerID(displayName: "restart-client"),
-            configuration: Self.configuration(
+            configuration: resumeConfiguration(
                 receivingInto: scratch.url.appendingPathComponent("unused"),
                 reconnects: false
             )
         )
         do {
             let first = try await SessionPair.connect(
-                host: Self.configuration(receivingInto: received, reconnects: false),
+                host: resumeConfiguration(receivingInto: received, reconnects: false),
                 clientSession: client
             )
             defer { first.acceptor.cancel() }
-            let transfer = try client.sendResource(at: source, withName: "restart.bin", toPeer: first.host.peer)
-            try await waitFor(transfer.progress, fraction: 0.5)
-            await first.host.disconnect()
-            await #expect(throws: TransferError.self) { try await transfer.wait() }
-            _ = try await first.hostLog.waitForResources(1)
+            try await sendAndCut(source, as: "restart.bin", over: first) { await $0.host.disconnect() }
         }
         let kept = try scratch.contents("received")
         #expect(
@@ -79,7 +69,7 @@ struct ResourceResumeTests {
         // A new process knows nothing but what is on disk.
         PartialResourceStore.shared.forget(received)
         let second = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: client
         )
         defer { second.acceptor.cancel() }
@@ -98,8 +88,8 @@ struct ResourceResumeTests {
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false)
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false)
         )
         defer { pair.acceptor.cancel() }
         let first = pattern(count: Self.size, seed: 33)
@@ -107,15 +97,11 @@ struct ResourceResumeTests {
         second[10] ^= 0xFF  // the same but for one byte in the first block
         let source = scratch.url.appendingPathComponent("source.bin")
         try first.write(to: source)
-        let transfer = try pair.client.sendResource(at: source, withName: "same.bin", toPeer: pair.host.peer)
-        try await waitFor(transfer.progress, fraction: 0.5)
-        pair.client.abortConnection(to: pair.host.peer)
-        await #expect(throws: TransferError.self) { try await transfer.wait() }
-        _ = try await pair.hostLog.waitForResources(1)
+        try await sendAndCut(source, as: "same.bin", over: pair) { $0.client.abortConnection(to: $0.host.peer) }
         #expect(try scratch.contents("received").count == 2, "the first file's blocks are kept")
 
         let other = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: pair.client
         )
         defer { other.acceptor.cancel() }
@@ -138,8 +124,8 @@ struct ResourceResumeTests {
         let received = scratch.url.appendingPathComponent("received")
         let proxy = Locked<ChunkDamagingProxy?>(nil)
         let pair = try await SessionPair.connect(
-            host: Self.configuration(receivingInto: received, reconnects: false),
-            client: Self.configuration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
+            host: resumeConfiguration(receivingInto: received, reconnects: false),
+            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
             encryption: .none,
             through: { port in
                 // Chunk 40 of 16 per block: in block 2.
