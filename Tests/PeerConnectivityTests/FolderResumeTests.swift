@@ -101,18 +101,7 @@ struct FolderResumeTests {
         let scratch = try ScratchDirectory("folder-damaged")
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
-        let proxy = Locked<ChunkDamagingProxy?>(nil)
-        let pair = try await SessionPair.connect(
-            host: resumeConfiguration(receivingInto: received, reconnects: false),
-            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
-            encryption: .none,
-            through: { port in
-                // Chunk 40 of 16 per block: in block 2.
-                let started = try await ChunkDamagingProxy.start(to: port, damagingChunk: 40)
-                proxy.withLock { $0 = started }
-                return started.port
-            }
-        )
+        let (pair, proxy) = try await pairDamagingOneChunk(receivingInto: received, scratch: scratch)
         defer { pair.acceptor.cancel() }
         let tree = Self.tree(count: 16, length: 500_000, seed: 51)
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
@@ -129,7 +118,7 @@ struct FolderResumeTests {
         #expect(try finished[1].result.get().path == received.path + "/damaged")
         #expect(try folderFiles(in: received.appendingPathComponent("damaged")) == tree)
         #expect(try scratch.contents("received") == ["damaged"], "no partial file is left")
-        await proxy.withLock { $0 }?.stop()
+        await proxy.stop()
     }
 
     @Test("a different folder of the same name and length is offered the kept blocks, refuses them, and never mixes")

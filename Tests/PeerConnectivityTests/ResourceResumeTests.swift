@@ -122,18 +122,7 @@ struct ResourceResumeTests {
         let scratch = try ScratchDirectory("damaged-block")
         defer { scratch.remove() }
         let received = scratch.url.appendingPathComponent("received")
-        let proxy = Locked<ChunkDamagingProxy?>(nil)
-        let pair = try await SessionPair.connect(
-            host: resumeConfiguration(receivingInto: received, reconnects: false),
-            client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
-            encryption: .none,
-            through: { port in
-                // Chunk 40 of 16 per block: in block 2.
-                let started = try await ChunkDamagingProxy.start(to: port, damagingChunk: 40)
-                proxy.withLock { $0 = started }
-                return started.port
-            }
-        )
+        let (pair, proxy) = try await pairDamagingOneChunk(receivingInto: received, scratch: scratch)
         defer { pair.acceptor.cancel() }
         let content = pattern(count: 8 << 20, seed: 34)
         let source = scratch.url.appendingPathComponent("source.bin")
@@ -155,6 +144,6 @@ struct ResourceResumeTests {
         let url = try finished[1].result.get()
         #expect(try Data(contentsOf: url) == content)
         #expect(try scratch.contents("received") == ["damaged.bin"])
-        await proxy.withLock { $0 }?.stop()
+        await proxy.stop()
     }
 }

@@ -35,3 +35,22 @@ func sendAndCut(_ url: URL, as name: String, over pair: SessionPair, cut: (Sessi
     await #expect(throws: TransferError.self) { try await transfer.wait() }
     _ = try await pair.hostLog.waitForResources(1)
 }
+
+/// A pair in the clear whose host receives into `received` through a proxy that flips a bit in the 40th
+/// chunk the client sends (with 16 chunks a block, in block 2); stop the proxy when done.
+func pairDamagingOneChunk(receivingInto received: URL, scratch: ScratchDirectory) async throws -> (
+    SessionPair, ChunkDamagingProxy
+) {
+    let proxy = Locked<ChunkDamagingProxy?>(nil)
+    let pair = try await SessionPair.connect(
+        host: resumeConfiguration(receivingInto: received, reconnects: false),
+        client: resumeConfiguration(receivingInto: scratch.url.appendingPathComponent("unused"), reconnects: false),
+        encryption: .none,
+        through: { port in
+            let started = try await ChunkDamagingProxy.start(to: port, damagingChunk: 40)
+            proxy.withLock { $0 = started }
+            return started.port
+        }
+    )
+    return (pair, try #require(proxy.withLock { $0 }))
+}
