@@ -188,6 +188,7 @@ let package = Package(
             name: "PeerConnectivityTests",
             dependencies: [
                 "PeerConnectivityBench",
+                "PeerConnectivityFuzz",
                 "PeerConnectivityNIO",
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
@@ -215,6 +216,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "PeerConnectivityBench",
                 "PeerConnectivity",
+                "PeerConnectivityFuzz",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strictSettings

@@ -35,7 +35,7 @@ public final class Advertiser: Sendable {
     /// Whether incoming connections are encrypted (see ``EncryptionPreference``).
     public let encryptionPreference: EncryptionPreference
 
-    let core: AdvertiserCore
+    let runtime: AdvertiserRuntime
     let delegateAdapter = AdvertiserDelegateAdapter()
 
     /// Makes an advertiser; nothing happens on the network until ``start()``.
@@ -81,7 +81,7 @@ public final class Advertiser: Sendable {
             requests: requestContinuation,
             eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         )
-        self.core = AdvertiserCore(
+        self.runtime = AdvertiserRuntime(
             record: DiscoveryRecord(peer: peer, discoveryInfo: discoveryInfo ?? [:]),
             serviceType: serviceType,
             configuration: configuration,
@@ -91,8 +91,8 @@ public final class Advertiser: Sendable {
     }
 
     deinit {
-        let core = self.core
-        Task { await core.stop() }
+        let runtime = self.runtime
+        Task { await runtime.stop() }
     }
 
     /// Starts listening and advertising. Returns once the DNS-SD service is registered.
@@ -101,21 +101,21 @@ public final class Advertiser: Sendable {
     ///   ``DiscoveryError/listenFailed(_:)``, ``DiscoveryError/dnsServiceFailed(_:)``, or
     ///   ``DiscoveryError/notRestartable`` after ``stop()``.
     public func start() async throws(DiscoveryError) {
-        try await core.start()
+        try await runtime.start()
     }
 
     /// Stops advertising and listening; declines invitations not yet answered; ends ``invitations``.
     public func stop() async {
-        await core.stop()
+        await runtime.stop()
     }
 
     /// The TCP port it listens on, once started: give it to peers that connect directly.
     public var port: Int? {
-        core.port
+        runtime.port
     }
 
     /// The DNS-SD instance name registered, once started (the peer's id, lowercase).
     public var serviceName: String? {
-        core.serviceName
+        runtime.serviceName
     }
 }

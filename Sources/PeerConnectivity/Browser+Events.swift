@@ -11,24 +11,24 @@ extension Browser {
         /// Each element is one found or lost peer.
         public typealias Element = BrowserEvent
 
-        let core: BrowserCore
+        let runtime: BrowserRuntime
 
         /// Makes an iterator: a new subscriber, which starts with the peers found now.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(core: core, id: core.subscribe(replayingFoundPeers: true).id)
+            Iterator(runtime: runtime, id: runtime.subscribe(replayingFoundPeers: true).id)
         }
 
         /// Iterates the events of a browser. `Sendable`, so it can be made where the subscription must
         /// start and handed to the task that reads it.
         public struct Iterator: AsyncIteratorProtocol, Sendable {
-            private let core: BrowserCore
+            private let runtime: BrowserRuntime
             private var events: HubIterator<BrowserEvent>
             private var threw = false
 
             /// Takes over subscriber `id` of the browser's events.
-            init(core: BrowserCore, id: Int) {
-                self.core = core
-                self.events = HubIterator(hub: core.events, id: id)
+            init(runtime: BrowserRuntime, id: Int) {
+                self.runtime = runtime
+                self.events = HubIterator(hub: runtime.events, id: id)
             }
 
             /// The next event, or `nil` once the browser has stopped or the task is cancelled.
@@ -36,7 +36,7 @@ extension Browser {
             /// - Throws: ``DiscoveryError`` once, after the last event, when browsing failed.
             public mutating func next() async throws -> BrowserEvent? {
                 if let event = await events.next() { return event }
-                if !threw, let failure = core.failure {
+                if !threw, let failure = runtime.failure {
                     threw = true
                     throw failure
                 }

@@ -22,7 +22,7 @@ public final class Browser: Sendable {
     /// at that moment. Ends when the browser stops; throws ``DiscoveryError`` if avahi-daemon goes away.
     public let events: Events
 
-    let core: BrowserCore
+    let runtime: BrowserRuntime
     let delegateAdapter = BrowserDelegateAdapter()
 
     /// Makes a browser; nothing happens on the network until ``start()``.
@@ -46,22 +46,22 @@ public final class Browser: Sendable {
         peer: PeerID,
         serviceType: String,
         configuration: Configuration,
-        resolver: BrowserCore.Resolver?
+        resolver: BrowserRuntime.Resolver?
     ) throws(DiscoveryError) {
         try DiscoveryRecord.validate(serviceType: serviceType)
         self.peer = peer
         self.serviceType = serviceType
-        self.core =
+        self.runtime =
             if let resolver {
-                BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration, resolver: resolver)
+                BrowserRuntime(peer: peer, serviceType: serviceType, configuration: configuration, resolver: resolver)
             } else {
-                BrowserCore(peer: peer, serviceType: serviceType, configuration: configuration)
+                BrowserRuntime(peer: peer, serviceType: serviceType, configuration: configuration)
             }
-        self.events = Events(core: core)
+        self.events = Events(runtime: runtime)
     }
 
     deinit {
-        core.stop()
+        runtime.stop()
     }
 
     /// Starts browsing.
@@ -69,17 +69,17 @@ public final class Browser: Sendable {
     /// - Throws: ``DiscoveryError/daemonNotRunning`` at once when avahi-daemon is not running,
     ///   ``DiscoveryError/notRestartable`` after ``stop()``.
     public func start() throws(DiscoveryError) {
-        try core.start()
+        try runtime.start()
     }
 
     /// Stops browsing and ends ``events``.
     public func stop() {
-        core.stop()
+        runtime.stop()
     }
 
     /// The peers found and not lost, with their discoveryInfo.
     public var foundPeers: [PeerID: [String: String]] {
-        core.foundPeers
+        runtime.foundPeers
     }
 
     /// Invites a found peer into `session`. The peer shows there as `connecting`, then `connected`
@@ -104,16 +104,16 @@ public final class Browser: Sendable {
         withContext context: Data? = nil,
         timeout: Duration = .seconds(30)
     ) async throws {
-        guard let target = await core.dialTarget(of: peer) else { throw InvitationError.peerNotFound(peer) }
+        guard let target = await runtime.dialTarget(of: peer) else { throw InvitationError.peerNotFound(peer) }
         do {
-            _ = try await session.core.invite(
+            _ = try await session.runtime.invite(
                 expectedPeer: peer,
                 to: target,
                 context: context,
                 timeout: timeout
             )
         } catch let error as InvitationError where error.reason == .connectionFailed {
-            core.endpointStale(peer)
+            runtime.endpointStale(peer)
             throw error
         }
     }

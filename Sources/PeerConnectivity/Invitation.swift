@@ -23,7 +23,7 @@ public struct Invitation: Sendable {
     }
 
     let connection: Connection
-    let advertiser: AdvertiserCore
+    let advertiser: AdvertiserRuntime
 
     /// Accepts: the peer joins `session` and shows there as `connecting`, then `connected`.
     ///
@@ -43,7 +43,7 @@ public struct Invitation: Sendable {
             throw InvitationError.failed(peer: peer, reason: reason)
         }
         do {
-            try await session.core.accept(connection, from: peer)
+            try await session.runtime.accept(connection, from: peer)
         } catch let error as SessionError {
             connection.decline(error.declineReason)
             throw error

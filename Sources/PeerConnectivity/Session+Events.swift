@@ -17,11 +17,11 @@ extension Session {
         /// Each element is one event.
         public typealias Element = SessionEvent
 
-        let core: SessionCore
+        let runtime: SessionRuntime
 
         /// Makes an iterator: a new subscriber.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(subscription: Subscription(core: core))
+            Iterator(subscription: Subscription(runtime: runtime))
         }
 
         /// Iterates the events of a session. `Sendable`, so it can be made where the subscription must
@@ -37,10 +37,10 @@ extension Session {
 
             /// The next event, or `nil` once the session is gone or the task is cancelled.
             public mutating func next() async -> SessionEvent? {
-                let core = subscription.core
-                let event = await core.events.next(subscription.id, batch: &batch)
+                let runtime = subscription.runtime
+                let event = await runtime.events.next(subscription.id, batch: &batch)
                 if case .dataReceived(let data, _, _) = event {
-                    core.consumed(data.count, by: subscription.id)
+                    runtime.consumed(data.count, by: subscription.id)
                 }
                 return event
             }
@@ -48,25 +48,25 @@ extension Session {
 
         /// One subscriber; unsubscribes when the last copy of its iterator goes away.
         final class Subscription: Sendable {
-            let core: SessionCore
+            let runtime: SessionRuntime
             let id: Int
 
             /// Subscribes; claims the events from before if no one has.
             ///
             /// - Parameter filter: when given, only the events it accepts are queued for this subscriber.
-            init(core: SessionCore, accepting filter: (@Sendable (SessionEvent) -> Bool)? = nil) {
-                self.core = core
-                self.id = core.events.subscribe(accepting: filter)
+            init(runtime: SessionRuntime, accepting filter: (@Sendable (SessionEvent) -> Bool)? = nil) {
+                self.runtime = runtime
+                self.id = runtime.events.subscribe(accepting: filter)
             }
 
             /// Takes over a subscription made already (with its snapshot, under the session's lock).
-            init(core: SessionCore, id: Int) {
-                self.core = core
+            init(runtime: SessionRuntime, id: Int) {
+                self.runtime = runtime
                 self.id = id
             }
 
             deinit {
-                core.unsubscribed(id)
+                runtime.unsubscribed(id)
             }
         }
     }

@@ -38,7 +38,7 @@ public final class Session: Sendable {
     /// Everything that happens in the session, in order, for any number of iterators (see ``Events``).
     public let events: Events
 
-    let core: SessionCore
+    let runtime: SessionRuntime
     let delegateAdapter = SessionDelegateAdapter()
 
     /// Makes a session.
@@ -74,8 +74,8 @@ public final class Session: Sendable {
             requests: continuation,
             eventLoop: PeerEventLoop.loop(for: peer, in: configuration.ioGroup)
         )
-        self.core = SessionCore(peer: peer, configuration: configuration, security: security)
-        self.events = Events(core: core)
+        self.runtime = SessionRuntime(peer: peer, configuration: configuration, security: security)
+        self.events = Events(runtime: runtime)
     }
 
     /// Makes a session for an identity's peer.
@@ -123,7 +123,7 @@ public final class Session: Sendable {
     /// - Parameter peer: a connected peer.
     /// - Returns: the connection's security, or `nil` when the peer is not connected.
     public func securityInfo(for peer: PeerID) -> PeerSecurityInfo? {
-        (try? core.connection(to: peer))?.securityInfo
+        (try? runtime.connection(to: peer))?.securityInfo
     }
 
     /// Where the connection to a peer runs: both sides' addresses and ports.
@@ -131,7 +131,7 @@ public final class Session: Sendable {
     /// - Parameter peer: a connected peer.
     /// - Returns: the endpoints, or `nil` when the peer is not connected.
     public func endpoints(of peer: PeerID) -> ConnectionEndpoints? {
-        guard let endpoints = (try? core.connection(to: peer))?.endpoints else { return nil }
+        guard let endpoints = (try? runtime.connection(to: peer))?.endpoints else { return nil }
         return ConnectionEndpoints(
             localAddress: endpoints.local.host,
             localPort: endpoints.local.port,
@@ -141,7 +141,7 @@ public final class Session: Sendable {
     }
 
     deinit {
-        core.shutdown()
+        runtime.shutdown()
     }
 
     /// The executor of the event loop that does this session's I/O (and its advertiser's, for the same
@@ -159,12 +159,12 @@ public final class Session: Sendable {
     /// }
     /// ```
     public var taskExecutor: any TaskExecutor {
-        EventLoopTaskExecutor(eventLoop: core.eventLoop)
+        EventLoopTaskExecutor(eventLoop: runtime.eventLoop)
     }
 
     /// The peers connected now.
     public var connectedPeers: [PeerID] {
-        core.peers(in: .connected)
+        runtime.peers(in: .connected)
     }
 
     /// The state of one peer in this session.
@@ -172,7 +172,7 @@ public final class Session: Sendable {
     /// - Parameter peer: the peer.
     /// - Returns: its state; `notConnected` for a peer the session does not hold.
     public func state(of peer: PeerID) -> PeerState {
-        core.state(of: peer)
+        runtime.state(of: peer)
     }
 
     /// Sends a message to connected peers.
@@ -221,19 +221,19 @@ public final class Session: Sendable {
         }
         if configuration.reconnection != nil {
             // One target's limit is checked with its send; several are checked before any is sent to.
-            if peers.count > 1 { try core.checkMessageLength(data.count, to: peers) }
+            if peers.count > 1 { try runtime.checkMessageLength(data.count, to: peers) }
             let frame = encode(data)
             for peer in peers {
-                try await core.sendResumable(frame, to: peer)
+                try await runtime.sendResumable(frame, to: peer)
             }
             return
         }
         if peers.count == 1 {  // the common case needs no array of connections
-            let connection = try core.connection(to: peers[0], carrying: data.count)
+            let connection = try runtime.connection(to: peers[0], carrying: data.count)
             try await Self.send(encode(data), on: connection, to: peers[0])
             return
         }
-        let connections = try core.connections(to: peers, carrying: data.count)
+        let connections = try runtime.connections(to: peers, carrying: data.count)
         let frame = encode(data)
         for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
@@ -242,12 +242,12 @@ public final class Session: Sendable {
 
     /// One datagram per target; on the connection for a target whose UDP endpoint is not known yet.
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
-        let connections = try core.connections(to: peers, carrying: data.count)
-        for (peer, connection) in zip(peers, connections) where !core.datagrams.send(data, on: connection) {
+        let connections = try runtime.connections(to: peers, carrying: data.count)
+        for (peer, connection) in zip(peers, connections) where !runtime.datagrams.send(data, on: connection) {
             let frame = encode(data)
             if configuration.reconnection != nil {
                 // Every DATA frame of a link is numbered, these too.
-                try await core.sendResumable(frame, to: peer)
+                try await runtime.sendResumable(frame, to: peer)
             } else {
                 try await Self.send(frame, on: connection, to: peer)
             }
@@ -256,7 +256,7 @@ public final class Session: Sendable {
 
     /// A DATA frame carrying `data`, in the session's pooled buffers.
     private func encode(_ data: Data) -> EncodedFrame {
-        let pool = core.sendBuffers
+        let pool = runtime.sendBuffers
         let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0, makeBuffer: pool.buffer(capacity:)) }
         pool.recycle(frame)
         return frame
@@ -290,7 +290,7 @@ public final class Session: Sendable {
         withContext context: Data? = nil,
         timeout: Duration = .seconds(30)
     ) async throws -> PeerID {
-        try await core.invite(expectedPeer: nil, host: host, port: port, context: context, timeout: timeout)
+        try await runtime.invite(expectedPeer: nil, host: host, port: port, context: context, timeout: timeout)
     }
 
     /// Closes the connection to `peer` at once, without goodbye, as a crash or a cut cable would: for
@@ -298,7 +298,7 @@ public final class Session: Sendable {
     ///
     /// - Parameter peer: the peer whose connection to cut.
     package func abortConnection(to peer: PeerID) {
-        core.abortConnection(to: peer)
+        runtime.abortConnection(to: peer)
     }
 
     /// Silences the connection to `peer` for good without closing it, as when a cable is cut: nothing
@@ -306,7 +306,7 @@ public final class Session: Sendable {
     ///
     /// - Parameter peer: the peer whose connection to silence.
     package func silenceConnection(to peer: PeerID) {
-        core.silenceConnection(to: peer)
+        runtime.silenceConnection(to: peer)
     }
 
     /// How many reliable messages to `peer` are kept until the peer acknowledges them (reconnection);
@@ -314,17 +314,17 @@ public final class Session: Sendable {
     ///
     /// - Parameter peer: a peer.
     package func unconfirmedMessageCount(to peer: PeerID) -> Int? {
-        core.peers.withLock { $0[peer]?.link?.ledger.unconfirmedCount }
+        runtime.peers.withLock { $0[peer]?.link?.ledger.unconfirmedCount }
     }
 
     /// The port of the session's own listener (mesh members and reconnection dial it), once bound.
     package var memberListenerPort: Int? {
-        core.mesh.withLock { $0.machine.listenerPort }
+        runtime.mesh.withLock { $0.machine.listenerPort }
     }
 
     /// Closes the session's own listener, so that no member can connect nor resume through it (tests).
     package func closeMemberListener() {
-        core.stopMesh()
+        runtime.stopMesh()
     }
 
     /// Leaves the session: says goodbye to every peer and closes the connections.
@@ -332,6 +332,6 @@ public final class Session: Sendable {
     /// Each peer is reported `notConnected` with `DisconnectReason.localDisconnect` here and
     /// `DisconnectReason.peerDisconnected` on its side. The session can be used again afterwards.
     public func disconnect() async {
-        await core.disconnectAll()
+        await runtime.disconnectAll()
     }
 }

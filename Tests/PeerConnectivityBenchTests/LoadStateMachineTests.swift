@@ -1,4 +1,5 @@
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 @testable import PeerConnectivityBench

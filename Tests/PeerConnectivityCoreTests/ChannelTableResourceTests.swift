@@ -28,7 +28,7 @@ struct ChannelTableResourceTests {
     /// The invitee's table with resource channel 1 open from the peer, its window wide enough for
     /// whole blocks.
     private static func tableWithResource(size: UInt64 = size) -> ChannelTable {
-        var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+        var table = ChannelTable(localIsInviter: false, maximumIncomingChannels: 8)
         #expect(table.frameReceived(.open(open(1, size: size))) == .opened(open(1, size: size)))
         _ = table.grant(4 * mebibyte, on: 1)
         return table
@@ -85,7 +85,7 @@ struct ChannelTableResourceTests {
 
     @Test("a folder channel has a resource's blocks: BLOCK then its bytes, END only with a root, none past its size")
     func folderChannel() {
-        var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+        var table = ChannelTable(localIsInviter: false, maximumIncomingChannels: 8)
         let open = Self.open(1, .folder)
         #expect(table.frameReceived(.open(open)) == .opened(open))
         _ = table.grant(4 * Self.mebibyte, on: 1)
@@ -108,7 +108,7 @@ struct ChannelTableResourceTests {
     @Test("BLOCK only on a resource channel: on a stream or a message it breaks the protocol")
     func blockOnlyOnResources() {
         for kind in [ChannelKind.stream, .message] {
-            var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+            var table = ChannelTable(localIsInviter: false, maximumIncomingChannels: 8)
             let open = Self.open(1, kind, size: kind == .stream ? 0 : 100)
             #expect(table.frameReceived(.open(open)) == .opened(open))
             #expect(
@@ -218,7 +218,7 @@ struct ChannelTableResourceTests {
 
     @Test("the window still bounds a resource's chunks, inside a block")
     func windowWithinBlock() {
-        var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+        var table = ChannelTable(localIsInviter: false, maximumIncomingChannels: 8)
         _ = table.frameReceived(.open(Self.open(1)))
         _ = table.frameReceived(.block(channel: 1, index: 0, digest: Self.digest(0)))
         #expect(Self.sendChunks(WireProtocol.initialChannelWindow, on: 1, into: &table))
@@ -255,7 +255,7 @@ struct ChannelTableResourceTests {
         )
         #expect(Self.violationDetail(table.frameReceived(.have(channel: 5, have))) != nil)
         // The inviter's table: the peer answers HAVE on odd channels.
-        var inviter = ChannelTable(localIsInviter: true, maximumInboundChannels: 8)
+        var inviter = ChannelTable(localIsInviter: true, maximumIncomingChannels: 8)
         #expect(inviter.frameReceived(.have(channel: 1, have)) == .have(channel: 1, have))
         #expect(Self.violationDetail(inviter.frameReceived(.have(channel: 2, have))) != nil)
     }
@@ -269,7 +269,7 @@ struct ChannelTableResourceTests {
     @Test("a resource of more blocks than the protocol carries is refused at OPEN, too large, and its frames dropped")
     func tooManyBlocks() {
         let largest = UInt64(WireProtocol.maximumResourceBlocks) * UInt64(Self.mebibyte)
-        var table = ChannelTable(localIsInviter: false, maximumInboundChannels: 8)
+        var table = ChannelTable(localIsInviter: false, maximumIncomingChannels: 8)
         #expect(table.frameReceived(.open(Self.open(1, size: largest))) == .opened(Self.open(1, size: largest)))
         for (channel, size) in [(UInt32(3), largest + 1), (5, UInt64.max)] {
             let reason = "a resource of \(size) bytes; at most \(WireProtocol.maximumResourceBlocks) blocks"

@@ -8,7 +8,7 @@ private typealias F = Fixtures
 struct ChannelTableTests {
     /// The invitee's table: the peer (the inviter) opens odd channels, this side even ones.
     private func inviteeTable(limit: Int = 8) -> ChannelTable {
-        ChannelTable(localIsInviter: false, maximumInboundChannels: limit)
+        ChannelTable(localIsInviter: false, maximumIncomingChannels: limit)
     }
 
     private func open(_ channel: UInt32, _ kind: ChannelKind = .stream, size: UInt64 = 0) -> Frame.Open {
@@ -24,7 +24,7 @@ struct ChannelTableTests {
     func numbering() {
         #expect(ChannelTable.firstLocalChannel(localIsInviter: true) == 1)
         #expect(ChannelTable.firstLocalChannel(localIsInviter: false) == 2)
-        var inviter = ChannelTable(localIsInviter: true, maximumInboundChannels: 8)
+        var inviter = ChannelTable(localIsInviter: true, maximumIncomingChannels: 8)
         #expect(inviter.frameReceived(.open(open(2))) == .opened(open(2)))
         #expect(
             violationDetail(inviter.frameReceived(.open(open(3))))

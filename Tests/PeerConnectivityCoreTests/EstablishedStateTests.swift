@@ -44,7 +44,7 @@ struct EstablishedStateTests {
             role: .invitee,
             keepaliveInterval: .seconds(1),
             livenessTimeout: .seconds(5),
-            maximumInboundChannels: 1
+            maximumIncomingChannels: 1
         )
         _ = machine.channelActive()
         _ = machine.frameReceived(.hello(Frame.Hello(peer: F.bob)))
@@ -60,7 +60,7 @@ struct EstablishedStateTests {
                 == .channel(.refuse(channel: 3, .refused, reason: "1 channels are open already"), from: F.bob)
         )
         #expect(machine.isEstablished)
-        #expect(machine.resetInboundChannel(1, .cancelled) == .send([.reset(channel: 1, .cancelled)]))
+        #expect(machine.resetIncomingChannel(1, .cancelled) == .send([.reset(channel: 1, .cancelled)]))
         let third = Frame.Open(channel: 5, kind: .stream, size: 0, name: [0x63])
         #expect(machine.frameReceived(.open(third)) == .channel(.opened(third), from: F.bob))
     }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOTestUtils
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// `FrameEncoder`, `FrameParser` and `FrameDecoder` on well-formed input.

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// `FrameParser` and `FrameDecoder` on malformed, oversize, truncated and random input.

@@ -1,5 +1,6 @@
 import NIOCore
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// `FrameParser` on malformed BLOCK (0x26) and HAVE (0x27) bodies.

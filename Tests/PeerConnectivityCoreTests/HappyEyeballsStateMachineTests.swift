@@ -1,4 +1,5 @@
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 @Suite("Happy Eyeballs: which address when, and who wins")

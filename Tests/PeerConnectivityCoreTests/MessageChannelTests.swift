@@ -10,7 +10,7 @@ private typealias F = Fixtures
 struct MessageChannelTests {
     /// The invitee's table, accepting messages of up to `limit` bytes.
     private func table(limit: Int = 4 << 20) -> ChannelTable {
-        ChannelTable(localIsInviter: false, maximumInboundChannels: 8, maximumMessageLength: limit)
+        ChannelTable(localIsInviter: false, maximumIncomingChannels: 8, maximumMessageLength: limit)
     }
 
     private func open(_ channel: UInt32, size: UInt64) -> Frame.Open {

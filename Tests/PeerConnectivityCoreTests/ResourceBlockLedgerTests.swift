@@ -1,4 +1,5 @@
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// `ResourceBlockLedger`: what a resource's receiver holds, where each chunk goes, and what END means.

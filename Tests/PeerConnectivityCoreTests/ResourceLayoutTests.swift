@@ -1,4 +1,5 @@
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// `ResourceLayout`: how a resource is cut into blocks, the HAVE bitmap, and the bytes of the root.

@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// The DNS-SD TXT record codec: strict, deterministic encoding and total, lenient decoding.

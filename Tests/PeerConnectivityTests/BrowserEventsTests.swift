@@ -75,7 +75,7 @@ struct BrowserEventsTests {
         defer { running.cancel() }
         try await eventually { model.isRunning }
         let before = [browser.events.makeAsyncIterator(), browser.events.makeAsyncIterator()]
-        browser.core.fail(.daemonNotRunning)
+        browser.runtime.fail(.daemonNotRunning)
         for var iterator in before + [browser.events.makeAsyncIterator()] {  // the last made after the failure
             await #expect(throws: DiscoveryError.daemonNotRunning) { _ = try await iterator.next() }
             #expect(try await iterator.next() == nil)

@@ -104,14 +104,14 @@ struct BrowserResolveRetryTests {
         let (events, collector) = Self.collect(browser)
         try browser.start()
         try await eventually { !events.value.isEmpty }
-        #expect(browser.core.endpoint(of: other)?.port == Int(stalePort))
+        #expect(browser.runtime.endpoint(of: other)?.port == Int(stalePort))
 
         let session = Session(peer: me)
         let reason = await invitationFailureReason {
             try await browser.invitePeer(other, to: session, timeout: .seconds(20))
         }
         #expect(reason == .connectionFailed)
-        try await eventually { browser.core.endpoint(of: other)?.port == livePort }
+        try await eventually { browser.runtime.endpoint(of: other)?.port == livePort }
         try await browser.invitePeer(other, to: session, timeout: .seconds(20))
         #expect(session.connectedPeers == [other])
         #expect(events.value == [.found(other, discoveryInfo: [:])], "the new port without lost and found")
@@ -132,7 +132,7 @@ struct BrowserResolveRetryTests {
         let browser = try Browser(peer: me, serviceType: service)
         let (events, collector) = Self.collect(browser)
         try browser.start()
-        try await eventually { browser.core.endpoint(of: other)?.port == firstPort }
+        try await eventually { browser.runtime.endpoint(of: other)?.port == firstPort }
 
         // Registered again at once under the same name, the service's PTR record does not change: Avahi
         // may report neither REMOVE nor ADD, and the browser still holds the old port. The refused dial
@@ -140,7 +140,7 @@ struct BrowserResolveRetryTests {
         await first.stop()
         let second = try await Peer(other, serviceType: service)
         let secondPort = try #require(second.advertiser.port)
-        try await eventually { browser.core.endpoint(of: other) != nil }
+        try await eventually { browser.runtime.endpoint(of: other) != nil }
         let session = Session(peer: me)
         var refusals = 0
         while true {
@@ -149,11 +149,11 @@ struct BrowserResolveRetryTests {
                 break
             } catch let error as InvitationError where error.reason == .connectionFailed && refusals == 0 {
                 refusals += 1
-                try await eventually { browser.core.endpoint(of: other)?.port == secondPort }
+                try await eventually { browser.runtime.endpoint(of: other)?.port == secondPort }
             }
         }
         #expect(session.connectedPeers == [other])
-        #expect(browser.core.endpoint(of: other)?.port == secondPort)
+        #expect(browser.runtime.endpoint(of: other)?.port == secondPort)
         #expect(events.value.last == .found(other, discoveryInfo: [:]), "\(events.value)")
 
         await session.disconnect()

@@ -32,7 +32,7 @@ struct ConnectionEventStreamTests {
             configuration: Self.configuration(),
             handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
             group: group,
-            handler: listenerEvents
+            delegate: listenerEvents
         )
         defer {
             listenerEvents.finish()
@@ -46,7 +46,7 @@ struct ConnectionEventStreamTests {
             invitation: .init(expectedPeer: invitee, context: ByteBuffer(string: "hello"), timeout: .seconds(30)),
             configuration: Self.configuration(),
             group: group,
-            handler: dialerEvents
+            delegate: dialerEvents
         )
 
         // The invitee side: the invitation comes first, with its context; accept it into a new stream.
@@ -59,7 +59,7 @@ struct ConnectionEventStreamTests {
         #expect(String(buffer: context) == "hello")
         let sessionEvents = ConnectionEventStream()
         try await first.connection.accept(
-            handler: sessionEvents,
+            delegate: sessionEvents,
             keepaliveInterval: .seconds(30),
             livenessTimeout: .seconds(90),
             maximumMessageLength: 1 << 20

@@ -18,7 +18,7 @@ struct ConnectionHandlerTests {
     private struct Rig {
         let channel: EmbeddedChannel
         let connection: Connection
-        let events: RecordingEventHandler
+        let events: RecordingDelegate
         let reads: ReadCounter
 
         /// Installs a handler for alice in `role` and activates the channel.
@@ -27,7 +27,7 @@ struct ConnectionHandlerTests {
             reads = ReadCounter()
             // In front of the connection handler: it sees the reads the handler lets through.
             try channel.pipeline.syncOperations.addHandler(reads)
-            events = RecordingEventHandler(demand: demand)
+            events = RecordingDelegate(demand: demand)
             let configuration = ConnectionConfiguration(
                 maximumMessageLength: 1 << 20,
                 handshakeTimeout: .seconds(7),
@@ -40,14 +40,14 @@ struct ConnectionHandlerTests {
                 localPeer: ConnectionHandlerTests.alice,
                 role: role,
                 configuration: configuration,
-                handler: events
+                delegate: events
             )
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 
         /// Everything the handler wrote, decoded.
         func written() throws -> [Frame] {
-            var reader = FrameReader(limit: FrameLengthLimit(1 << 21))
+            var reader = ReceiveBuffer(limit: FrameLengthLimit(1 << 21))
             while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
                 reader.append(buffer)
             }
@@ -245,7 +245,7 @@ extension Result {
 }
 
 /// Records a connection's events and answers every message with the same read demand.
-private final class RecordingEventHandler: ConnectionEventHandler {
+private final class RecordingDelegate: ConnectionDelegate {
     private let recorded = NIOLockedValueBox<[ConnectionEvent]>([])
     private let demand: ConnectionReadDemand
 

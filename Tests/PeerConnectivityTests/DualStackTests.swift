@@ -95,14 +95,16 @@ struct DualStackTests {
             let probe = Data("datagram".utf8)
             let deadline = ContinuousClock.now + .seconds(10) * slowdown
             while ContinuousClock.now < deadline,
-                host.core.datagrams.statistics.received == 0 || client.core.datagrams.statistics.received == 0
+                host.runtime.datagrams.statistics.received == 0 || client.runtime.datagrams.statistics.received == 0
             {
                 try await client.send(probe, toPeers: [host.peer], mode: .unreliable)
                 try await host.send(probe, toPeers: [client.peer], mode: .unreliable)
                 try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(host.core.datagrams.statistics.received > 0 && client.core.datagrams.statistics.received > 0)
-            #expect(host.core.datagrams.statistics.rejected == 0 && client.core.datagrams.statistics.rejected == 0)
+            #expect(host.runtime.datagrams.statistics.received > 0 && client.runtime.datagrams.statistics.received > 0)
+            #expect(
+                host.runtime.datagrams.statistics.rejected == 0 && client.runtime.datagrams.statistics.rejected == 0
+            )
             // The log reads the events in a task of its own: it may not have them yet.
             try await eventually { clientLog.messages.contains(probe) && hostLog.messages.contains(probe) }
             await client.disconnect()
@@ -148,7 +150,7 @@ struct DualStackTests {
             configuration: configuration(),
             handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
             group: MultiThreadedEventLoopGroup.singleton,
-            handler: ConnectionEventStream()
+            delegate: ConnectionEventStream()
         )
         await listener.close()
         return listener.port
@@ -165,7 +167,7 @@ struct DualStackTests {
             configuration: Self.configuration(),
             handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
             group: MultiThreadedEventLoopGroup.singleton,
-            handler: events
+            delegate: events
         )
         defer {
             events.finish()
@@ -187,7 +189,7 @@ struct DualStackTests {
             invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
             configuration: Self.configuration(),
             group: MultiThreadedEventLoopGroup.singleton,
-            handler: ConnectionEventStream()
+            delegate: ConnectionEventStream()
         )
         let elapsed = ContinuousClock.now - start
         defer { connection.close(.localDisconnect) }
@@ -215,7 +217,7 @@ struct DualStackTests {
                 invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
                 configuration: Self.configuration(),
                 group: MultiThreadedEventLoopGroup.singleton,
-                handler: ConnectionEventStream()
+                delegate: ConnectionEventStream()
             )
         }
         let text = "\(error.map { "\($0)" } ?? "")"
@@ -248,7 +250,7 @@ struct DualStackTests {
             configuration: Self.configuration(),
             handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
             group: MultiThreadedEventLoopGroup.singleton,
-            handler: ConnectionEventStream()
+            delegate: ConnectionEventStream()
         )
         let connection = try await ConnectionDialer.dial(
             DialTarget(host: address, port: listener.port),
@@ -256,7 +258,7 @@ struct DualStackTests {
             invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
             configuration: Self.configuration(),
             group: MultiThreadedEventLoopGroup.singleton,
-            handler: ConnectionEventStream()
+            delegate: ConnectionEventStream()
         )
         let remote = connection.remoteIPAddress ?? ""
         #expect(

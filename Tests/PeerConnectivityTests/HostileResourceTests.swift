@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 @testable import PeerConnectivity

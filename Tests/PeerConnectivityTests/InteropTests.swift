@@ -2,6 +2,7 @@ import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 /// Discovery against an mDNS stack we did not write and that is not Avahi: python-zeroconf, in a child process

@@ -60,7 +60,9 @@ struct IntroductionTests {
         let pair = try await SessionPair.connect()
         defer { pair.acceptor.cancel() }
         // Twenty members behind an address that accepts and never answers: the dials wait.
-        try pair.client.core.connection(to: pair.host.peer).sendControl(.members(Self.members(20, port: silent.port)))
+        try pair.client.runtime.connection(to: pair.host.peer).sendControl(
+            .members(Self.members(20, port: silent.port))
+        )
         // The dials start (later under ThreadSanitizer than 1.5 s), then 1.5 s for more than 4 to pile up.
         try await eventually { silent.count >= 1 }
         try await Task.sleep(for: .milliseconds(1500) * slowdown)
@@ -74,7 +76,9 @@ struct IntroductionTests {
         defer { Task { await refusing.stop() } }
         let pair = try await SessionPair.connect()
         defer { pair.acceptor.cancel() }
-        try pair.client.core.connection(to: pair.host.peer).sendControl(.members(Self.members(3, port: refusing.port)))
+        try pair.client.runtime.connection(to: pair.host.peer).sendControl(
+            .members(Self.members(3, port: refusing.port))
+        )
         try await eventually { refusing.count >= 3 }
         try await Task.sleep(for: .milliseconds(500))
         #expect(pair.host.state(of: pair.client.peer) == .connected, "a failed introduction ends no session")

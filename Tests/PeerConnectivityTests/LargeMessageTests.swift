@@ -16,7 +16,7 @@ struct LargeMessageTests {
 
     /// How many channels peers have open towards `session` (a large message being received is one).
     private func inboundChannels(_ session: Session) -> Int {
-        session.core.transfers.withLock { $0.count }
+        session.runtime.transfers.withLock { $0.count }
     }
 
     @Test(

@@ -13,7 +13,7 @@ struct MeshListenerTests {
         var port: Int?
         let deadline = ContinuousClock.now + .seconds(10)
         while port == nil, ContinuousClock.now < deadline {
-            port = session.core.mesh.withLock { $0.machine.listenerPort }
+            port = session.runtime.mesh.withLock { $0.machine.listenerPort }
             try await Task.sleep(for: .milliseconds(5))
         }
         let listenerPort = try #require(port, "the session's listener was not bound")
@@ -24,7 +24,7 @@ struct MeshListenerTests {
         }
         let waited = start.duration(to: .now)
         #expect(error?.reason == .declined)
-        #expect(waited >= SessionCore.introductionGracePeriod - .milliseconds(100), "declined after \(waited)")
+        #expect(waited >= SessionRuntime.introductionGracePeriod - .milliseconds(100), "declined after \(waited)")
         #expect(session.connectedPeers.isEmpty)
         #expect(log.states(of: stranger.peer).allSatisfy { $0.0 != .connected })
     }

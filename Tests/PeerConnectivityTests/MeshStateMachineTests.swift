@@ -1,5 +1,6 @@
 import Foundation
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 import Testing
 
 @testable import PeerConnectivity

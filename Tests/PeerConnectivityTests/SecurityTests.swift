@@ -185,7 +185,7 @@ struct SecurityTests {
         let host = try await Host(identity: nil, .optional)
         // Mallory claims alice's PeerID but can only prove her own key.
         let (_, requests) = AsyncStream.makeStream(of: CertificateRequest.self)
-        let forged = SessionCore(
+        let forged = SessionRuntime(
             peer: alice.peer,
             configuration: .default,
             security: SecuritySetup.make(
@@ -345,11 +345,11 @@ struct SecurityTests {
         #expect(pair.client.securityInfo(for: pair.host.peer)?.isEncrypted == true)
         let probe = Data("probe".utf8)
         let deadline = ContinuousClock.now + .seconds(10)
-        while pair.client.core.datagrams.statistics.sent == 0, ContinuousClock.now < deadline {
+        while pair.client.runtime.datagrams.statistics.sent == 0, ContinuousClock.now < deadline {
             try await pair.client.send(probe, toPeers: [pair.host.peer], mode: .unreliable)
             try await Task.sleep(for: .milliseconds(2))
         }
-        #expect(pair.client.core.datagrams.statistics.sent > 0)
+        #expect(pair.client.runtime.datagrams.statistics.sent > 0)
         try await pair.client.send(Data("sealed".utf8), toPeers: [pair.host.peer], mode: .unreliable)
         let arrival = ContinuousClock.now + .seconds(10)
         while !pair.hostLog.messages.contains(Data("sealed".utf8)), ContinuousClock.now < arrival {
@@ -358,18 +358,18 @@ struct SecurityTests {
         #expect(pair.hostLog.messages.contains(Data("sealed".utf8)))
 
         // Forge datagrams with the right token from the right address: one in the clear, one garbled.
-        let connection = try pair.host.core.connection(to: pair.client.peer)
-        let token = try #require(pair.host.core.datagrams.localToken(on: connection))
-        let port = try #require(pair.host.core.datagrams.port)
-        let rejectedBefore = pair.host.core.datagrams.statistics.rejected
+        let connection = try pair.host.runtime.connection(to: pair.client.peer)
+        let token = try #require(pair.host.runtime.datagrams.localToken(on: connection))
+        let port = try #require(pair.host.runtime.datagrams.port)
+        let rejectedBefore = pair.host.runtime.datagrams.statistics.rejected
         let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
         sendUDP(tokenBytes + Array("forged in the clear".utf8), toPort: port)
         sendUDP(tokenBytes + [UInt8](repeating: 0x5A, count: 64), toPort: port)
         let rejection = ContinuousClock.now + .seconds(10)
-        while pair.host.core.datagrams.statistics.rejected < rejectedBefore + 2, ContinuousClock.now < rejection {
+        while pair.host.runtime.datagrams.statistics.rejected < rejectedBefore + 2, ContinuousClock.now < rejection {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(pair.host.core.datagrams.statistics.rejected == rejectedBefore + 2)
+        #expect(pair.host.runtime.datagrams.statistics.rejected == rejectedBefore + 2)
         #expect(!pair.hostLog.messages.contains(Data("forged in the clear".utf8)))
     }
 

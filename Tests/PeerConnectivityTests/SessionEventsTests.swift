@@ -28,7 +28,7 @@ struct SessionEventsTests {
         try await client.send(Data("early".utf8), toPeers: [peer])
         // Wait until the host has it, queued for its first iterator (its 5 bytes are the backlog): a fixed 100 ms
         // was not always enough on a loaded machine, and then the second iterator saw it too.
-        try await eventually { host.core.events.backlog >= 5 }
+        try await eventually { host.runtime.events.backlog >= 5 }
         let first = host.events.makeAsyncIterator()
         let second = host.events.makeAsyncIterator()
         let messages = (0..<500).map { Data("message \($0)".utf8) }

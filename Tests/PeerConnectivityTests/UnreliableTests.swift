@@ -22,7 +22,7 @@ struct UnreliableTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             try await pair.client.send(Self.probe, toPeers: [pair.host.peer], mode: .unreliable)
-            if pair.client.core.datagrams.statistics.sent > 0 { return }
+            if pair.client.runtime.datagrams.statistics.sent > 0 { return }
             try await Task.sleep(for: .milliseconds(2))
         }
         Issue.record("the peer's UDP endpoint never became known")
@@ -46,8 +46,8 @@ struct UnreliableTests {
         }
         let received = messages(pair.hostLog).map { String(decoding: $0, as: UTF8.self) }
         #expect(Set(received) == Set((0..<200).map { "datagram \($0)" }))
-        #expect(pair.client.core.datagrams.statistics.sent >= 200)
-        #expect(pair.host.core.datagrams.statistics.received >= 200)
+        #expect(pair.client.runtime.datagrams.statistics.sent >= 200)
+        #expect(pair.host.runtime.datagrams.statistics.received >= 200)
         // The reply goes the other way by UDP too.
         try await pair.host.send(Data("back".utf8), toPeers: [pair.client.peer], mode: .unreliable)
         let backDeadline = ContinuousClock.now + .seconds(10)
@@ -83,7 +83,7 @@ struct UnreliableTests {
             try await pair.client.send(message, toPeers: [pair.host.peer], mode: .unreliable)
         }
         let elapsed = start.duration(to: .now)
-        let statistics = pair.client.core.datagrams.statistics
+        let statistics = pair.client.runtime.datagrams.statistics
         #expect(statistics.sent + statistics.droppedFull >= 2_000)
         #expect(elapsed < .seconds(10), "2,000 sends took \(elapsed)")
         // Reliable traffic still flows at once.
@@ -99,10 +99,10 @@ struct UnreliableTests {
     func forgedDatagrams() async throws {
         let pair = try await SessionPair.connect()
         try await waitForDatagrams(pair)
-        let port = try #require(pair.host.core.datagrams.port)
+        let port = try #require(pair.host.runtime.datagrams.port)
         try await Task.sleep(for: .milliseconds(50))  // the probes have landed
         let before = messages(pair.hostLog).count
-        let rejectedBefore = pair.host.core.datagrams.statistics.rejected
+        let rejectedBefore = pair.host.runtime.datagrams.statistics.rejected
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -119,10 +119,10 @@ struct UnreliableTests {
             }
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while pair.host.core.datagrams.statistics.rejected < rejectedBefore + 3, ContinuousClock.now < deadline {
+        while pair.host.runtime.datagrams.statistics.rejected < rejectedBefore + 3, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(pair.host.core.datagrams.statistics.rejected == rejectedBefore + 3)
+        #expect(pair.host.runtime.datagrams.statistics.rejected == rejectedBefore + 3)
         #expect(messages(pair.hostLog).count == before)
     }
 

@@ -50,7 +50,7 @@ extension Session {
     /// - Parameter type: the type of the messages.
     /// - Returns: an `AsyncSequence` of `(message, from: peer)`.
     public func messages<Message: Decodable & Sendable>(of type: Message.Type) -> Messages<Message> {
-        Messages(core: core)
+        Messages(runtime: runtime)
     }
 
     /// The messages of one type, from ``messages(of:)``: an `AsyncSequence` of `(message, from: peer)`.
@@ -60,11 +60,11 @@ extension Session {
         /// What a message that does not decode throws.
         public typealias Failure = MessageDecodingError
 
-        let core: SessionCore
+        let runtime: SessionRuntime
 
         /// Makes an iterator: a new subscriber of the session's events, which takes only messages.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(core: core)
+            Iterator(runtime: runtime)
         }
 
         /// Iterates the messages of one type. `Sendable`, so it can be made where the subscription must
@@ -73,8 +73,8 @@ extension Session {
             private var events: Session.Events.Iterator
             private let typeName = MessageEnvelope.typeName(of: Message.self)
 
-            init(core: SessionCore) {
-                let subscription = Session.Events.Subscription(core: core) { event in
+            init(runtime: SessionRuntime) {
+                let subscription = Session.Events.Subscription(runtime: runtime) { event in
                     if case .dataReceived = event { return true }
                     return false
                 }

@@ -62,9 +62,9 @@ public final class SessionModel {
         self.session = session
         self.browser = browser
         resync(
-            states: session.core.peerStates,
+            states: session.runtime.peerStates,
             found: browser?.foundPeers,
-            inFlight: session.core.resourcesInFlight.inProgress
+            inFlight: session.runtime.resourcesInFlight.inProgress
         )
     }
 
@@ -102,14 +102,14 @@ public final class SessionModel {
 
     /// Subscribes with a snapshot, sets it, then applies every change until cancelled.
     private func follow() async {
-        let core = session.core
-        let (sessionID, states) = core.subscribeToPeerStates()
-        let sessionEvents = Session.Events.Iterator(subscription: .init(core: core, id: sessionID))
-        let (transfersID, inFlight) = core.resourcesInFlight.subscribe()
-        let transferChanges = HubIterator(hub: core.resourcesInFlight.changes, id: transfersID)
+        let runtime = session.runtime
+        let (sessionID, states) = runtime.subscribeToPeerStates()
+        let sessionEvents = Session.Events.Iterator(subscription: .init(runtime: runtime, id: sessionID))
+        let (transfersID, inFlight) = runtime.resourcesInFlight.subscribe()
+        let transferChanges = HubIterator(hub: runtime.resourcesInFlight.changes, id: transfersID)
         let browsing = browser.map { browser in
-            let (id, found) = browser.core.subscribe(replayingFoundPeers: false)
-            return (events: Browser.Events.Iterator(core: browser.core, id: id), found: found)
+            let (id, found) = browser.runtime.subscribe(replayingFoundPeers: false)
+            return (events: Browser.Events.Iterator(runtime: browser.runtime, id: id), found: found)
         }
         resync(states: states, found: browsing?.found, inFlight: inFlight)
         await withDiscardingTaskGroup { group in

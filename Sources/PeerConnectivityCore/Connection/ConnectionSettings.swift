@@ -11,7 +11,7 @@ struct ConnectionSettings {
     /// accepted in the clear, whatever either preference says.
     let encryptedBefore: @Sendable (PeerID) -> Bool
     /// How many channels the peer may have open at once.
-    let maximumInboundChannels: Int
+    let maximumIncomingChannels: Int
     /// The longest an invitee lets an invitation wait for the application, whatever the INVITE asks.
     let maximumInvitationTimeout: TimeAmount
     /// How long an invitee waits for the inviter's part of the handshake, and the session for its

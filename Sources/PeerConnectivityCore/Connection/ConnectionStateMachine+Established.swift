@@ -3,9 +3,9 @@ extension ConnectionStateMachine {
     package mutating func keepaliveTick() -> Action {
         guard case .established(let established) = state else { return .none }
         if !isReadingPaused {
-            ticksSinceInbound += 1
+            ticksSinceIncoming += 1
         }
-        let silence = keepaliveInterval.nanoseconds * Int64(ticksSinceInbound)
+        let silence = keepaliveInterval.nanoseconds * Int64(ticksSinceIncoming)
         if silence >= livenessTimeout.nanoseconds {
             let seconds = Double(silence) / 1e9
             let reason = DisconnectReason.livenessTimeout.with(detail: "nothing received for \(seconds) s")
@@ -56,10 +56,10 @@ extension ConnectionStateMachine {
     ///   - channel: the channel.
     ///   - code: why, sent to the peer.
     /// - Returns: the RESET to send, or nothing when the connection has ended or the peer never opened it.
-    package mutating func resetInboundChannel(_ channel: UInt32, _ code: ChannelResetCode) -> Action {
+    package mutating func resetIncomingChannel(_ channel: UInt32, _ code: ChannelResetCode) -> Action {
         guard case .established(var established) = state else { return .none }
         state = .modifying
-        let action = established.resetInboundChannel(channel, code)
+        let action = established.resetIncomingChannel(channel, code)
         state = .established(established)
         return action
     }

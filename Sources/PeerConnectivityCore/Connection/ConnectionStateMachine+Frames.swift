@@ -13,7 +13,7 @@ extension ConnectionStateMachine {
     /// - Parameter frame: the decoded frame.
     /// - Returns: what to do with it.
     package mutating func frameReceived(_ frame: Frame) -> Action {
-        ticksSinceInbound = 0
+        ticksSinceIncoming = 0
         switch state {
         case .established(var established):
             // Out of `state` while it changes: the channel table is then not copied on write.

@@ -92,7 +92,7 @@ extension ConnectionStateMachine {
     ) {
         self.keepaliveInterval = keepaliveInterval
         self.livenessTimeout = livenessTimeout
-        ticksSinceInbound = 0
+        ticksSinceIncoming = 0
         state = .established(established)
     }
 }

@@ -39,7 +39,7 @@ package struct ConnectionStateMachine {
     package internal(set) var keepaliveInterval: TimeAmount
     var livenessTimeout: TimeAmount
     /// Keepalive ticks since anything arrived from the peer (ticks while reading is paused by us do not count).
-    var ticksSinceInbound = 0
+    var ticksSinceIncoming = 0
     /// Whether the owner stopped reading from the socket (receive backpressure).
     package internal(set) var isReadingPaused = false
     /// Whether the connection switched to TLS.
@@ -62,7 +62,7 @@ package struct ConnectionStateMachine {
     ///     the session's answer to a RESUME.
     ///   - certificateDecisionTimeout: how long an invitee waits for the certificate decision; `nil` when
     ///     no decision is asked (the peer is accepted at once).
-    ///   - maximumInboundChannels: how many channels (streams and resources) the peer may have open at once.
+    ///   - maximumIncomingChannels: how many channels (streams and resources) the peer may have open at once.
     ///   - maximumInvitationTimeout: an invitee holds an invitation for the application at most this
     ///     long, even when the INVITE asks for longer.
     ///   - encryption: this side's encryption preference, sent in HELLO.
@@ -75,7 +75,7 @@ package struct ConnectionStateMachine {
         livenessTimeout: TimeAmount,
         handshakeTimeout: TimeAmount = Self.defaultHandshakeTimeout,
         certificateDecisionTimeout: TimeAmount? = nil,
-        maximumInboundChannels: Int = 256,
+        maximumIncomingChannels: Int = 256,
         maximumInvitationTimeout: TimeAmount = Self.defaultMaximumInvitationTimeout,
         encryption: EncryptionPreference = .none,
         encryptedBefore: @escaping @Sendable (PeerID) -> Bool = { _ in false }
@@ -84,7 +84,7 @@ package struct ConnectionStateMachine {
             localPeer: localPeer,
             encryption: encryption,
             encryptedBefore: encryptedBefore,
-            maximumInboundChannels: maximumInboundChannels,
+            maximumIncomingChannels: maximumIncomingChannels,
             maximumInvitationTimeout: maximumInvitationTimeout,
             handshakeTimeout: handshakeTimeout,
             certificateDecisionTimeout: certificateDecisionTimeout

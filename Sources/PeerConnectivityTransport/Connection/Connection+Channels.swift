@@ -21,7 +21,7 @@ extension Connection {
                 for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
                 allocator: channel.allocator
             )
-            var record = OutboundChannel(awaitsDone: kind != .stream)
+            var record = OutgoingChannel(awaitsDone: kind != .stream)
             record.queuedBytes = open.readableBytes
             state.channels[number] = record
             state.bulk.append(open, on: number)
@@ -218,9 +218,9 @@ extension Connection {
     /// - Parameters:
     ///   - channelNumber: the channel.
     ///   - code: why, sent to the peer.
-    package func resetInboundChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
+    package func resetIncomingChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
         let handler = self.handler
-        channel.eventLoop.execute { handler.value.resetInboundChannel(channelNumber, code) }
+        channel.eventLoop.execute { handler.value.resetIncomingChannel(channelNumber, code) }
     }
 
     /// Sends a control frame about a channel the peer opened, ahead of any channel data: DONE for a

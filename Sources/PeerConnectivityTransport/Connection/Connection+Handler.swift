@@ -6,8 +6,8 @@ import PeerConnectivityCore
 extension Connection {
     /// Takes every queued message and control frame; or, when there are none and `bulkAllowed`, one
     /// channel frame; or marks the queue idle and returns `nil`.
-    func takeNext(bulkAllowed: Bool) -> OutboundWork? {
-        let (work, waiters) = outbound.withLock { state -> (OutboundWork?, [CheckedContinuation<Void, any Error>]) in
+    func takeNext(bulkAllowed: Bool) -> OutgoingWork? {
+        let (work, waiters) = outbound.withLock { state -> (OutgoingWork?, [CheckedContinuation<Void, any Error>]) in
             if !state.pending.isEmpty {
                 let batch = state.pending
                 state.pending = CircularBuffer()

@@ -2,7 +2,7 @@ import PeerConnectivityCore
 
 /// Large messages (channels of kind message) go to a peer one at a time, in the order their sends began:
 /// so they arrive in that order, and an honest sender never has more than one open towards the peer,
-/// whose ``ChannelTable`` refuses more than ``ChannelTable/maximumInboundMessages``.
+/// whose ``ChannelTable`` refuses more than ``ChannelTable/maximumIncomingMessages``.
 extension Connection {
     /// Waits until no other large message is being sent on this connection, then claims the turn; give
     /// it back with ``endMessage()``.

@@ -17,7 +17,7 @@ package final class Connection: Sendable {
         var pending = CircularBuffer<ByteBuffer>()
         var pendingBytes = 0
         var bulk = BulkQueue()
-        var channels: [UInt32: OutboundChannel] = [:]
+        var channels: [UInt32: OutgoingChannel] = [:]
         var nextChannel: UInt32
         /// A drain will run without further prompting: one is queued on the event loop, or the
         /// channel is not writable and will drain when it becomes writable.
@@ -36,7 +36,7 @@ package final class Connection: Sendable {
     }
 
     /// An item for the socket, taken by the handler.
-    enum OutboundWork {
+    enum OutgoingWork {
         /// Every queued message and control frame, in order.
         case urgent(CircularBuffer<ByteBuffer>)
         /// One channel frame.
@@ -139,16 +139,16 @@ package final class Connection: Sendable {
         }
     }
 
-    /// Accepts the pending invitation: the connection joins `eventHandler` (a session), with its settings.
+    /// Accepts the pending invitation: the connection joins `delegate` (a session), with its settings.
     ///
     /// - Parameters:
-    ///   - eventHandler: receives the connection's events from now on.
+    ///   - delegate: receives the connection's events from now on.
     ///   - keepaliveInterval: the session's keepalive interval.
     ///   - livenessTimeout: the session's liveness timeout.
     ///   - maximumMessageLength: the session's largest data message.
     /// - Throws: ``ConnectionClosedError`` when the invitation is no longer pending.
     package func accept(
-        handler eventHandler: any ConnectionEventHandler,
+        delegate: any ConnectionDelegate,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         maximumMessageLength: Int
@@ -156,7 +156,7 @@ package final class Connection: Sendable {
         let handler = self.handler
         try await channel.eventLoop.submit {
             try handler.value.accept(
-                handler: eventHandler,
+                delegate: delegate,
                 keepaliveInterval: keepaliveInterval,
                 livenessTimeout: livenessTimeout,
                 maximumMessageLength: maximumMessageLength
@@ -164,17 +164,17 @@ package final class Connection: Sendable {
         }.get()
     }
 
-    /// Accepts the pending RESUME: the link continues on this connection, in `eventHandler` (a session).
+    /// Accepts the pending RESUME: the link continues on this connection, in `delegate` (a session).
     ///
     /// - Parameters:
-    ///   - eventHandler: receives the connection's events from now on.
+    ///   - delegate: receives the connection's events from now on.
     ///   - nextExpected: how many reliable messages this side has received from the peer on the link.
     ///   - keepaliveInterval: the session's keepalive interval.
     ///   - livenessTimeout: the session's liveness timeout.
     ///   - maximumMessageLength: the session's largest data message.
     /// - Throws: ``ConnectionClosedError`` when the RESUME is no longer pending.
     package func acceptResume(
-        handler eventHandler: any ConnectionEventHandler,
+        delegate: any ConnectionDelegate,
         nextExpected: UInt64,
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
@@ -183,7 +183,7 @@ package final class Connection: Sendable {
         let handler = self.handler
         try await channel.eventLoop.submit {
             try handler.value.acceptResume(
-                handler: eventHandler,
+                delegate: delegate,
                 nextExpected: nextExpected,
                 keepaliveInterval: keepaliveInterval,
                 livenessTimeout: livenessTimeout,
@@ -274,15 +274,15 @@ package final class Connection: Sendable {
     func scheduleDrain(batching: Bool = false) {
         let handler = self.handler
         if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
-            handler.value.drainOutbound()
+            handler.value.drainOutgoing()
         } else {
-            channel.eventLoop.execute { handler.value.drainOutbound() }
+            channel.eventLoop.execute { handler.value.drainOutgoing() }
         }
     }
 
     /// The record of an open channel; throws if it has ended (reset by either side, or finished) or
     /// the connection has.
-    static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutboundChannel {
+    static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutgoingChannel {
         if let closed = state.closed {
             throw ChannelClosedError(channel: number, cause: .connectionClosed(closed.reason))
         }
@@ -336,7 +336,7 @@ package final class Connection: Sendable {
     }
 }
 
-extension OutboundChannel {
+extension OutgoingChannel {
     /// Everyone suspended on this channel.
     var continuations: [CheckedContinuation<Void, any Error>] {
         [writer, doneWaiter, haveWaiter].compactMap { $0 }

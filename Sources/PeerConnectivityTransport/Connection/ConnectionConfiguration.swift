@@ -15,7 +15,7 @@ package struct ConnectionConfiguration: Sendable {
     /// Queued outbound bytes above which `send` suspends until the socket drains.
     package var outboundHighWatermark: Int
     /// How many channels (streams and resources) the peer may have open at once; more are refused.
-    package var maximumInboundChannels: Int
+    package var maximumIncomingChannels: Int
     /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
     package var channelQueueLimit: Int
     /// The longest an invitee holds an invitation for the application, whatever the INVITE asks.
@@ -44,7 +44,7 @@ package struct ConnectionConfiguration: Sendable {
         keepaliveInterval: TimeAmount,
         livenessTimeout: TimeAmount,
         outboundHighWatermark: Int = 4 << 20,
-        maximumInboundChannels: Int = 256,
+        maximumIncomingChannels: Int = 256,
         channelQueueLimit: Int = 512 << 10,
         maximumInvitationTimeout: TimeAmount = ConnectionStateMachine.defaultMaximumInvitationTimeout,
         logger: Logger,
@@ -54,7 +54,7 @@ package struct ConnectionConfiguration: Sendable {
         self.encryptedBefore = encryptedBefore
         self.maximumInvitationTimeout = maximumInvitationTimeout
         self.security = security
-        self.maximumInboundChannels = maximumInboundChannels
+        self.maximumIncomingChannels = maximumIncomingChannels
         self.channelQueueLimit = channelQueueLimit
         self.maximumMessageLength = maximumMessageLength
         self.handshakeTimeout = handshakeTimeout

@@ -3,14 +3,14 @@ import PeerConnectivityCore
 
 /// Something that happened on a ``Connection``, in the order it happened.
 ///
-/// Delivered synchronously on the connection's event loop to its ``ConnectionEventHandler``: the
+/// Delivered synchronously on the connection's event loop to its ``ConnectionDelegate``: the
 /// handler's answer to ``message(_:from:)`` pauses reading (receive backpressure), and a session counts a
 /// peer in before ACCEPT leaves because ``established(_:)`` is handled before the handler writes it.
 package enum ConnectionEvent: Sendable {
     /// The inviter learned who answered (its HELLO arrived and matched the expected peer, if any).
     case identified(PeerID)
 
-    /// An invitation arrived on an invitee connection; answer with ``Connection/accept(handler:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
+    /// An invitation arrived on an invitee connection; answer with ``Connection/accept(delegate:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
     /// or ``Connection/decline(_:)`` before `timeout`.
     case invitation(from: PeerID, context: ByteBuffer, timeout: TimeAmount)
 
@@ -33,10 +33,10 @@ package enum ConnectionEvent: Sendable {
     case membership(Frame, from: PeerID)
 
     /// Something happened on a channel the peer opened (a stream or a resource).
-    case channel(InboundChannelEvent, from: PeerID)
+    case channel(IncomingChannelEvent, from: PeerID)
 
     /// A resumer asks to re-establish a link that dropped (RESUME, on an invitee connection); answer with
-    /// ``Connection/acceptResume(handler:nextExpected:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
+    /// ``Connection/acceptResume(delegate:nextExpected:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
     /// or ``Connection/decline(_:)``.
     case resumeRequested(from: PeerID, secret: [UInt8], peerExpects: UInt64)
 

@@ -1,14 +1,14 @@
 import PeerConnectivityCore
 
-/// A ``ConnectionEventHandler`` that turns a connection's events into an `AsyncSequence`, for code that
+/// A ``ConnectionDelegate`` that turns a connection's events into an `AsyncSequence`, for code that
 /// waits on them rather than reacting on the event loop (tests, tools).
 ///
 /// It never pauses reading: a consumer that falls behind buffers every message. It answers nothing
-/// either: an invitation or a RESUME waits for the consumer's ``Connection/accept(handler:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
+/// either: an invitation or a RESUME waits for the consumer's ``Connection/accept(delegate:keepaliveInterval:livenessTimeout:maximumMessageLength:)``
 /// or ``Connection/decline(_:)``. Each element names its connection, as a listener's handler sees many.
 /// The sequence of a single connection finishes after its ``ConnectionEvent/closed(peer:reason:)``;
 /// one shared by a listener's connections finishes with ``finish()``.
-package final class ConnectionEventStream: ConnectionEventHandler, AsyncSequence {
+package final class ConnectionEventStream: ConnectionDelegate, AsyncSequence {
     package typealias Element = (connection: Connection, event: ConnectionEvent)
 
     private let stream: AsyncStream<Element>

@@ -17,7 +17,7 @@ package final class ServerHelloObserver: ChannelDuplexHandler, RemovableChannelH
     /// The most bytes looked at before giving up.
     static let limit = 512
 
-    private let watchesInbound: Bool
+    private let watchesIncoming: Bool
     private var seen: [UInt8] = []
     private var report: ((UInt16?) -> Void)?
 
@@ -25,17 +25,17 @@ package final class ServerHelloObserver: ChannelDuplexHandler, RemovableChannelH
     ///   - isClient: this side is the TLS client, so the ServerHello comes in; else it goes out.
     ///   - report: called once, on the event loop, with the cipher suite or `nil`.
     package init(isClient: Bool, report: @escaping (UInt16?) -> Void) {
-        self.watchesInbound = isClient
+        self.watchesIncoming = isClient
         self.report = report
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if watchesInbound { look(at: unwrapInboundIn(data), context: context) }
+        if watchesIncoming { look(at: unwrapInboundIn(data), context: context) }
         context.fireChannelRead(data)
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !watchesInbound { look(at: unwrapOutboundIn(data), context: context) }
+        if !watchesIncoming { look(at: unwrapOutboundIn(data), context: context) }
         context.write(data, promise: promise)
     }
 

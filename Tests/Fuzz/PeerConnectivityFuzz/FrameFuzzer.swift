@@ -18,7 +18,7 @@ import PeerConnectivityCore
 /// - nothing reaches the application (data, channels, endpoints, members) before the connection is
 ///   established, and nothing at all after the machine decided to close;
 /// - the frame limit rises from the handshake's only once established, as the handler does;
-/// - ``FrameReader`` (the handler's path: reads appended, cut frames stitched, large bodies gathered)
+/// - ``ReceiveBuffer`` (the handler's path: reads appended, cut frames stitched, large bodies gathered)
 ///   gives the same frames as the parser over the same reads, rejects the same input, and reports a
 ///   truncated frame at the end exactly when bytes are left.
 package enum FrameFuzzer {
@@ -51,7 +51,7 @@ package enum FrameFuzzer {
             role: options & 1 == 1 ? .inviter(invitation) : .invitee,
             keepaliveInterval: .seconds(1),
             livenessTimeout: .seconds(3),
-            maximumInboundChannels: 8
+            maximumIncomingChannels: 8
         )
         var player = Player(machine: machine, options: options)
         player.play { $0.channelActive() }
@@ -96,7 +96,7 @@ package enum FrameFuzzer {
         /// The frames the parser took in the last ``feed(_:)``, and whether it rejected the input.
         var parsed: [Frame] = []
         /// The handler's path over the same reads, with its own limit (raised with `limit`).
-        var reader: FrameReader
+        var reader: ReceiveBuffer
         let readerLimit = FrameLengthLimit(FrameLengthLimit.handshake)
         /// The parser stopped (a rejection, or the machine closed): the reader is compared no further.
         var readerDone = false
@@ -104,7 +104,7 @@ package enum FrameFuzzer {
         init(machine: ConnectionStateMachine, options: UInt8) {
             self.machine = machine
             self.options = options
-            self.reader = FrameReader(limit: readerLimit)
+            self.reader = ReceiveBuffer(limit: readerLimit)
         }
 
         /// Appends `read` to the reader and checks it gives the frames the parser just gave, then no more.
@@ -225,7 +225,7 @@ package enum FrameFuzzer {
                     if options & 0x40 != 0 {
                         play { $0.grantCredit(1 << 16, on: open.channel) }
                         if channelsSeen.count % 2 == 0 {
-                            play { $0.resetInboundChannel(open.channel, .cancelled) }
+                            play { $0.resetIncomingChannel(open.channel, .cancelled) }
                         }
                     }
                 }

@@ -3,7 +3,7 @@ import PeerConnectivityCore
 
 @testable import PeerConnectivity
 
-/// The mesh in the simulation: each side's ``MeshStateMachine``, reacted to as `SessionCore+Mesh.swift`
+/// The mesh in the simulation: each side's ``MeshStateMachine``, reacted to as `SessionRuntime+Mesh.swift`
 /// does. SESSION-LISTENER makes the receiver introduce the newcomer (MEMBERS both ways); an introduction
 /// makes the lower peer id dial the other's listener, a step of its own taken in an order drawn from
 /// the seed; an invitation to a listener before its introduction is held until the introduction comes

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PeerConnectivityCore
+import PeerConnectivityFuzz
 
 @testable import PeerConnectivity
 
@@ -45,7 +46,7 @@ final class SimulatedConnection: CustomStringConvertible {
 /// Two or more sessions' peer tables (``SessionStateMachine``) joined by simulated connections, with
 /// no sockets and no clock: a seeded scheduler picks which frame in flight arrives next, so one seed
 /// is one order of events, and many seeds cover the races (crossing invitations, a cut during the
-/// handshake, a decline racing an accept). Each side reacts to a verdict as ``SessionCore`` does.
+/// handshake, a decline racing an accept). Each side reacts to a verdict as ``SessionRuntime`` does.
 struct SessionSimulation {
     typealias Table = SessionStateMachine<SimulatedConnection, Int>
 
@@ -560,7 +561,7 @@ extension SessionSimulation {
         if tables[side][id]?.connection === connection, tables[side][id]?.link?.peerResumes == nil {
             _ = record(side) { $0.firstFrame(from: id, on: connection, resumeSecret: nil) }
         }
-        let action = record(side) { table -> DeliveryLedger<EncodedFrame>.InboundAction? in
+        let action = record(side) { table -> DeliveryLedger<EncodedFrame>.IncomingAction? in
             guard table[id]?.connection === connection else { return nil }
             return table[id]?.link?.ledger.received(bytes: 4)
         }

@@ -1,0 +1,201 @@
+import Dispatch
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+import PeerConnectivityTransport
+import Synchronization
+
+/// The receiving end of a folder sent as one channel (``ChannelKind/folder``): answers its OPEN with
+/// HAVE (the blocks taken by an earlier transfer of the same folder from the same sender, kept by
+/// ``KeptFolders``, or nothing), and hands the blocks to a ``FolderWriter`` on a queue of its own, never
+/// on the event loop. A block's length goes back to the sender's window once it is
+/// checked and its files written. The application sees the folder as one resource: one `Progress` over
+/// the folder stream, one event when it starts and one when it ends, with the folder's URL.
+///
+/// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
+/// `onFinish` is called exactly once. Files placed before a failure stay. A folder that fails with blocks
+/// taken because its link dropped, its sender failed or a block was damaged is kept for a resume; one
+/// cancelled, or whose stream breaks a rule, is not, and the file being written is removed.
+final class FolderReceiver: IncomingResource, Sendable {
+    private struct State {
+        var writer: FolderWriter
+        var finished = false
+        /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:on:deadline:then:)``).
+        var storeMark: DispatchGroup?
+        /// Bytes taken and not yet given back to the sender; an eighth of the window makes a batch.
+        var credit: CreditBatch
+    }
+
+    let name: String
+    let peer: PeerID
+    var endsAtEnd: Bool { false }
+    let progress: Progress
+    let size: UInt64
+    private let connection: Connection
+    private let channel: UInt32
+    private let window: Int
+    /// Which folder this is, for a resume.
+    private let storeKey: PartialResourceStore.Key
+    /// How long a folder cut short is kept for a resume; zero keeps none.
+    private let lifetime: Duration
+    private let queue: DispatchQueue
+    private let state: Mutex<State>
+    private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
+
+    init(
+        open: Frame.Open,
+        peer: PeerID,
+        connection: Connection,
+        directory: URL,
+        window: Int,
+        maximumEntries: Int,
+        lifetime: Duration,
+        onFinish: @escaping @Sendable (Result<URL, TransferError>) -> Void
+    ) {
+        let writer = FolderWriter(open: open, peer: peer, directoryPath: directory.path, maximumEntries: maximumEntries)
+        self.name = writer.name
+        self.peer = peer
+        self.size = open.size
+        self.connection = connection
+        self.channel = open.channel
+        self.window = window
+        self.lifetime = lifetime
+        self.storeKey = PartialResourceStore.Key(
+            directory: directory.path,
+            peer: peer.id,
+            name: open.name,
+            size: open.size,
+            isFolder: true
+        )
+        self.state = Mutex(State(writer: writer, credit: CreditBatch(size: window / 8)))
+        self.onFinish = onFinish
+        self.progress = Progress.discreteProgress(totalUnitCount: Int64(clamping: open.size))
+        self.queue = DispatchQueue(label: "PeerConnectivity.folder.\(open.channel)", target: connection.fileQueue)
+        progress.cancellationHandler = { [weak self] in self?.cancel() }
+    }
+
+    /// Takes up the folder kept from an earlier transfer, if any (once a transfer of it still under way
+    /// has ended), answers HAVE, and widens the window to ``Session/Configuration/resourceWindow`` (or to
+    /// the folder's length, if that is less).
+    func start() {
+        queue.async { [self] in
+            PartialResourceStore.shared.begin(storeKey, on: queue) { [self] mark in open(mark: mark) }
+        }
+    }
+
+    /// The rest of ``start()``, on the queue. No BLOCK comes before HAVE.
+    private func open(mark: DispatchGroup?) {
+        let kept = lifetime > .zero ? KeptFolders.shared.claim(storeKey, peer: peer, lifetime: lifetime) : nil
+        let answer = state.withLock { state -> (Frame.Have, taken: UInt64)? in
+            state.storeMark = mark
+            guard !state.finished else { return nil }
+            if let kept { state.writer = kept }
+            return (state.writer.have(), state.writer.taken.bytes)
+        }
+        guard let (have, taken) = answer else {
+            // Ended before it started (cancelled): what was kept stays kept.
+            if let kept { KeptFolders.shared.keep(kept, for: storeKey, lifetime: lifetime) }
+            if let mark { PartialResourceStore.shared.end(storeKey, mark: mark) }
+            return
+        }
+        answerOpen(have, resumed: taken, on: channel, of: connection, window: window, size: size)
+    }
+
+    // MARK: - From the connection (event loop)
+
+    func blockStarted(_ index: Int, digest: [UInt8]) {
+        queue.async { [self] in
+            let restarted = run { writer in try writer.blockStarted(index, digest: digest) }
+            if restarted == true {
+                // The sender's folder differs from the one kept: it all crosses again.
+                progress.completedUnitCount = 0
+                progress.setUserInfoObject(NSNumber(value: 0), forKey: .resumedByteCountKey)
+            }
+        }
+    }
+
+    func received(_ bytes: ByteBuffer) {
+        queue.async { [self] in
+            let taken = run { writer in try writer.received(bytes) }
+            guard let taken else { return }
+            let grant = state.withLock { $0.credit.took(taken) }
+            if grant > 0 { connection.grantCredit(grant, on: channel) }
+            progress.completedUnitCount = min(progress.totalUnitCount, progress.completedUnitCount + Int64(taken))
+        }
+    }
+
+    func ended(digest root: [UInt8]?) {
+        queue.async { [self] in
+            let url = run { writer in try writer.ended(root: root) }
+            guard let url, finishOnce(keep: false) else { return }
+            connection.sendControl(.done(channel: channel))
+            onFinish(.success(url))
+        }
+    }
+
+    func failed(_ error: TransferError) {
+        queue.async { [self] in
+            // A sender that cancels wants nothing kept; a link that drops leaves the blocks to resume.
+            guard finishOnce(keep: error != .cancelledByPeer(peer: peer, name: name)) else { return }
+            onFinish(.failure(error))
+        }
+    }
+
+    /// This side cancels (its `Progress`): the sender gets a cancelled error, this side too.
+    func cancel() {
+        queue.async { [self] in
+            fail(FolderWriter.Failure(code: .cancelled, error: .cancelled(peer: peer, name: name)))
+        }
+    }
+
+    // MARK: - On the queue
+
+    /// Runs `body` on the writer unless the folder has ended; a failure ends it.
+    private func run<Value>(_ body: (inout FolderWriter) throws -> Value?) -> Value? {
+        let result = state.withLock { state -> Result<Value?, FolderWriter.Failure> in
+            guard !state.finished else { return .success(nil) }
+            do {
+                return .success(try body(&state.writer))
+            } catch let failure as FolderWriter.Failure {
+                return .failure(failure)
+            } catch {
+                let failure = TransferError.failed(peer: peer, name: name, detail: "\(error)")
+                return .failure(FolderWriter.Failure(code: .failed, error: failure))
+            }
+        }
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let failure):
+            fail(failure)
+            return nil
+        }
+    }
+
+    /// Ends the folder with `failure` and tells the sender (RESET); a damaged block keeps the blocks taken.
+    private func fail(_ failure: FolderWriter.Failure) {
+        guard finishOnce(keep: failure.code == .blockMismatch) else { return }
+        connection.resetIncomingChannel(channel, failure.code)
+        onFinish(.failure(failure.error))
+    }
+
+    /// Marks the folder finished; when `keep`, and it has taken blocks, keeps its writer for a resume,
+    /// else removes the file being written. `false` if it had already finished.
+    private func finishOnce(keep: Bool) -> Bool {
+        let taken = state.withLock { state -> (FolderWriter?, DispatchGroup?)? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.storeMark = nil }
+            guard keep, lifetime > .zero, state.writer.taken.count > 0 else {
+                state.writer.abandon()
+                return (nil, state.storeMark)
+            }
+            return (state.writer, state.storeMark)
+        }
+        guard let (kept, mark) = taken else { return false }
+        if let kept { KeptFolders.shared.keep(kept, for: storeKey, lifetime: lifetime) }
+        if let mark { PartialResourceStore.shared.end(storeKey, mark: mark) }
+        progress.cancellationHandler = nil
+        return true
+    }
+}

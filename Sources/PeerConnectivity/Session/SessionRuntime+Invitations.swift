@@ -1,0 +1,147 @@
+import Foundation
+import NIOCore
+import PeerConnectivityCore
+import PeerConnectivityTransport
+
+/// Joining by invitation: this side dials and invites a peer, or accepts a peer's invitation.
+extension SessionRuntime {
+    /// Dials `host:port` and invites the peer there (see ``invite(expectedPeer:to:context:timeout:reservingFirst:)``).
+    func invite(
+        expectedPeer: PeerID?,
+        host: String,
+        port: Int,
+        context: Data?,
+        timeout: Duration,
+        reservingFirst: Bool = true
+    ) async throws -> PeerID {
+        try await invite(
+            expectedPeer: expectedPeer,
+            to: DialTarget(host: host, port: port),
+            context: context,
+            timeout: timeout,
+            reservingFirst: reservingFirst
+        )
+    }
+
+    /// Dials `target` and invites the peer there.
+    ///
+    /// - Parameter reservingFirst: whether `expectedPeer` is held as `connecting` from the start (an
+    ///   invitation the application makes); `false` for the mesh's dials, which show the member
+    ///   `connecting` only once it has answered, so that a dial to a member that cannot be reached
+    ///   changes no state.
+    func invite(
+        expectedPeer: PeerID?,
+        to target: DialTarget,
+        context: Data?,
+        timeout: Duration,
+        reservingFirst: Bool = true
+    ) async throws -> PeerID {
+        let context = context ?? Data()
+        guard context.count <= WireProtocol.maximumContextLength else {
+            throw InvitationError.failed(
+                peer: expectedPeer,
+                reason: .protocolViolation.with(
+                    detail: "context of \(context.count) bytes exceeds \(WireProtocol.maximumContextLength)"
+                )
+            )
+        }
+        let reserved = reservingFirst ? expectedPeer : nil
+        if let reserved {
+            try withPeers { table throws(SessionError) in try table.reserve(reserved) }
+        } else if let expectedPeer, state(of: expectedPeer) != .notConnected {
+            throw SessionError.alreadyInSession(expectedPeer)
+        } else if peers.withLock({ $0.count }) >= configuration.maximumPeers {
+            throw SessionError.sessionFull(limit: configuration.maximumPeers)
+        }
+        await listenerBound()
+        let invitation = ConnectionStateMachine.Invitation(
+            expectedPeer: expectedPeer,
+            context: ByteBuffer(bytes: context),
+            timeout: TimeAmount(timeout),
+            maximumMessageLength: configuration.maximumMessageLength
+        )
+        let connection: Connection
+        do {
+            connection = try await ConnectionDialer.dial(
+                target,
+                localPeer: peer,
+                invitation: invitation,
+                configuration: connectionConfiguration,
+                group: eventLoop,
+                delegate: self
+            )
+        } catch {
+            let reason = DisconnectReason.connectionFailed.with(detail: "\(target): \(error)")
+            if let reserved { release(reserved, connection: nil, reason: reason) }
+            throw InvitationError.failed(peer: expectedPeer, reason: reason)
+        }
+        if let expectedPeer = reserved, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
+            connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
+            try await waitUntilConnected(expectedPeer)
+            return expectedPeer
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await connection.established.get()
+            } onCancel: {
+                connection.close(.localDisconnect.with(detail: "the invitation was cancelled"))
+            }
+        } catch let error as ConnectionClosedError {
+            switch refusals.withLock({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
+            case .error(let error): throw error
+            case .lostTieBreak(let peer):
+                try await waitUntilConnected(peer)
+                return peer
+            case nil: break
+            }
+            if let peer = error.peer ?? expectedPeer, peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
+                // Both invited each other and the peer's invitation won: it joins through that one.
+                try await waitUntilConnected(peer)
+                return peer
+            }
+            // A peer held from the start goes with its dial; one that was not, only if it answered.
+            if let peer = error.peer ?? reserved { release(peer, connection: connection, reason: error.reason) }
+            throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
+        }
+    }
+
+    func accept(_ connection: Connection, from peer: PeerID) async throws {
+        let admission = try withPeers { table throws(SessionError) in
+            try table.invitation(from: peer, on: connection)
+        }
+        switch admission {
+        case .admitted:
+            break
+        case .supersedes(let ourDial):
+            ourDial?.close(.duplicate.with(detail: "the peer's simultaneous invitation won the tie-break"))
+        case .duplicate:
+            // Left unanswered until ours is through: by then the peer has closed it for ours.
+            defer { connection.decline(.duplicate.with(detail: "both invited each other; the other invitation won")) }
+            try await waitUntilConnected(peer)
+            return
+        }
+        await listenerBound()
+        do {
+            try await connection.accept(
+                delegate: self,
+                keepaliveInterval: connectionConfiguration.keepaliveInterval,
+                livenessTimeout: connectionConfiguration.livenessTimeout,
+                maximumMessageLength: configuration.maximumMessageLength
+            )
+        } catch let error as ConnectionClosedError {
+            if peers.withLock({ $0.isHeld(peer, overAnotherThan: connection) }) {
+                // Our own simultaneous invitation won the tie-break meanwhile: the peer joins through it.
+                try await waitUntilConnected(peer)
+                return
+            }
+            release(peer, connection: connection, reason: error.reason)
+            throw InvitationError.notPending(peer: peer, reason: error.reason)
+        }
+    }
+
+    /// Waits until the session's listener is bound (or failed to bind), so that a new link's peer learns
+    /// its port together with the link's secret.
+    private func listenerBound() async {
+        await listenerBinding.withLock { $0 }?.value
+    }
+}

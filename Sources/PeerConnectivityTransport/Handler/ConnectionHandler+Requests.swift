@@ -1,0 +1,148 @@
+import NIOCore
+import PeerConnectivityCore
+
+/// What the ``Connection`` asks of its handler, on the event loop: writing its queues, answering
+/// the invitation, closing, reading again.
+extension ConnectionHandler {
+    /// Writes queued frames while the channel is writable, with one flush: messages and control
+    /// frames first, then channel frames up to one batch (see ``bulkBatchLimit``).
+    ///
+    /// A drain that wrote channel frames waits for its last write: until then no channel frame is
+    /// taken, so a message queued meanwhile waits behind at most one batch. Encrypted, every drain
+    /// waits so, and nothing at all is taken meanwhile: TLS encrypts a flush into one buffer, which it
+    /// clears for the next flush; while the socket still held it, clearing copied it on write into
+    /// fresh memory the size of the flush, page faults included.
+    func drainOutgoing() {
+        guard let context, let connection else { return }
+        let encrypted = stateMachine.isEncrypted
+        guard !(encrypted && writeInFlight) else { return }
+        var bulkLength = 0
+        // Held back one step, so that the drain's last write can carry the promise.
+        var last: ByteBuffer?
+        taking: while context.channel.isWritable,
+            let work = connection.takeNext(bulkAllowed: !writeInFlight && bulkLength < bulkBatchLimit)
+        {
+            switch work {
+            case .urgent(let batch):
+                for frame in batch {
+                    if let last { send(last, context: context, promise: nil) }
+                    last = frame
+                }
+                // Encrypted, the queue is not asked again: it would mark itself idle, and every send
+                // until this batch is written would then schedule a drain that cannot take anything.
+                if encrypted { break taking }
+            case .bulk(let frame):
+                if let last { send(last, context: context, promise: nil) }
+                last = frame
+                bulkLength += frame.readableBytes
+            }
+        }
+        guard let last else { return }
+        if bulkLength > 0 || encrypted {
+            writeInFlight = true
+            let written = context.eventLoop.makePromise(of: Void.self)
+            send(last, context: context, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { [self, bulkLength] _ in
+                writeInFlight = false
+                if bulkLength > 0 {
+                    bulkBatchLimit =
+                        flushing ? min(2 * bulkBatchLimit, Self.largestBulkBatchLength) : Self.bulkBatchLength
+                }
+                drainOutgoing()
+            }
+        } else {
+            send(last, context: context, promise: nil)
+        }
+        let outer = flushing
+        flushing = true
+        metrics.flushSent()
+        context.flush()
+        flushing = outer
+    }
+
+    func grantCredit(_ increment: Int, on channel: UInt32) {
+        run(stateMachine.grantCredit(increment, on: channel))
+    }
+
+    func resetIncomingChannel(_ channel: UInt32, _ code: ChannelResetCode) {
+        run(stateMachine.resetIncomingChannel(channel, code))
+    }
+
+    func accept(
+        delegate: any ConnectionDelegate,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int
+    ) throws {
+        try answer(
+            stateMachine.accept(
+                keepaliveInterval: keepaliveInterval,
+                livenessTimeout: livenessTimeout,
+                maximumMessageLength: maximumMessageLength
+            ),
+            pending: "invitation",
+            delegate: delegate,
+            maximumMessageLength: maximumMessageLength
+        )
+    }
+
+    func acceptResume(
+        delegate: any ConnectionDelegate,
+        nextExpected: UInt64,
+        keepaliveInterval: TimeAmount,
+        livenessTimeout: TimeAmount,
+        maximumMessageLength: Int
+    ) throws {
+        try answer(
+            stateMachine.acceptResume(
+                nextExpected: nextExpected,
+                keepaliveInterval: keepaliveInterval,
+                livenessTimeout: livenessTimeout
+            ),
+            pending: "resume",
+            delegate: delegate,
+            maximumMessageLength: maximumMessageLength
+        )
+    }
+
+    /// Carries out the machine's answer to an accept: from now on the connection's events go to
+    /// `delegate`, with its message limit.
+    ///
+    /// - Throws: ``ConnectionClosedError`` when the machine had nothing pending (`action` is `nil`).
+    private func answer(
+        _ action: ConnectionStateMachine.Action?,
+        pending what: String,
+        delegate: any ConnectionDelegate,
+        maximumMessageLength: Int
+    ) throws {
+        guard let action else {
+            // Closed meanwhile (a protocol violation, the peer's GOODBYE, ...): say why, not "timed out".
+            throw ConnectionClosedError(
+                reason: stateMachine.closeReason ?? .timedOut.with(detail: "the \(what) is no longer pending"),
+                peer: stateMachine.peer
+            )
+        }
+        self.delegate = delegate
+        self.maximumMessageLength = maximumMessageLength
+        run(action)
+    }
+
+    func decline(_ reason: DisconnectReason) {
+        if let action = stateMachine.decline(reason) {
+            run(action)
+        }
+    }
+
+    func close(_ reason: DisconnectReason) {
+        run(stateMachine.close(reason))
+    }
+
+    func resumeReading() {
+        guard stateMachine.isReadingPaused else { return }
+        stateMachine.readingPaused(false)
+        if readPending, let context {
+            readPending = false
+            context.read()
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import Logging
+import NIOCore
+import NIOSSL
+import NIOTLS
+import PeerConnectivityCore
+
+/// Runs a ``ConnectionStateMachine`` on a channel: feeds it frames, timers and local decisions,
+/// and carries out the actions it returns in one place, ``run(_:)``.
+///
+/// Inbound it decodes the bytes read itself, through a ``ReceiveBuffer`` (no decoding handler in
+/// front: no pipeline step per read, no frame boxed per frame). Outbound it writes encoded frames
+/// (`ByteBuffer`s) that it takes from its ``Connection``'s queue.
+package final class ConnectionHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+
+    /// Bytes of channel frames written per batch; the next batch waits until this one has reached
+    /// the socket, so a message queued meanwhile waits behind at most this much.
+    static let bulkBatchLength = 256 << 10
+
+    /// The largest batch: reached while the socket takes every batch at once (see `bulkBatchLimit`).
+    static let largestBulkBatchLength = 1 << 20
+
+    /// Reasons this side closes for that an operator must see: a broken or hostile peer, or a
+    /// refused encryption (someone may be stripping it).
+    static let reasonsWorthAWarning: Set<DisconnectReason> = [
+        .protocolViolation, .incompatibleVersion, .encryptionRequired, .downgradeRefused,
+    ]
+
+    /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
+    static let goodbyeGracePeriod = TimeAmount.seconds(2)
+
+    let establishedPromise: EventLoopPromise<PeerID>
+    /// Succeeds when the peer has done its part of the handshake (an invitee received INVITE), or the
+    /// connection is established or closed: whichever comes first.
+    let handshakeFinishedPromise: EventLoopPromise<Void>
+    let closedPromise: EventLoopPromise<Void>
+
+    /// The connection's protocol state: it decides, the handler carries out its actions.
+    var stateMachine: ConnectionStateMachine
+    var delegate: (any ConnectionDelegate)?
+    var connection: Connection?
+    var context: ChannelHandlerContext?
+    var maximumMessageLength: Int
+    var logger: Logger
+    /// Counters and timers of this connection (swift-metrics).
+    let metrics: ConnectionMetrics
+    /// The warnings about peers this handler's listener or session may still write.
+    let warnings: WarningBudget
+    /// Shared with the frame decoder: small while handshaking, the message limit once connected.
+    let frameLengthLimit: FrameLengthLimit
+    /// The bytes read and not decoded yet, and their decoder (a new one on the switch to TLS).
+    var reader: ReceiveBuffer
+    /// ``channelRead(context:data:)`` is decoding: a switch to TLS waits until it is done.
+    var decoding = false
+    /// Nothing more is decoded: after a malformed frame, or from the HELLO that switches to TLS
+    /// until the TLS handler is in place.
+    var readerStopped = false
+    /// The TLS handler to put in front once the frames already read are decoded.
+    var pendingTLS: NIOSSLHandler?
+    let security: ConnectionSecurity?
+    /// The peer's certificate (DER), from the TLS verification callback.
+    var peerCertificate: [UInt8]?
+    /// What the peer's certificate proved, until the pairing code completes it.
+    var verified: ConnectionSecurity.Verified?
+    /// The cipher suite read from the server's first TLS record (see ``ServerHelloObserver``).
+    var cipherSuite: String?
+
+    var deadline: Scheduled<Void>?
+    var keepalive: Scheduled<Void>?
+    /// A read the channel asked for while the state machine had reading paused.
+    var readPending = false
+    /// The last write of a drain that must be written before the next (see ``drainOutgoing()``) is on
+    /// its way to the socket.
+    var writeInFlight = false
+    /// Bytes of channel frames per batch: doubled, up to ``largestBulkBatchLength``, each time the
+    /// socket takes a batch within the flush that wrote it (a fast link: fewer, larger writes); back to
+    /// ``bulkBatchLength`` when a batch has to wait for the socket, so that on a slow link a message
+    /// queued meanwhile waits behind one small batch.
+    var bulkBatchLimit = ConnectionHandler.bulkBatchLength
+    /// ``drainOutgoing()`` is flushing: a batch written now was taken by the socket at once.
+    var flushing = false
+
+    init(
+        localPeer: PeerID,
+        role: ConnectionStateMachine.Role,
+        configuration: ConnectionConfiguration,
+        delegate: any ConnectionDelegate,
+        eventLoop: any EventLoop
+    ) {
+        self.stateMachine = ConnectionStateMachine(
+            localPeer: localPeer,
+            role: role,
+            keepaliveInterval: configuration.keepaliveInterval,
+            livenessTimeout: configuration.livenessTimeout,
+            handshakeTimeout: configuration.handshakeTimeout,
+            certificateDecisionTimeout: configuration.security.flatMap { $0.decide == nil ? nil : $0.decisionTimeout },
+            maximumIncomingChannels: configuration.maximumIncomingChannels,
+            maximumInvitationTimeout: configuration.maximumInvitationTimeout,
+            encryption: configuration.security?.preference ?? .none,
+            encryptedBefore: configuration.encryptedBefore
+        )
+        self.security = configuration.security
+        self.maximumMessageLength = configuration.maximumMessageLength
+        self.delegate = delegate
+        self.logger = configuration.logger
+        self.metrics = ConnectionMetrics(role: role)
+        self.warnings = configuration.warnings
+        let frameLengthLimit = FrameLengthLimit(FrameLengthLimit.handshake)
+        self.frameLengthLimit = frameLengthLimit
+        self.reader = ReceiveBuffer(limit: frameLengthLimit)
+        self.establishedPromise = eventLoop.makePromise()
+        self.handshakeFinishedPromise = eventLoop.makePromise()
+        self.closedPromise = eventLoop.makePromise()
+    }
+
+    /// Makes the pipeline of a new channel (this handler) and returns its handle.
+    ///
+    /// - Parameters:
+    ///   - channel: the new channel, on its event loop.
+    ///   - localPeer: this side's identity.
+    ///   - role: inviter or invitee.
+    ///   - configuration: limits and timers.
+    ///   - delegate: receives the connection's events.
+    /// - Returns: the connection's handle.
+    /// - Throws: if the pipeline cannot be set up.
+    static func install(
+        on channel: any Channel,
+        localPeer: PeerID,
+        role: ConnectionStateMachine.Role,
+        configuration: ConnectionConfiguration,
+        delegate: any ConnectionDelegate
+    ) throws -> Connection {
+        let handler = ConnectionHandler(
+            localPeer: localPeer,
+            role: role,
+            configuration: configuration,
+            delegate: delegate,
+            eventLoop: channel.eventLoop
+        )
+        let connection = Connection(
+            channel: channel,
+            handler: handler,
+            highWatermark: configuration.outboundHighWatermark,
+            channelQueueLimit: configuration.channelQueueLimit,
+            firstChannel: handler.stateMachine.firstLocalChannel
+        )
+        handler.connection = connection
+        handler.logger[metadataKey: "connection"] = "\(ConnectionSerial.next())"
+        if let remote = channel.remoteAddress {
+            handler.logger[metadataKey: "remote"] = "\(Platform.hostPort(remote))"
+        }
+        try channel.pipeline.syncOperations.addHandler(handler)
+        return connection
+    }
+
+    // MARK: - Channel events
+
+    package func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive {
+            start()
+        }
+    }
+
+    /// The channel has closed and its pipeline let go of this handler: drop what the handler holds, the
+    /// context first. The context holds the handler and the handler its context; NIO breaks neither
+    /// reference, so without this every closed connection's handler, pipeline and decoder (with its
+    /// spare buffers) stayed in memory for good.
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+        pendingTLS = nil
+        peerCertificate = nil
+        verified = nil
+        reader = ReceiveBuffer(limit: frameLengthLimit)
+    }
+
+    package func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !readerStopped else { return }
+        let bytes = unwrapInboundIn(data)
+        metrics.received(bytes: bytes.readableBytes)
+        reader.append(bytes)
+        guard !decoding else { return }
+        decoding = true
+        while !readerStopped {
+            let frame: Frame?
+            do {
+                frame = try reader.next(allocator: context.channel.allocator)
+            } catch {
+                readerStopped = true
+                run(stateMachine.errorCaught(error))
+                break
+            }
+            guard let frame else { break }
+            metrics.frameReceived()
+            run(stateMachine.frameReceived(frame))
+            if case .hello(let hello) = frame {
+                logIfPlain(after: hello)
+            }
+        }
+        decoding = false
+        if let tls = pendingTLS.take() {
+            installTLS(tls, context: context)
+        }
+    }
+
+    package func channelReadComplete(context: ChannelHandlerContext) {
+        metrics.flushReceived()
+        context.fireChannelReadComplete()
+    }
+
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is NIOSSLError || error is BoringSSLError else {
+            run(stateMachine.errorCaught(error))
+            return
+        }
+        let action = stateMachine.tlsErrorCaught(error)
+        if case .close(let reason, _) = action, reason == .securityFailed {
+            warnings.warn("closing connection: \(reason)", to: logger)
+        }
+        run(action)
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent {
+            tlsHandshakeCompleted()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        // Nothing more is decoded, not even the rest of a read being decoded now (when the close
+        // comes from a frame of it); a frame cut by the end of the stream is reported.
+        if !readerStopped {
+            readerStopped = true
+            do {
+                if !decoding { try reader.finish() }
+            } catch {
+                run(stateMachine.errorCaught(error))
+            }
+        }
+        run(stateMachine.channelInactive())
+        context.fireChannelInactive()
+    }
+
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            drainOutgoing()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    package func read(context: ChannelHandlerContext) {
+        if stateMachine.isReadingPaused {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+}
