@@ -59,8 +59,8 @@ struct ReadmeSamplesTests {
     @Test("the README's Package.swift sample is a manifest SwiftPM reads")
     func manifestParses() async throws {
         let manifest = try #require(Self.swiftBlocks().first { $0.hasPrefix("// swift-tools-version") })
-        // The sample as written, in MyApp/ beside a PeerConnectivity/ that links to this checkout: SwiftPM
-        // names a path dependency after its folder, whatever the checkout's own folder is called.
+        // The sample as written, in MyApp/ beside a PeerConnectivity/ that links to this checkout, so that a
+        // sample naming a path dependency (../PeerConnectivity) reads as well as one naming the URL and tag.
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         let folder = parent.appendingPathComponent("MyApp")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
