@@ -5,8 +5,9 @@
 # (Scripts/file-over-tcp.c: read, send, receive, write, nothing else; median of 3), and the hashes a
 # block design could use:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
-# BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the targets
-# use (docs/design/RESOURCES-V2.md); writes every raw output to $RESULTS_DIR (default results/runs/resources-baseline-<UTC date>/run-<time>/).
+# BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the targets use
+# (docs/design/RESOURCES-V2.md); writes every raw output to $RESULTS_DIR (default
+# results/runs/resources-baseline-<UTC date>/run-<time>/).
 #
 #   Scripts/bench-resources.sh [SIZE]     SIZE in bytes or with K/M/G (binary), whole MiB; default 1G
 #
