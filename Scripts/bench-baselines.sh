@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Baselines on loopback (127.0.0.1) from well-known tools, to set beside the test-runner's figures taken on
-# the same machine in the same session: what plain TCP, and a mature messaging library, reach here.
+# the same machine at the same time: what plain TCP, and a mature messaging library, reach here.
 #
 #   iperf3        one TCP stream, one direction, DURATION s: bytes/s at the receiver
 #                 (the ceiling for the test-runner's 1 MiB throughput).

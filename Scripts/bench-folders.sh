@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Folders (issue 22, item 4): files a second for a folder of many small files over loopback, the library
+# Folders: files a second for a folder of many small files over loopback, the library
 # against an rsync daemon in the same run. The folder: FILES files of 1-64 KiB (sizes and bytes from a
 # fixed seed), 100 to a folder, two levels deep. Each run copies it with rsync (rsync://127.0.0.1,
 # -r --whole-file, into an empty folder) and with the library (transfer-bench folder: sendResource of the
 # directory to a child peer, plaintext, release build, into an empty receive directory), alternating, and
 # checks both copies against the source; CPU time of both ends is recorded too (steadier than the wall
 # clock on a shared machine). Prints a table and writes JSON to $RESULTS_DIR (default
-# results/folders-<UTC date>/run-<time>/). The target: the library at no less than half of rsync's files/s.
+# results/runs/folders-<UTC date>/run-<time>/). The target: the library at no less than half of rsync's files/s.
 #
 #   Scripts/bench-folders.sh [RUNS]      RUNS: runs of each, alternating (default 3)
 #
@@ -27,7 +27,7 @@ if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]] || ! [[ "$files" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
-results=${RESULTS_DIR:-results/folders-$(date -u +%F)}/run-$stamp
+results=${RESULTS_DIR:-results/runs/folders-$(date -u +%F)}/run-$stamp
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 

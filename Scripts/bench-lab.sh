@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark between two hosts of the lab (docs/LAB.md): a 2-host lab of its own (LAB_LINK=bridge, no
 # shaping unless SHAPE is given), the reflector on A, the plan of Scripts/bench-plan.sh run by test-runner on
-# B (finding the reflector by DNS-SD), each result written to results/<UTC date>-<test>-<name>.json, then
-# the comparison (table, and results/report-<name>.svg). The lab goes down whatever happens.
+# B (finding the reflector by DNS-SD), each result written to results/runs/<UTC date>-<test>-<name>.json, then
+# the comparison (table, and results/runs/report-<name>.svg). The lab goes down whatever happens.
 # Env: NAME (run name, default lab), LAB_LINK (bridge), SHAPE (e.g. "rate 100mbit", applied to B),
 # LAB_BIN (folder of reflector and test-runner; default: swift build -c release), and the plan's.
 set -euo pipefail
@@ -44,5 +44,5 @@ run_prefix=("$lab" exec "$b")
 target=(--reflector "bench-$name")
 run_plan
 mapfile -t files <"$written"
-"$bin/test-runner" report "${files[@]}" --svg "results/report-$name.svg" \
+"$bin/test-runner" report "${files[@]}" --svg "results/runs/report-$name.svg" \
     --title "PeerConnectivity against raw TCP between two lab hosts ($LAB_LINK link, release build)"

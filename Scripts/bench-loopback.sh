@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A loopback benchmark worth committing: release builds of reflector and test-runner, the plan of
+# A loopback benchmark: release builds of reflector and test-runner, the plan of
 # Scripts/bench-plan.sh (data sweep 1 B to 1 MiB reliable, the same over raw TCP, unreliable up to 65,000 B,
-# 8 streams, a 256 MiB resource), each written to results/<UTC date>-<test>-<name>.json, then the comparison
-# (table, and results/report.svg over these runs).
+# 8 streams, a 256 MiB resource), each written to results/runs/<UTC date>-<test>-<name>.json, then the comparison
+# (table, and results/runs/report.svg over these runs).
 # Env: NAME (run name, default loopback), and the plan's (see Scripts/bench-plan.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ run_prefix=()
 target=(--service "$service")
 run_plan
 mapfile -t files <"$written"
-"$bin/test-runner" report "${files[@]}" --svg results/report.svg \
+"$bin/test-runner" report "${files[@]}" --svg results/runs/report.svg \
     --title "PeerConnectivity against raw TCP on loopback (release build)"
 kill -TERM "$reflector"
 wait "$reflector"

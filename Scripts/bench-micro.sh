@@ -5,7 +5,7 @@
 # Usage: Scripts/bench-micro.sh [--update-thresholds] [--export [DIR]] [--filter REGEX]
 #   --update-thresholds  write the run's p90 values as the new thresholds instead of checking them
 #   --export [DIR]       also write the run as JSON (JMH format) and text into DIR
-#                        (default: results/micro-<UTC date>/)
+#                        (default: results/runs/micro-<UTC date>/)
 #   --filter REGEX       run only the benchmarks whose names match (e.g. 'RoundTrip.*')
 #
 # Exit status: 0 when every checked metric is within its tolerance (or the thresholds were updated);
@@ -28,7 +28,7 @@ while (($#)); do
             export_dir=$2
             shift
         else
-            export_dir="results/micro-$(date -u +%Y-%m-%d)"
+            export_dir="results/runs/micro-$(date -u +%Y-%m-%d)"
         fi
         ;;
     --filter)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The C ping-pong behind README's round-trip analysis (Performance): raw TCP round trips on loopback
-# with 0-40 us of work per side, the two threads on one core each, then unpinned.
+# The C ping-pong behind the round-trip analysis of docs/design/PERFORMANCE-HISTORY.md: raw TCP round trips
+# on loopback with 0-40 us of work per side, the two threads on one core each, then unpinned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$(mktemp -d)/pingpong

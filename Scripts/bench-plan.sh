@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark plan worth committing, shared by bench-loopback.sh and bench-lab.sh (source it, then call
-# run_plan). Every run writes results/<UTC date>-<test>-<name>.json and appends its path to $written.
+# The benchmark plan shared by bench-loopback.sh and bench-lab.sh (source it, then call
+# run_plan). Every run writes results/runs/<UTC date>-<test>-<name>.json (test-runner's default) and appends its path to $written.
 #   data      reliable messages 1 B to 1 MiB           raw-tcp   the same sweep over raw TCP (TLS, as the data)
 #   data      unreliable messages 1 B to 65,000 B     stream    8 streams of 32 MiB, echoed
 #   resource  a 256 MiB file, 3 times, confirmed by SHA-256

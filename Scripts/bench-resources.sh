@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Baselines for resources v2 (issue 22), in one run on loopback: an rsync daemon moving one file
+# A 1 GiB resource against its baselines, in one run on loopback: an rsync daemon moving one file
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
 # same size (both from transfer-bench, in the same process), the floor for any file sent over TCP here
 # (Scripts/file-over-tcp.c: read, send, receive, write, nothing else; median of 3), and the hashes a
 # block design could use:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
-# BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the issue's targets
-# use; writes every raw output to $RESULTS_DIR (default results/resources-baseline-<UTC date>/run-<time>/).
+# BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the targets use
+# (docs/design/RESOURCES-V2.md); writes every raw output to $RESULTS_DIR (default
+# results/runs/resources-baseline-<UTC date>/run-<time>/).
 #
 #   Scripts/bench-resources.sh [SIZE]     SIZE in bytes or with K/M/G (binary), whole MiB; default 1G
 #
@@ -32,7 +33,7 @@ half_mib=$(( mib / 2 ))
 rsync_reps=${RSYNC_REPS:-3}
 time_limit=${TIME_LIMIT:-900}
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
-results=${RESULTS_DIR:-results/resources-baseline-$(date -u +%F)}/run-$stamp
+results=${RESULTS_DIR:-results/runs/resources-baseline-$(date -u +%F)}/run-$stamp
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark tools against the well-known ones, side by side on loopback (127.0.0.1), release builds:
-# the figures behind the README's table of targets. Each round runs, one after the other:
+# the figures behind the first rows of the README's table. Each round runs, one after the other:
 #   baselines    Scripts/bench-baselines.sh --repeats 1: iperf3 one stream, sockperf ping-pong 64 B,
 #                ZeroMQ PUSH/PULL 1 MiB, ZeroMQ REQ/REP 64 B (DURATION s each)
 #   library      the library alone, in one process (Benchmarks/, SessionBenchmarks): OneWay1MiB.plain and
@@ -17,14 +17,14 @@
 # Usage: Scripts/bench-tools.sh [--rounds N] [--duration S] [--output PATH]
 #   --rounds N     rounds (default 3)
 #   --duration S   seconds of each timed run (default 10)
-#   --output PATH  the summary document (default results/bench-tools-<UTC date>.json); every run's own
+#   --output PATH  the summary document (default results/runs/bench-tools-<UTC date>.json); every run's own
 #                  document lands beside it in a folder of the same name without .json
 # Env: BIN, a folder holding release builds of reflector and test-runner (default: build them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { echo "usage: $0 [--rounds N] [--duration SECONDS] [--output PATH]" >&2; exit 2; }
-rounds=3 duration=10 output=results/bench-tools-$(date -u +%Y-%m-%d).json
+rounds=3 duration=10 output=results/runs/bench-tools-$(date -u +%Y-%m-%d).json
 while [ $# -gt 0 ]; do
     case "$1" in
     --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;

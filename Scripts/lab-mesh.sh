@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab-mesh.sh [N]: the many-peers check in the lab (issue 6). N hosts (default 8, at most 16), each with
+# lab-mesh.sh [N]: the many-peers check in the lab. N hosts (default 8, at most 16), each with
 # its own avahi-daemon, each running `peer-demo mesh` (advertise, browse, broadcast every second). The
 # first host invites nobody; every other host invites only the first, so the rest of the mesh is the
 # session's own doing (MEMBERS). Checks, with a PASS/FAIL table:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab-reach.sh [SCENARIO...]: network reach in the lab (issue 21, parts 1 and 2). Each scenario brings up
+# lab-reach.sh [SCENARIO...]: network reach in the lab. Each scenario brings up
 # its own lab of hosts (network namespaces, each with its own avahi-daemon; prefix p2pz, 10.80.0.x), runs
 # `peer-demo mesh` on each host, the first inviting nobody and the others inviting only the first (so any
 # other connection is made by the session's MEMBERS introductions), and takes the lab down again:
@@ -10,9 +10,9 @@
 #                 mdns: browse works, getent cannot resolve the peer's .local name, the invite must use
 #                 the addresses DNS-SD itself gives (IPv6 link-local first, as Happy Eyeballs orders them)
 #   ipv4-no-nss   the same on a link with IPv6 turned off in the hosts: the A records alone
-# PASS when every host is connected to every other within 5 s of the last host's start (issue 21's "done
-# when"), over the address family the scenario allows, and a broadcast crosses each pair. Prints one
-# PASS/FAIL line per check with the figures, and exits 1 if any failed. Needs root.
+# PASS when every host is connected to every other within 5 s of the last host's start, over the address
+# family the scenario allows, and a broadcast crosses each pair. Prints one PASS/FAIL line per check with
+# the figures, and exits 1 if any failed. Needs root.
 # Env: LAB_BIN (folder with peer-demo; default: swift build --product peer-demo, debug), REACH_LIMIT_S (5),
 #      REACH_PREFIX (p2pz: the lab's namespaces; another lets two runs share the machine), REACH_DIR,
 #      LAB_SKIP_SETUP (1: do not run Scripts/setup.sh --lab, which may install packages).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab-reconnect.sh [SECONDS [WINDOW]]: reconnection in the lab (issue 6). Two hosts, each with its own
+# lab-reconnect.sh [SECONDS [WINDOW]]: reconnection in the lab. Two hosts, each with its own
 # avahi-daemon, run `peer-demo mesh --reconnect WINDOW` (default 30 s) and send each other a numbered message
 # every 50 ms (to a peer that is reconnecting too: the session keeps it). The second host's link is taken
 # down for SECONDS (default 6) and brought back. Checks, with a PASS/FAIL table:

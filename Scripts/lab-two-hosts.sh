@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# lab-two-hosts.sh: the README's "On two hosts", run in the lab (two network namespaces, each with its own
-# avahi-daemon, on one bridge): the reflector on host A started as the README starts it, then on host B the
-# README's test-runner commands, by DNS-SD and by address. The lab has no firewall, so the README's ufw line
-# is the one step left out. Passes when every command exits 0 and every document says what it should.
+# lab-two-hosts.sh: the README's "Measure a link on two hosts", run in the lab (two network namespaces, each
+# with its own avahi-daemon, on one bridge): the reflector on host A started as the README starts it, then
+# on host B the README's test-runner commands, by DNS-SD and by address. The lab has no firewall, so the
+# README's ufw lines are the one step left out. Passes when every command exits 0 and every document says what it should.
 # Needs root.
 # Env: LAB_BIN (folder holding reflector and test-runner; default: swift build -c release, as the README),
 #      LAB_RESULTS (a folder to copy the documents to; default: not kept).

@@ -19,12 +19,14 @@ struct Reflector: AsyncParsableCommand {
             Each test-runner that invites the reflector gets a session of its own, a hello message (this host's \
             description and the raw echo port), every data message echoed back in the mode it came in, every \
             stream echoed back on a stream of the same name, and every resource confirmed with the size and \
-            SHA-256 of the file received (then deleted). It also runs a plain TCP echo server of length-prefixed \
-            frames, the baseline of `test-runner run --test raw-tcp`. Ports to open in a firewall (defaults): TCP \
+            SHA-256 of the file received (then deleted). It also runs a raw TCP echo server of length-prefixed \
+            frames, the baseline of `test-runner run --test raw-tcp`: plain TCP for a runner with --encryption \
+            none, TLS 1.3 otherwise, as the runner's own session. Ports to open in a firewall (defaults): TCP \
             7447 (sessions) and 7448 (raw echo), UDP 7449-7480 (unreliable messages, one port per runner), and \
-            UDP 5353 for DNS-SD. A runner that asks for reconnection in its invitation (test-runner \
-            --interrupt-at) gets it: its link, if it drops, is resumed with its resources; resuming dials a \
-            session's own listener, on an ephemeral TCP port of either host. Other runners' sessions have none.
+            UDP 5353 for DNS-SD; on a host without avahi-daemon, run it with --no-dnssd (runners then use \
+            --connect). A runner that asks for reconnection in its invitation (test-runner --interrupt-at) gets \
+            it: its link, if it drops, is resumed with its resources; resuming dials a session's own listener, on \
+            an ephemeral TCP port of either host. Other runners' sessions have none.
             """,
         version: ToolInfo(name: "reflector", commit: SourceRevision.commit).versionLine
     )

@@ -8,10 +8,10 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Compare result documents: a table of every size, ratios against raw-tcp, and an SVG chart.",
         discussion: """
-            Files that are not test-runner results (MPCF-TestBench layouts, core-bench results) are skipped \
-            with a note, so `results/*.json` works. Each data run is compared with the raw-tcp run closest in time \
-            that ran between the same hosts with the same load, within 12 hours; one without such a baseline is \
-            named, with the reason.
+            Files that are not test-runner results (MPCF-TestBench layouts, the bench scripts' summaries) are \
+            skipped with a note, so `results/*.json` works. Each data run is compared with the raw-tcp run closest \
+            in time that ran between the same hosts with the same window, delay, rate and encryption, within 12 \
+            hours; one without such a baseline is named, with the reason.
             """
     )
 

@@ -10,21 +10,22 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a test against a reflector and write its result as JSON.",
         discussion: """
             The reflector is found by DNS-SD (the first one, or --reflector NAME) or reached with --connect \
-            HOST[:PORT] (its session port, 7447 by default; no DNS-SD needed on either side). \
+            HOST[:PORT] (its session port, 7447 by default; the runner then needs no DNS-SD, and a reflector on \
+            a host without avahi-daemon runs with --no-dnssd). \
             Tests: bulk measures the link's throughput as iperf3 does (--time, --parallel, --reverse, --bidir); \
             data measures round trips of messages (one in flight: latency; --rate: latency under a load, open \
-            loop); raw-tcp runs the data plan over plain TCP (the baseline); stream and resource echo and \
-            confirm transfers. A document is written even when the run stops early (the reflector left, a \
-            cut link, Ctrl-C), with what completed and an "error"; the exit code is then 1, as when any part \
-            of the plan failed.
+            loop); raw-tcp runs the data plan over raw TCP (the baseline: TLS 1.3 unless --encryption none, as \
+            the data test); stream and resource echo and confirm transfers. A document is written even when the \
+            run stops early (the reflector left, a cut link, Ctrl-C), with what completed and an "error"; the \
+            exit code is then 1, as when any part of the plan failed.
             """
     )
 
     @Option(
         help: """
-            bulk (throughput one way, as iperf3), data (message round trips), raw-tcp (the data plan over plain \
-            TCP), stream (--streams streams of --bytes, echoed back) or resource (a file of --bytes, --count \
-            times, confirmed by SHA-256).
+            bulk (throughput one way, as iperf3), data (message round trips), raw-tcp (the data plan over raw \
+            TCP: TLS 1.3 unless --encryption none), stream (--streams streams of --bytes, echoed back) or \
+            resource (a file of --bytes, --count times, confirmed by SHA-256).
             """
     )
     var test = TestKind.data
@@ -48,7 +49,10 @@ struct RunCommand: AsyncParsableCommand {
     var count: Int?
 
     @Option(
-        help: "Message sizes in bytes, comma-separated, run in this order (1...1048576; --mode unreliable: 1...65000)."
+        help: """
+            Message sizes in bytes, comma-separated, run in this order (1...1048576; --mode unreliable: \
+            1...65000; default: 64).
+            """
     )
     var size: String?
 
@@ -76,7 +80,9 @@ struct RunCommand: AsyncParsableCommand {
     )
     var rate: Double?
 
-    @Option(help: "Unmeasured messages per size before the measured ones (default 100); resource: transfers (0).")
+    @Option(
+        help: "Unmeasured messages per size before the measured ones (default 100); resource: transfers (default 0)."
+    )
     var warmup: Int?
 
     @Option(help: "--test stream: streams opened at once, each echoed back.")
@@ -168,7 +174,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The run's name, in the document and its file name (default: the host name).")
     var name: String?
 
-    @Option(help: "Where to write the JSON (default: results/<UTC start>-<test>-<name>.json; none with --json).")
+    @Option(help: "Where to write the JSON (default: results/runs/<UTC start>-<test>-<name>.json; none with --json).")
     var output: String?
 
     @Flag(name: [.customShort("J"), .long], help: "Print the JSON document on standard output and nothing else there.")

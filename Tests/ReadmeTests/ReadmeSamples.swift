@@ -9,29 +9,23 @@ import PeerConnectivity
 func useSample() async throws {
     let me = try PeerID(displayName: "alice")  // Codable: persist it to keep your identity
     let session = Session(peer: me)  // encryption required by default, as MPC's
-
-    // Be discoverable and accept invitations.
     let advertiser = try Advertiser(peer: me, discoveryInfo: ["room": "blue"], serviceType: "chat")
     try await advertiser.start()  // DiscoveryError.daemonNotRunning if Avahi is down
-    Task {
+    Task {  // accept every invitation
         for await invitation in advertiser.invitations {
             try await invitation.accept(into: session)  // or invitation.decline()
         }
     }
-
-    // Find peers and invite them.
     let browser = try Browser(peer: me, serviceType: "chat")
     try browser.start()
-    Task {
+    Task {  // invite the peers of room blue
         for try await event in browser.events {
             if case .found(let peer, let info) = event, info["room"] == "blue" {
                 try await browser.invitePeer(peer, to: session, withContext: Data("hi".utf8), timeout: .seconds(5))
             }
         }
     }
-
-    // Everything that happens in the session, in order.
-    for await event in session.events {
+    for await event in session.events {  // everything that happens in the session, in order
         switch event {
         case .peerStateChanged(let peer, .connected, _):
             try await session.send(Data("hello".utf8), toPeers: [peer], mode: .reliable)
@@ -44,36 +38,3 @@ func useSample() async throws {
         }
     }
 }
-
-// README, "Use": porting from MPC.
-@MainActor
-final class Chat: SessionDelegate {
-    func session(_ session: Session, peer peerID: PeerID, didChange state: PeerState) {
-        print("\(peerID.displayName) is \(state)")
-    }
-    func session(_ session: Session, didReceive data: Data, fromPeer peerID: PeerID) {
-        print("\(data.count) bytes from \(peerID.displayName)")
-    }
-    func session(
-        _ session: Session,
-        didReceive stream: IncomingStream,
-        withName streamName: String,
-        fromPeer peerID: PeerID
-    ) {
-        stream.cancel()
-    }
-    func session(
-        _ session: Session,
-        didStartReceivingResourceWithName resourceName: String,
-        fromPeer peerID: PeerID,
-        with progress: Progress
-    ) {}
-    func session(
-        _ session: Session,
-        didFinishReceivingResourceWithName resourceName: String,
-        fromPeer peerID: PeerID,
-        at localURL: URL?,
-        withError error: TransferError?
-    ) {}
-}
-// session.delegate = chat   // held weakly, as MPC's

@@ -42,7 +42,7 @@ struct FolderCommand: AsyncParsableCommand {
     @Option(help: "Seconds after which the run stops, whatever it is doing.")
     var timeLimit = 600
 
-    @Option(help: "Where to write the JSON result (default: results/transfer-bench-folder-<UTC date>.json).")
+    @Option(help: "Where to write the JSON result (default: results/runs/transfer-bench-folder-<UTC date>.json).")
     var output: String?
 
     func validate() throws {

@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes a benchmark's result document: pretty JSON, sorted keys, ISO-8601 dates.
 public enum ResultFile {
-    /// Encodes `result` to `output`, or to `results/<tool>-<UTC date>.json` by default, creating the folder.
+    /// Encodes `result` to `output`, or to `results/runs/<tool>-<UTC date>.json` (git-ignored) by default,
+    /// creating the folder.
     ///
     /// - Parameters:
     ///   - result: the document.
@@ -21,7 +22,7 @@ public enum ResultFile {
             timeZone: TimeZone(identifier: "UTC")!,
             formatOptions: [.withFullDate]
         )
-        let path = output ?? "results/\(tool)-\(day).json"
+        let path = output ?? "results/runs/\(tool)-\(day).json"
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(),
             withIntermediateDirectories: true

@@ -50,7 +50,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The preference in force: none unless asked.
     var encryption: EncryptionPreference { encryptionOption ?? .none }
 
-    @Option(help: "Where to write the JSON result (default: results/transfer-bench-<UTC date>.json).")
+    @Option(help: "Where to write the JSON result (default: results/runs/transfer-bench-<UTC date>.json).")
     var output: String?
 
     func validate() throws {

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// Measures the transfers issue's targets (resources, streams, fairness, memory) against raw TCP on loopback.
+/// Measures resources, streams, fairness and memory against raw TCP on loopback.
 @main
 struct TransferBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@
 public enum TestKind: String, Codable, CaseIterable, Sendable {
     /// Data messages through a PeerConnectivity ``PeerConnectivity/Session``, echoed by the reflector.
     case data
-    /// The same plan over a plain TCP connection to the reflector's raw echo server: the baseline.
+    /// The same plan over a raw TCP connection to the reflector's raw echo server (TLS unless plain): the baseline.
     case rawTCP = "raw-tcp"
     /// Resources (files) sent with `sendResource`; the reflector confirms each with its size and SHA-256.
     case resource

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One run of `test-runner`, as written to `results/<UTC date>-<test>-<name>.json`.
+/// One run of `test-runner`, as written to `results/runs/<UTC start>-<test>-<name>.json` by default.
 ///
 /// Encoded with sorted keys and ISO-8601 dates (``encoded()``); times are nanoseconds of the monotonic
 /// clock, sizes bytes, throughput bytes per second. ``schemaVersion`` changes when a field changes

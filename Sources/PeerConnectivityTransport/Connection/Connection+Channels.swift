@@ -66,7 +66,7 @@ extension Connection {
     ///
     /// - Parameters:
     ///   - index: the block.
-    ///   - digest: its SHA-256.
+    ///   - digest: its XXH64 digest (8 bytes).
     ///   - channelNumber: the resource's channel.
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
     package func startBlock(_ index: Int, digest: [UInt8], on channelNumber: UInt32) throws {

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// A libdispatch read source would be the obvious tool, but on Linux tearing read sources down while others are set
 /// up corrupts libdispatch's epoll bookkeeping and crashes the process in `_dispatch_event_loop_drain`
-/// (swift-corelibs-libdispatch issue 949; seen here in the test suite). A blocking `poll` registers nothing there.
+/// (swift-corelibs-libdispatch#949; seen here in the test suite). A blocking `poll` registers nothing there.
 ///
 /// ``cancel()`` writes to the wake-up socket; the polling thread then leaves its loop and, on that same thread, after
 /// any running callback has returned, calls `DNSServiceRefDeallocate` and releases the callback context. The processor also cancels itself when `DNSServiceProcessResult` fails or when the context says
