@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "PeerConnectivity", targets: ["PeerConnectivity"]),
         // For apps that run SwiftNIO themselves: the event loop group the peers' I/O runs on.
         .library(name: "PeerConnectivityNIO", targets: ["PeerConnectivityNIO"]),
+        // For apps' tests: sessions joined in the process, with no network and no DNS-SD.
+        .library(name: "PeerConnectivityTesting", targets: ["PeerConnectivityTesting"]),
         // The tools' engine (the reflector's echo service, the runner, the result schema), for the
         // benchmarks in Benchmarks/ and for apps that embed a reflector.
         .library(name: "PeerConnectivityBench", targets: ["PeerConnectivityBench"]),
@@ -94,6 +96,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Sessions joined in the process for apps' tests; and the helpers the project's own tests share.
+        .target(
+            name: "PeerConnectivityTesting",
+            dependencies: [
+                "PeerConnectivity",
+                "PeerConnectivityTransport",
+                "PeerConnectivityCore",
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "peer-demo",
             dependencies: [
@@ -173,26 +185,37 @@ let package = Package(
             path: "Tests/Fuzz/peer-fuzz",
             swiftSettings: strictSettings
         ),
+        // Tests in memory: the state machines, the codecs, the handler through EmbeddedChannel, the
+        // benchmark's arithmetic. No daemon, no socket; seconds.
         .testTarget(
-            name: "PeerConnectivityCoreTests",
+            name: "PeerConnectivityUnitTests",
             dependencies: [
+                "PeerConnectivityTesting",
                 "PeerConnectivityCore",
+                "PeerConnectivityTransport",
+                "PeerConnectivity",
+                "PeerConnectivityBench",
                 "PeerConnectivityFuzz",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strictSettings
         ),
+        // Tests with real parts: sockets on loopback, the real avahi-daemon, other processes, the tools,
+        // and hosts in network namespaces.
         .testTarget(
-            name: "PeerConnectivityTests",
+            name: "PeerConnectivityIntegrationTests",
             dependencies: [
+                "PeerConnectivityTesting",
                 "PeerConnectivityBench",
-                "PeerConnectivityFuzz",
                 "PeerConnectivityNIO",
                 "PeerConnectivity",
                 "PeerConnectivityTransport",
                 "PeerConnectivityCore",
+                "PeerConnectivityFuzz",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -200,6 +223,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strictSettings
         ),
@@ -207,18 +232,6 @@ let package = Package(
         .testTarget(
             name: "ReadmeTests",
             dependencies: ["PeerConnectivity"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PeerConnectivityBenchTests",
-            dependencies: [
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                "PeerConnectivityBench",
-                "PeerConnectivity",
-                "PeerConnectivityFuzz",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ],
             swiftSettings: strictSettings
         ),
     ]

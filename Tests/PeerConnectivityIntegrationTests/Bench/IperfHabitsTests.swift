@@ -1,0 +1,174 @@
+import Foundation
+import PeerConnectivityBench
+import PeerConnectivityTesting
+import Testing
+
+/// iperf3's habits in the real tools, on loopback: bulk throughput for a time, in parallel, reversed or
+/// both ways, interval reports, JSON on standard output, a document whatever happens, and no DNS-SD needed.
+@Suite("test-runner as iperf3 users expect it", .serialized, .timeLimit(.minutes(3)))
+struct IperfHabitsTests {
+    /// A reflector on 127.0.0.1 without DNS-SD, plain, on ephemeral ports; with `environment` for the child.
+    private func reflector(environment: [String: String] = [:]) async throws -> (ToolProcess, port: Int) {
+        let reflector = try ToolProcess(
+            "reflector",
+            [
+                "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--raw-echo-port", "0", "--udp-ports", "ephemeral",
+                "--encryption", "none", "--name", "habits",
+            ],
+            environment: environment
+        )
+        let ready = try #require(try await reflector.line(containing: " ready "))
+        return (reflector, try #require(ToolProcess.value("port", in: ready)))
+    }
+
+    private func document(at path: String) throws -> BenchmarkDocument {
+        try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test("bulk: -t 2 -P 2 forward, -R reverse and --bidir, every byte checked, an interval a second, CPU of both ends")
+    func bulk() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let folder = try ScratchDirectory("results").url
+        for (label, extra) in [("forward", [String]()), ("reverse", ["-R"]), ("bidir", ["--bidir"])] {
+            let path = folder.appendingPathComponent("\(label).json").path
+            let run = try ToolProcess(
+                "test-runner",
+                [
+                    "run", "--test", "bulk", "-c", "127.0.0.1:\(port)", "-t", "2", "-P", "2", "--encryption", "none",
+                    "--output", path,
+                ] + extra
+            )
+            #expect(try await run.exitStatus(within: .seconds(40)) == 0, "\(label): \(run.output) \(run.errors)")
+            let document = try document(at: path)
+            let bulk = try #require(document.bulk, "\(label)")
+            #expect(bulk.streamCount == 2 && bulk.timeSeconds == 2)
+            let directions = [bulk.forward, bulk.reverse].compactMap { $0 }
+            #expect(directions.count == (label == "bidir" ? 2 : 1), "\(label)")
+            #expect((bulk.forward != nil) == (label != "reverse"))
+            for direction in directions {
+                #expect(direction.receivedBytes > 1 << 20, "\(label): \(direction)")
+                #expect(
+                    direction.corruptedStreams == 0 && direction.failedStreams == 0,
+                    "\(label): \(direction.errors)"
+                )
+                #expect(direction.seconds >= 2 && direction.bytesPerSecond > 0)
+            }
+            if let forward = bulk.forward {
+                #expect(forward.receivedBytes == forward.sentBytes, "every byte written was read and checked")
+            }
+            let intervals = try #require(document.intervals)
+            #expect(intervals.count >= 2, "\(label): \(intervals.count) intervals")
+            #expect(intervals.allSatisfy { ($0.sentBytes != nil) == (label != "reverse") })
+            // The first interval's end is when its timer fired: 1.1 s or later on a loaded machine.
+            #expect(run.output.contains("[   0.0-   1."), "intervals printed live: \(run.output)")
+            let cpu = try #require(document.cpu)
+            #expect(cpu.runner.totalSeconds > 0 && (cpu.reflector?.totalSeconds ?? 0) > 0)
+            #expect(document.error == nil)
+        }
+        #expect(reflector.output.contains("wrote bytes="), "the reflector wrote the reverse streams")
+    }
+
+    @Test("bulk --size: 1 MiB messages one way for 2 s, counted and checked by the reflector, not echoed")
+    func bulkMessages() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("messages.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "--size", "1048576", "-c", "127.0.0.1:\(port)", "-t", "2", "--encryption",
+                "none",
+                "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus(within: .seconds(40)) == 0, "\(run.output) \(run.errors)")
+        let forward = try #require(try document(at: path).bulk?.forward)
+        #expect(forward.receivedBytes == forward.sentBytes && forward.sentBytes >= 1 << 20)
+        #expect(forward.receivedBytes % (1 << 20) == 0, "whole messages")
+        #expect(forward.corruptedStreams == 0 && forward.failedStreams == 0, "\(forward.errors)")
+        #expect(!reflector.output.contains("echoed=1"), "nothing was echoed")
+    }
+
+    @Test("-J prints the JSON document on standard output and nothing else; --version names the build")
+    func json() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let run = try ToolProcess(
+            "test-runner",
+            ["run", "-c", "127.0.0.1:\(port)", "--count", "20", "--warmup", "2", "--encryption", "none", "-J"]
+        )
+        #expect(try await run.exitStatus(within: .seconds(30)) == 0, "\(run.errors)")
+        let document = try BenchmarkDocument(decoding: Data(run.output.utf8))
+        #expect(document.results.first?.echoed == 20)
+        #expect(document.tool.libraryVersion != nil && document.tool.build == ToolInfo.build)
+        #expect(document.connection.localAddress?.hasPrefix("127.0.0.1:") == true)
+        #expect(document.connection.remoteAddress == "127.0.0.1:\(port)")
+        #expect(document.connection.interface == "lo")
+        for tool in ["test-runner", "reflector"] {
+            let version = try ToolProcess(tool, ["--version"])
+            #expect(try await version.exitStatus(within: .seconds(10)) == 0)
+            #expect(version.output.hasPrefix("\(tool) \(ToolInfo.version) (PeerConnectivity "), "\(version.output)")
+        }
+    }
+
+    @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
+    func reflectorKilled() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("cut.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            ["run", "-c", "127.0.0.1:\(port)", "-t", "20", "-i", "0.5", "--encryption", "none", "--output", path]
+        )
+        _ = try await run.line(containing: "[   0.5-")
+        try await Task.sleep(for: .milliseconds(700))
+        reflector.signal(SIGKILL)
+        #expect(try await run.exitStatus(within: .seconds(20)) == 1, "\(run.output) \(run.errors)")
+        let document = try document(at: path)
+        #expect(document.error?.contains("left the session") == true, "\(document.error ?? "no error")")
+        #expect((document.intervals?.count ?? 0) >= 2, "the completed intervals are kept")
+        #expect((document.results.first?.echoed ?? 0) > 0, "the size under way keeps what it counted")
+    }
+
+    @Test("Ctrl-C (SIGINT) of the runner: it stops, writes what completed, says interrupted, exits 1")
+    func interrupted() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("stopped.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            ["run", "--test", "bulk", "-c", "127.0.0.1:\(port)", "-t", "30", "--encryption", "none", "--output", path]
+        )
+        _ = try await run.line(containing: "[   0.0-   1.")  // the first interval, however late its timer fired
+        run.signal(SIGINT)
+        #expect(try await run.exitStatus(within: .seconds(20)) == 1, "\(run.output) \(run.errors)")
+        let document = try document(at: path)
+        #expect(document.error?.contains("interrupted") == true, "\(document.error ?? "no error")")
+        #expect(document.intervals?.isEmpty == false)
+    }
+
+    @Test("--connect needs no DNS-SD on either side: both tools run with avahi out of reach")
+    func withoutAvahi() async throws {
+        // The compatibility layer reaches avahi-daemon over the system D-Bus: point both at nothing.
+        let noBus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/dbus-socket"]
+        let (reflector, port) = try await reflector(environment: noBus)
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("direct.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            ["run", "-c", "127.0.0.1:\(port)", "--count", "20", "--encryption", "none", "--output", path],
+            environment: noBus
+        )
+        #expect(try await run.exitStatus(within: .seconds(30)) == 0, "\(run.output) \(run.errors)")
+        #expect(try document(at: path).results.first?.echoed == 20)
+        // And DNS-SD itself fails with a clear error under the same environment.
+        let browse = try ToolProcess(
+            "test-runner",
+            ["run", "--count", "1", "--connect-timeout", "2", "--output", path],
+            environment: noBus
+        )
+        #expect(try await browse.exitStatus(within: .seconds(30)) == 1)
+        #expect(browse.errors.contains("avahi") || browse.errors.contains("DNS-SD"), "\(browse.errors)")
+    }
+}
