@@ -157,7 +157,7 @@ struct MeshStateMachineTests {
         var deferred = 0
         var held = 0
         var knocking = 0
-        for seed in UInt64(1)...300 {
+        for seed in UInt64(1)...120 {
             var world = Self.joiningWorld(seed: seed, count: 8)
             world.run()
             Self.expectFullMesh(world, seed: seed)

@@ -123,7 +123,8 @@ struct SessionStateMachineTests {
     func resumeAfterDrop() {
         var lost = 0
         var none = 0
-        for seed in Self.seeds {
+        // Fewer orders than the joins above: each carries 80 messages through a cut.
+        for seed in Self.seeds.prefix(150) {
             var world = SessionSimulation(
                 peers: [OrderedPeers.low, OrderedPeers.high],
                 seed: seed,
