@@ -1,7 +1,7 @@
 import Foundation
 import PeerConnectivity
-import Testing
 import PeerConnectivityTesting
+import Testing
 
 /// What the documentation says against what the code and the built tools do: the wire protocol's version
 /// in docs/PROTOCOL.md, the defaults in docs/BENCHMARK.md's option tables against the tools' `--help`, and

@@ -1,7 +1,7 @@
 import Foundation
 import PeerConnectivity
-import Testing
 import PeerConnectivityTesting
+import Testing
 
 @testable import PeerConnectivityBench
 

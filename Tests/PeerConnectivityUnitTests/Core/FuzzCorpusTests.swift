@@ -1,7 +1,7 @@
 import Foundation
 import PeerConnectivityFuzz
-import Testing
 import PeerConnectivityTesting
+import Testing
 
 /// The fuzz target's committed corpus (Tests/FuzzCorpus, grown by Scripts/fuzz.sh) and seeds, replayed:
 /// an input that once crashed or broke an invariant would trap here again.
