@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The library's architecture rules, checked from its sources (docs/ARCHITECTURE.md, the section on the
-# state machines): no file over 400 lines, no Task.sleep used as a timer, Glibc in one platform folder
+# The library's architecture rules, checked from its sources (docs/ARCHITECTURE.md, "Rules the build
+# checks"): no file over 400 lines, no Task.sleep used as a timer, Glibc in one platform folder
 # only, and no SwiftNIO type in the public API of the PeerConnectivity module. It prints every place that
 # breaks a rule. Exit 0, or 1 with --strict when a rule is broken.
 #

@@ -6,8 +6,8 @@
 #
 # Builds peer-fuzz with -sanitize=fuzzer,address -D FUZZING into .build-fuzz (kept apart from the
 # normal build, where peer-fuzz is a corpus replayer and FuzzCorpusTests replays Tests/FuzzCorpus).
-# A crash or broken invariant leaves its input in results/fuzz/crash-*: add it as a named test in
-# a FuzzRegressionTests suite in Tests/PeerConnectivityUnitTests/Core, fix the bug, and copy it into the corpus.
+# A crash or broken invariant leaves its input in results/fuzz/crash-*: add it as a named test in a
+# FuzzRegressionTests suite beside FuzzCorpusTests, fix the bug, and copy it into the corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"

@@ -10,7 +10,7 @@
 /// - **The winner.** The first attempt to connect wins (``Action/succeed(_:)``); every later one that
 ///   connects is closed (``Action/close(_:)``). When every address has failed: ``Action/fail``.
 ///
-/// No I/O and no clock: the shell (`ConnectionDialer` in the transport) makes the connections, arms the one
+/// No I/O and no clock: the shell (`HappyEyeballsConnector` in the transport) makes the connections, arms the one
 /// timer and feeds the outcomes back, on one event loop. Generic over the address, so that tests use plain values.
 package struct HappyEyeballsStateMachine<Address: Hashable & Sendable>: Sendable {
     /// An address's family.

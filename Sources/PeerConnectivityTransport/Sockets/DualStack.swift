@@ -3,8 +3,8 @@ import NIOCore
 /// How the library's sockets listen on IPv6 and IPv4 at once: one IPv6 socket bound to "::" with
 /// IPV6_V6ONLY off, which takes IPv4 peers too (they appear as IPv4-mapped addresses, "::ffff:192.0.2.7",
 /// which ``Platform/addressText(_:)`` reports as "192.0.2.7"). Where the system has no IPv6 (a kernel
-/// booted with ipv6.disable=1, a container without it), "0.0.0.0" instead. docs/ARCHITECTURE.md says
-/// why one socket and not two.
+/// booted with ipv6.disable=1, a container without it), "0.0.0.0" instead. docs/design/JOINING-AND-ADDRESSES.md
+/// says why one socket and not two.
 package enum DualStack {
     /// The address that means every interface, IPv6 and IPv4.
     package static let anyAddress = "::"

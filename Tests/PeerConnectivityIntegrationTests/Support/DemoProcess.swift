@@ -54,7 +54,7 @@ final class DemoProcess: Sendable {
         process.standardInput = input
         self.process = process
         // Blocking read loops on their own threads, not `readabilityHandler`: its libdispatch read sources,
-        // torn down while others are set up, can crash the process on Linux (swift-corelibs-libdispatch 949).
+        // torn down while others are set up, can crash the process on Linux (swift-corelibs-libdispatch#949).
         let lines = self.lines
         let errorText = self.errorText
         Self.readLines(from: out.fileHandleForReading) { chunk in
