@@ -10,7 +10,7 @@ export AVAHI_COMPAT_NOWARN=1
 echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Examples
 
-echo "== architecture rules (docs/ARCHITECTURE.md: file size, timers, Glibc, no NIO in the public API)"
+echo "== architecture rules (docs/ARCHITECTURE.md, \"Rules the build checks\")"
 Scripts/check-architecture.sh --strict
 
 echo "== swift build (all targets, tests included)"
