@@ -35,19 +35,7 @@ public struct Invitation: Sendable {
     ///   connection is plain (the inviter is told so too).
     public func accept(into session: Session) async throws {
         advertiser.answered(connection)
-        if session.encryptionPreference == .required, !security.isEncrypted {
-            let reason = DisconnectReason.encryptionRequired.with(
-                detail: "the session requires encryption and the invitation came over a plain connection"
-            )
-            connection.decline(reason)
-            throw InvitationError.failed(peer: peer, reason: reason)
-        }
-        do {
-            try await session.runtime.accept(connection, from: peer)
-        } catch let error as SessionError {
-            connection.decline(error.declineReason)
-            throw error
-        }
+        try await session.runtime.acceptInvitation(on: connection, from: peer)
     }
 
     /// Declines: the inviter sees `DisconnectReason.declined`.

@@ -36,6 +36,37 @@ extension SessionRuntime {
         timeout: Duration,
         reservingFirst: Bool = true
     ) async throws -> PeerID {
+        try await invite(
+            expectedPeer: expectedPeer,
+            context: context,
+            timeout: timeout,
+            reservingFirst: reservingFirst,
+            describing: "\(target)"
+        ) { invitation in
+            try await ConnectionDialer.dial(
+                target,
+                localPeer: peer,
+                invitation: invitation,
+                configuration: connectionConfiguration,
+                group: eventLoop,
+                delegate: self
+            )
+        }
+    }
+
+    /// Invites the peer at the end of the connection `open` makes, with the invitation it is given.
+    ///
+    /// - Parameters:
+    ///   - describing: names where `open` goes, for the error when it fails.
+    ///   - open: makes the connection, whose delegate is this session, as inviter with the invitation.
+    func invite(
+        expectedPeer: PeerID?,
+        context: Data?,
+        timeout: Duration,
+        reservingFirst: Bool,
+        describing target: String,
+        open: (ConnectionStateMachine.Invitation) async throws -> Connection
+    ) async throws -> PeerID {
         let context = context ?? Data()
         guard context.count <= WireProtocol.maximumContextLength else {
             throw InvitationError.failed(
@@ -62,14 +93,7 @@ extension SessionRuntime {
         )
         let connection: Connection
         do {
-            connection = try await ConnectionDialer.dial(
-                target,
-                localPeer: peer,
-                invitation: invitation,
-                configuration: connectionConfiguration,
-                group: eventLoop,
-                delegate: self
-            )
+            connection = try await open(invitation)
         } catch {
             let reason = DisconnectReason.connectionFailed.with(detail: "\(target): \(error)")
             if let reserved { release(reserved, connection: nil, reason: reason) }
@@ -102,6 +126,29 @@ extension SessionRuntime {
             // A peer held from the start goes with its dial; one that was not, only if it answered.
             if let peer = error.peer ?? reserved { release(peer, connection: connection, reason: error.reason) }
             throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
+        }
+    }
+
+    /// The application accepted the invitation that arrived on `connection` into this session (an
+    /// advertiser's ``Invitation/accept(into:)``, or a join in the process): a plain connection into a
+    /// session that requires encryption, and a peer the session cannot take, are declined, and the
+    /// inviter is told why.
+    ///
+    /// - Throws: ``SessionError`` when the session is full or holds the peer; ``InvitationError`` when
+    ///   the connection is plain and encryption is required, or the invitation is no longer pending.
+    func acceptInvitation(on connection: Connection, from peer: PeerID) async throws {
+        if encryptionPreference == .required, !connection.securityInfo.isEncrypted {
+            let reason = DisconnectReason.encryptionRequired.with(
+                detail: "the session requires encryption and the invitation came over a plain connection"
+            )
+            connection.decline(reason)
+            throw InvitationError.failed(peer: peer, reason: reason)
+        }
+        do {
+            try await accept(connection, from: peer)
+        } catch let error as SessionError {
+            connection.decline(error.declineReason)
+            throw error
         }
     }
 

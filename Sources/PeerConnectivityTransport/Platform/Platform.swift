@@ -90,21 +90,33 @@ package enum Platform {
         #endif
     }
 
-    /// A connected pair of local stream sockets, to wake a thread blocked in ``waitReadable(_:_:)``: a
-    /// byte sent on `write` makes `read` readable. A send to a pair whose other end is closed fails with
-    /// EPIPE, never with SIGPIPE.
+    /// A connected pair of local stream sockets (`AF_UNIX`): what one end sends, the other reads, with no
+    /// address and no network between them.
+    ///
+    /// - Returns: the two ends.
+    /// - Throws: ``SystemCallError`` when the system has none to give (out of descriptors).
+    package static func makeSocketPair() throws(SystemCallError) -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        #if canImport(Glibc)
+            let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0
+        #else
+            let made = socketpair(AF_UNIX, SOCK_STREAM, 0, &ends) == 0
+        #endif
+        guard made else { throw SystemCallError("socketpair", "", errno) }
+        return (ends[0], ends[1])
+    }
+
+    /// A socket pair to wake a thread blocked in ``waitReadable(_:_:)``: a byte sent on `write` makes
+    /// `read` readable. A send to a pair whose other end is closed fails with EPIPE, never with SIGPIPE.
     ///
     /// - Returns: the two ends, or nil when the system has none to give.
     package static func makeWakePair() -> (read: Int32, write: Int32)? {
-        var ends: [Int32] = [0, 0]
-        #if canImport(Glibc)
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return nil }
-        #else
-            guard socketpair(AF_UNIX, SOCK_STREAM, 0, &ends) == 0 else { return nil }
+        guard let (read, write) = try? makeSocketPair() else { return nil }
+        #if !canImport(Glibc)
             var on: Int32 = 1
-            _ = setsockopt(ends[1], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(write, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        return (ends[0], ends[1])
+        return (read, write)
     }
 
     /// Sends one byte on a wake pair's `write` end; a closed pair is no error.

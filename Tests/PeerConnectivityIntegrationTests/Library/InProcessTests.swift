@@ -1,0 +1,80 @@
+import Foundation
+import PeerConnectivity
+import PeerConnectivityTesting
+import Testing
+
+/// `Session.connectInProcess(to:)`: two sessions of one process joined over a socket pair, with the
+/// library's whole protocol and no address, no port, no DNS-SD.
+@Suite("Sessions joined in the process", .timeLimit(.minutes(1)))
+struct InProcessTests {
+    @Test("both see each other connected; messages, a stream and a resource cross; a disconnect is seen")
+    func wholeProtocol() async throws {
+        let scratch = try ScratchDirectory("in-process")
+        defer { scratch.remove() }
+        var configuration = Session.Configuration.default
+        configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
+        let alice = Session(peer: try PeerID(displayName: "alice"))
+        let bob = Session(peer: try PeerID(displayName: "bob"), configuration: configuration)
+        let aliceLog = EventLog(alice)
+        let bobLog = EventLog(bob)
+
+        try await alice.connectInProcess(to: bob, context: Data("hello".utf8))
+        #expect(alice.state(of: bob.peer) == .connected)
+        #expect(bob.state(of: alice.peer) == .connected)
+        // Encrypted by default, as over TCP: the local sockets carry TLS 1.3 too.
+        #expect(alice.securityInfo(for: bob.peer)?.isEncrypted == true)
+        #expect(bob.endpoints(of: alice.peer) == nil, "no address: a socket pair, not a network")
+
+        try await alice.send(Data("to bob".utf8), toPeers: [bob.peer])
+        try await bob.send(Data("to alice".utf8), toPeers: [alice.peer])
+        _ = try await eventually {
+            bobLog.messages == [Data("to bob".utf8)] && aliceLog.messages == [Data("to alice".utf8)]
+        }
+
+        // No address to send datagrams to: unreliable messages go over the link itself.
+        try await alice.send(Data("datagram".utf8), toPeers: [bob.peer], mode: .unreliable)
+        _ = try await eventually { bobLog.messages.contains(Data("datagram".utf8)) }
+
+        let stream = try alice.startStream(withName: "numbers", toPeer: bob.peer)
+        let streamed = pattern(count: 300_000, seed: 3)
+        try await stream.write(streamed)
+        try stream.finish()
+        let incoming = try #require(try await bobLog.waitForStreams(1).first)
+        var received = Data()
+        for try await chunk in incoming { received.append(chunk) }
+        #expect(received == streamed)
+
+        let file = scratch.url.appendingPathComponent("source.bin")
+        let content = pattern(count: 3 << 20, seed: 5)
+        try content.write(to: file)
+        try await alice.sendResource(at: file, withName: "photo.jpg", toPeer: bob.peer).wait()
+        let placed = try #require(try await bobLog.waitForResources(1).first?.result.get())
+        #expect(try Data(contentsOf: placed) == content)
+
+        await alice.disconnect()
+        try await bobLog.waitFor(alice.peer, .notConnected)
+    }
+
+    @Test("a session that already holds the peer refuses a second join with alreadyInSession")
+    func secondJoinRefused() async throws {
+        let alice = Session(peer: try PeerID(displayName: "alice"))
+        let bob = Session(peer: try PeerID(displayName: "bob"))
+        try await alice.connectInProcess(to: bob)
+        await #expect(throws: SessionError.alreadyInSession(bob.peer)) {
+            try await alice.connectInProcess(to: bob)
+        }
+        #expect(alice.state(of: bob.peer) == .connected, "the first link stands")
+    }
+
+    @Test("a session that requires encryption does not join one that refuses it; the inviter is told why")
+    func encryptionMismatch() async throws {
+        let alice = Session(peer: try PeerID(displayName: "alice"), encryptionPreference: .required)
+        let bob = Session(peer: try PeerID(displayName: "bob"), encryptionPreference: .none)
+        let failure = await #expect(throws: InvitationError.self) {
+            try await alice.connectInProcess(to: bob)
+        }
+        #expect(failure?.reason == .encryptionRequired, "\(String(describing: failure))")
+        #expect(alice.state(of: bob.peer) == .notConnected)
+        #expect(bob.state(of: alice.peer) == .notConnected)
+    }
+}
