@@ -181,7 +181,7 @@ final class AdvertiserCore: ConnectionEventHandler, Sendable {
 
     private func invitation(from peer: PeerID, context: ByteBuffer, timeout: TimeAmount, on connection: Connection) {
         let address = connection.remoteIPAddress ?? "?"
-        let now = NIODeadline.now().uptimeNanoseconds
+        let now = configuration.uptimeNanoseconds()
         let refusal = state.withLock { state -> DisconnectReason? in
             if state.isStopped {
                 return .busy.with(detail: "the advertiser stopped")
