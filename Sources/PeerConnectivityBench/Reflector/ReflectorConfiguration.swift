@@ -33,6 +33,8 @@ public struct ReflectorConfiguration: Sendable {
     /// How long a runner may send nothing but keepalives before it is dropped (its place freed for
     /// others); nil never drops one.
     public var idleTimeout: Duration? = .seconds(60)
+    /// The clock the idle check reads and sweeps by: the continuous clock unless a test gives one of its own.
+    package var idleClock: any IdleClock = ContinuousIdleClock()
     /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?
