@@ -11,7 +11,7 @@ struct MeshListenerTests {
         let session = Session(peer: try PeerID(displayName: "guarded"))
         let log = EventLog(session)
         var port: Int?
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while port == nil, ContinuousClock.now < deadline {
             port = session.core.mesh.withLock { $0.machine.listenerPort }
             try await Task.sleep(for: .milliseconds(5))

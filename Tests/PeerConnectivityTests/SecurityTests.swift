@@ -60,7 +60,7 @@ struct SecurityTests {
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while !condition(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -344,14 +344,14 @@ struct SecurityTests {
         let pair = try await SessionPair.connect()
         #expect(pair.client.securityInfo(for: pair.host.peer)?.isEncrypted == true)
         let probe = Data("probe".utf8)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while pair.client.core.datagrams.statistics.sent == 0, ContinuousClock.now < deadline {
             try await pair.client.send(probe, toPeers: [pair.host.peer], mode: .unreliable)
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(pair.client.core.datagrams.statistics.sent > 0)
         try await pair.client.send(Data("sealed".utf8), toPeers: [pair.host.peer], mode: .unreliable)
-        let arrival = ContinuousClock.now + .seconds(10)
+        let arrival = ContinuousClock.now + waitLimit
         while !pair.hostLog.messages.contains(Data("sealed".utf8)), ContinuousClock.now < arrival {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -365,7 +365,7 @@ struct SecurityTests {
         let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
         sendUDP(tokenBytes + Array("forged in the clear".utf8), toPort: port)
         sendUDP(tokenBytes + [UInt8](repeating: 0x5A, count: 64), toPort: port)
-        let rejection = ContinuousClock.now + .seconds(10)
+        let rejection = ContinuousClock.now + waitLimit
         while pair.host.core.datagrams.statistics.rejected < rejectedBefore + 2, ContinuousClock.now < rejection {
             try await Task.sleep(for: .milliseconds(5))
         }

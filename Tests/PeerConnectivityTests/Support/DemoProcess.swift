@@ -114,7 +114,7 @@ final class DemoProcess: Sendable {
     @discardableResult
     func waitForLine(
         containing text: String,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String? {
         let deadline = ContinuousClock.now + timeout

@@ -68,7 +68,7 @@ final class EventLog: Sendable {
     /// Waits until `count` resources have finished arriving (or failed) and returns them.
     func waitForResources(
         _ count: Int,
-        timeout: Duration = .seconds(20) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [(name: String, result: Result<URL, TransferError>)] {
         let deadline = ContinuousClock.now + timeout
@@ -85,7 +85,7 @@ final class EventLog: Sendable {
     }
 
     /// Waits until `count` resources have started arriving and returns their progress.
-    func waitForStartedResources(_ count: Int, timeout: Duration = .seconds(10) * slowdown) async throws -> [Progress] {
+    func waitForStartedResources(_ count: Int, timeout: Duration = waitLimit) async throws -> [Progress] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, startedResources.count < count {
             try await Task.sleep(for: .milliseconds(2))
@@ -96,7 +96,7 @@ final class EventLog: Sendable {
     /// Waits until `count` streams have arrived and returns them.
     func waitForStreams(
         _ count: Int,
-        timeout: Duration = .seconds(10) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [IncomingStream] {
         let deadline = ContinuousClock.now + timeout
@@ -114,7 +114,7 @@ final class EventLog: Sendable {
     func waitFor(
         _ peer: PeerID,
         _ state: PeerState,
-        timeout: Duration = .seconds(10) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> DisconnectReason?? {
         let deadline = ContinuousClock.now + timeout
