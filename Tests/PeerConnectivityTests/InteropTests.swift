@@ -12,7 +12,7 @@ import Testing
     .enabled("python-zeroconf is not installed: Scripts/setup.sh installs it into .build/interop-venv") {
         await ZeroconfPeer.isAvailable()
     },
-    .timeLimit(.minutes(3)),
+    .avahiTimeLimit,
     .avahi
 )
 struct InteropTests {

@@ -3,7 +3,7 @@ import Testing
 
 /// The example chat: two `peer-chat` processes on this host, typed into through pipes, through the
 /// real avahi-daemon.
-@Suite("peer-chat", .serialized, .timeLimit(.minutes(2)), .avahi)
+@Suite("peer-chat", .serialized, .avahiTimeLimit, .avahi)
 struct PeerChatTests {
     @Test("two chats find each other, connect once, exchange lines and a file, and see each other leave")
     func twoChats() async throws {
