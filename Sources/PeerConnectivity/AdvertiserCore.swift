@@ -33,7 +33,7 @@ final class AdvertiserCore: ConnectionEventHandler, Sendable {
     private let continuation: AsyncStream<Invitation>.Continuation
     private let state: Mutex<State>
     /// The warnings about inviters its connections and refusals may write, shared by them.
-    private let warnings = WarningBudget()
+    private let warnings: WarningBudget
 
     init(
         record: DiscoveryRecord,
@@ -47,6 +47,7 @@ final class AdvertiserCore: ConnectionEventHandler, Sendable {
         self.serviceType = serviceType
         self.configuration = configuration
         self.continuation = continuation
+        warnings = WarningBudget(uptimeNanoseconds: configuration.uptimeNanoseconds)
         let limits = InvitationRateLimiter.Limits(
             pendingPerPeer: configuration.maximumPendingInvitationsPerPeer,
             peerBurst: configuration.invitationBurstPerPeer,
