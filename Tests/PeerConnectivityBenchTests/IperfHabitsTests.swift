@@ -38,7 +38,7 @@ struct IperfHabitsTests {
                     "--output", path,
                 ] + extra
             )
-            #expect(try await run.exitStatus(within: .seconds(40)) == 0, "\(label): \(run.output) \(run.errors)")
+            #expect(try await run.exitStatus() == 0, "\(label): \(run.output) \(run.errors)")
             let document = try document(at: path)
             let bulk = try #require(document.bulk, "\(label)")
             #expect(bulk.streamCount == 2 && bulk.timeSeconds == 2)
@@ -81,7 +81,7 @@ struct IperfHabitsTests {
                 "--output", path,
             ]
         )
-        #expect(try await run.exitStatus(within: .seconds(40)) == 0, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
         let forward = try #require(try document(at: path).bulk?.forward)
         #expect(forward.receivedBytes == forward.sentBytes && forward.sentBytes >= 1 << 20)
         #expect(forward.receivedBytes % (1 << 20) == 0, "whole messages")
@@ -97,7 +97,7 @@ struct IperfHabitsTests {
             "test-runner",
             ["run", "-c", "127.0.0.1:\(port)", "--count", "20", "--warmup", "2", "--encryption", "none", "-J"]
         )
-        #expect(try await run.exitStatus(within: .seconds(30)) == 0, "\(run.errors)")
+        #expect(try await run.exitStatus() == 0, "\(run.errors)")
         let document = try BenchmarkDocument(decoding: Data(run.output.utf8))
         #expect(document.results.first?.echoed == 20)
         #expect(document.tool.libraryVersion != nil && document.tool.build == ToolInfo.build)
@@ -106,7 +106,7 @@ struct IperfHabitsTests {
         #expect(document.connection.interface == "lo")
         for tool in ["test-runner", "reflector"] {
             let version = try ToolProcess(tool, ["--version"])
-            #expect(try await version.exitStatus(within: .seconds(10)) == 0)
+            #expect(try await version.exitStatus() == 0)
             #expect(version.output.hasPrefix("\(tool) \(ToolInfo.version) (PeerConnectivity "), "\(version.output)")
         }
     }
@@ -123,7 +123,7 @@ struct IperfHabitsTests {
         _ = try await run.line(containing: "[   0.5-")
         try await Task.sleep(for: .milliseconds(700))
         reflector.signal(SIGKILL)
-        #expect(try await run.exitStatus(within: .seconds(20)) == 1, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 1, "\(run.output) \(run.errors)")
         let document = try document(at: path)
         #expect(document.error?.contains("left the session") == true, "\(document.error ?? "no error")")
         #expect((document.intervals?.count ?? 0) >= 2, "the completed intervals are kept")
@@ -141,7 +141,7 @@ struct IperfHabitsTests {
         )
         _ = try await run.line(containing: "[   0.0-   1.")  // the first interval, however late its timer fired
         run.signal(SIGINT)
-        #expect(try await run.exitStatus(within: .seconds(20)) == 1, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 1, "\(run.output) \(run.errors)")
         let document = try document(at: path)
         #expect(document.error?.contains("interrupted") == true, "\(document.error ?? "no error")")
         #expect(document.intervals?.isEmpty == false)
@@ -159,7 +159,7 @@ struct IperfHabitsTests {
             ["run", "-c", "127.0.0.1:\(port)", "--count", "20", "--encryption", "none", "--output", path],
             environment: noBus
         )
-        #expect(try await run.exitStatus(within: .seconds(30)) == 0, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
         #expect(try document(at: path).results.first?.echoed == 20)
         // And DNS-SD itself fails with a clear error under the same environment.
         let browse = try ToolProcess(
@@ -167,7 +167,7 @@ struct IperfHabitsTests {
             ["run", "--count", "1", "--connect-timeout", "2", "--output", path],
             environment: noBus
         )
-        #expect(try await browse.exitStatus(within: .seconds(30)) == 1)
+        #expect(try await browse.exitStatus() == 1)
         #expect(browse.errors.contains("avahi") || browse.errors.contains("DNS-SD"), "\(browse.errors)")
     }
 }

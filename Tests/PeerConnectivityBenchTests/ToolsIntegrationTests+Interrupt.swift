@@ -23,7 +23,7 @@ extension ToolsIntegrationTests {
                 "--connect", "127.0.0.1:\(port)", "--name", "cut", "--output", path,
             ]
         )
-        #expect(try await runner.exitStatus(within: .seconds(90)) == 0, "\(runner.output) \(runner.errors)")
+        #expect(try await runner.exitStatus() == 0, "\(runner.output) \(runner.errors)")
         let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(document.plan.interruptAtPercent == 50)
         let resources = try #require(document.resources)
@@ -85,7 +85,7 @@ extension ToolsIntegrationTests {
                 "--connect", "127.0.0.1:\(port)", "--output", path, "--quiet",
             ]
         )
-        #expect(try await runner.exitStatus(within: .seconds(60)) == 1, "\(runner.output) \(runner.errors)")
+        #expect(try await runner.exitStatus() == 1, "\(runner.output) \(runner.errors)")
         let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
         let transfer = try #require(document.resources?.transfers.first)
         #expect(transfer.outcome == .failed && transfer.interruptedAtBytes != nil)
@@ -113,14 +113,14 @@ extension ToolsIntegrationTests {
                 "test-runner",
                 ["run", "--test", "resource", "--interrupt-at", value, "--connect", "127.0.0.1:9"]
             )
-            #expect(try await refused.exitStatus(within: .seconds(10)) == 64, "\(value)")
+            #expect(try await refused.exitStatus() == 64, "\(value)")
             #expect(
                 refused.errors.contains("--interrupt-at takes a percentage of the file strictly between 0 and 100"),
                 "\(value): \(refused.errors)"
             )
         }
         let otherTest = try ToolProcess("test-runner", ["run", "--test", "stream", "--interrupt-at", "50"])
-        #expect(try await otherTest.exitStatus(within: .seconds(10)) == 64)
+        #expect(try await otherTest.exitStatus() == 64)
         #expect(otherTest.errors.contains("--interrupt-at applies to --test resource only"), "\(otherTest.errors)")
     }
 }
