@@ -42,7 +42,7 @@ struct InteropTests {
         #expect(strings.count == 5, "each key once: \(strings)")
 
         await advertiser.stop()
-        try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
+        try await eventually(every: .milliseconds(50), timeout: waitLimit) {
             !zeroconf.present.contains(instance)
         }
         try await zeroconf.close()
@@ -66,7 +66,7 @@ struct InteropTests {
         let zeroconf = try await ZeroconfPeer()
         zeroconf.browse(type: type)
 
-        try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
+        try await eventually(every: .milliseconds(50), timeout: waitLimit) {
             zeroconf.events.contains { $0.event == "added" }
         }
         let added = try #require(zeroconf.events.first { $0.event == "added" })
@@ -83,7 +83,7 @@ struct InteropTests {
         #expect(strings.contains("rawEchoPort=\(try #require(value("raw-echo-port")))"))
 
         reflector.signal(SIGTERM)
-        _ = try await reflector.waitForExit(timeout: .seconds(10) * slowdown)
+        _ = try await reflector.waitForExit(timeout: waitLimit)
         try await zeroconf.close()
     }
 
@@ -214,7 +214,7 @@ struct InteropTests {
         let outcome = try await ChildProcess.run(
             "/usr/bin/avahi-browse",
             arguments: ["-tp", type],
-            timeout: .seconds(20) * slowdown
+            timeout: waitLimit
         )
         // "+;lo;IPv4;<instance>;<type>;local" per interface and IP version.
         return Set(

@@ -10,14 +10,14 @@ struct MeshTests {
     /// Waits until every session holds every other as connected.
     private func waitForMesh(_ sessions: [Session], timeout: Duration = waitLimit) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             let complete = sessions.allSatisfy { session in
                 Set(session.connectedPeers) == Set(sessions.map(\.peer)).subtracting([session.peer])
             }
             if complete { return true }
+            guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return false
     }
 
     @Test(

@@ -72,9 +72,11 @@ final class EventLog: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [(name: String, result: Result<URL, TransferError>)] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Each wait looks once more after its deadline: a wait starved of the CPU may wake only after it.
+        while true {
             let finished = finishedResources
             if finished.count >= count { return finished }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record(
@@ -100,9 +102,10 @@ final class EventLog: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [IncomingStream] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             let streams = self.streams
             if streams.count >= count { return streams }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record("\(streams.count) of \(count) streams arrived within \(timeout)", sourceLocation: sourceLocation)
@@ -118,8 +121,9 @@ final class EventLog: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> DisconnectReason?? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let match = states(of: peer).first(where: { $0.0 == state }) { return .some(match.1) }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record(
