@@ -136,6 +136,9 @@ struct ReflectorHardeningTests {
         )
         configuration.datagramPorts = nil
         configuration.idleClock = clock
+        // The 5 s default, from accept to invitation, ran out before a runner's TLS handshake was through on a machine
+        // busy with the suite in parallel.
+        configuration.handshakeTimeout = Self.connectTimeout
         configure(&configuration)
         let log = ReflectorLog()
         let reflector = try ReflectorService(configuration: configuration) { log.append($0) }

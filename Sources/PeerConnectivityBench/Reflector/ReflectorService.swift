@@ -85,6 +85,7 @@ public final class ReflectorService: Sendable {
         advertiserConfiguration.host = configuration.host
         advertiserConfiguration.port = configuration.port
         advertiserConfiguration.publishesService = configuration.publishesService
+        advertiserConfiguration.handshakeTimeout = configuration.handshakeTimeout
         advertiserConfiguration.invitationsPerSecondPerAddress = configuration.invitationsPerSecondPerAddress
         advertiserConfiguration.invitationBurstPerAddress = max(
             1,
