@@ -41,10 +41,10 @@ struct PeerChatTests {
         try await ann.waitForLine(containing: "* here: ben")
 
         ann.type("/quit")
-        #expect(try await ann.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(try await ann.waitForExit(timeout: waitLimit) == 0)
         try await ben.waitForLine(containing: "* ann left (the peer disconnected")
         ben.closeInput()  // the end of the input leaves too
-        #expect(try await ben.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(try await ben.waitForExit(timeout: waitLimit) == 0)
         #expect(ann.count("joined") == 1 && ben.count("joined") == 1, "one connection: \(ann.output) \(ben.output)")
     }
 }

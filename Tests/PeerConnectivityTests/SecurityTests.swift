@@ -74,7 +74,7 @@ struct SecurityTests {
         let host = try await Host(identity: hostIdentity, .required)
         let client = Session(identity: clientIdentity, encryptionPreference: .required)
         let clientLog = EventLog(client)
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         #expect(peer == hostIdentity.peer)
         try await host.log.waitFor(clientIdentity.peer, .connected)
 
@@ -113,7 +113,7 @@ struct SecurityTests {
     func optionalWithNoneIsPlain() async throws {
         let host = try await Host(identity: nil, .optional)
         let client = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
-        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         try await host.log.waitFor(client.peer, .connected)
         #expect(client.securityInfo(for: host.session.peer) == .unencrypted)
         #expect(host.session.securityInfo(for: client.peer)?.isEncrypted == false)
@@ -127,7 +127,7 @@ struct SecurityTests {
         let strictHost = try await Host(identity: nil, .required)
         let plainClient = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
         let reason = await invitationFailureReason {
-            try await plainClient.connectPeer(host: "127.0.0.1", port: strictHost.port, timeout: .seconds(10))
+            try await plainClient.connectPeer(host: "127.0.0.1", port: strictHost.port, timeout: invitationTimeout)
         }
         #expect(reason == .encryptionRequired)
         #expect(reason?.detail?.contains("the peer requires encryption") == true)
@@ -135,7 +135,7 @@ struct SecurityTests {
         let plainHost = try await Host(identity: nil, .none)
         let strictClient = Session(peer: try PeerID(displayName: "strict"), encryptionPreference: .required)
         let reverse = await invitationFailureReason {
-            try await strictClient.connectPeer(host: "127.0.0.1", port: plainHost.port, timeout: .seconds(10))
+            try await strictClient.connectPeer(host: "127.0.0.1", port: plainHost.port, timeout: invitationTimeout)
         }
         #expect(reverse == .encryptionRequired)
         #expect(reverse?.detail?.contains("this side requires encryption") == true)
@@ -171,7 +171,7 @@ struct SecurityTests {
         defer { acceptor.cancel() }
         let client = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
         #expect(reason == .encryptionRequired)
         let local = try #require(refusal.withLock { $0 })
@@ -203,7 +203,7 @@ struct SecurityTests {
                 host: "127.0.0.1",
                 port: host.port,
                 context: nil,
-                timeout: .seconds(10)
+                timeout: invitationTimeout
             )
         }
         #expect(reason == .identityMismatch)
@@ -222,7 +222,7 @@ struct SecurityTests {
         // A plain PeerID: whoever claims it may present any key, so the pin is what protects it.
         let bob = try PeerID(displayName: "bob")
         let first = Session(peer: bob)
-        try await first.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await first.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         try await host.log.waitFor(bob, .connected)
         let pinned = try #require(store.pinnedKey(for: bob.id))
         #expect(try TrustStore(url: storeURL).pinnedKey(for: bob.id) == pinned)
@@ -231,7 +231,7 @@ struct SecurityTests {
 
         let impostor = Session(peer: bob)  // same id, a new (ephemeral) key
         let reason = await invitationFailureReason {
-            try await impostor.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await impostor.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(store.pinnedKey(for: bob.id) == pinned)
@@ -240,7 +240,7 @@ struct SecurityTests {
 
     @Test("the application rejects a certificate: the inviter sees certificateRejected, no invitation is delivered")
     func applicationRejects() async throws {
-        let host = try await Host(identity: nil, .optional, policy: .ask(timeout: .seconds(10)))
+        let host = try await Host(identity: nil, .optional, policy: .ask(timeout: waitLimit))
         let seen = Locked<[String]>([])
         let decider = Task {
             for await request in host.advertiser.certificateRequests {
@@ -251,7 +251,7 @@ struct SecurityTests {
         defer { decider.cancel() }
         let client = Session(peer: try PeerID(displayName: "client"))
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(seen.withLock { $0.count } == 1)
@@ -286,7 +286,7 @@ struct SecurityTests {
     func inviterDecides() async throws {
         let host = try await Host(identity: nil, .optional)
         var configuration = Session.Configuration.default
-        configuration.certificatePolicy = .ask(timeout: .seconds(10))
+        configuration.certificatePolicy = .ask(timeout: waitLimit)
         let client = Session(peer: try PeerID(displayName: "client"), configuration: configuration)
         let verdicts = Locked<[Bool]>([false, true])
         let codes = Locked<[String]>([])
@@ -299,11 +299,11 @@ struct SecurityTests {
         }
         defer { decider.cancel() }
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(host.invitations.withLock { $0.isEmpty })
-        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         let code = try #require(codes.withLock { $0.last })
         #expect(client.securityInfo(for: host.session.peer)?.pairingCode == code)
         #expect(host.invitations.withLock { $0.first?.security.pairingCode } == code)

@@ -41,7 +41,7 @@ struct TwoProcessTests {
         #expect(foundAfter < promptly, "found after \(foundAfter)")
 
         var events = session.events.makeAsyncIterator()
-        try await browser.invitePeer(found, to: session, withContext: Data("bulk".utf8), timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, withContext: Data("bulk".utf8), timeout: invitationTimeout)
         #expect(session.connectedPeers == [found])
         try await child.waitForLine(containing: "state peer=bulk-tester connected")
         #expect(await events.next().map(stateOf) == .connecting)
@@ -71,7 +71,7 @@ struct TwoProcessTests {
         await session.disconnect()
         try await child.waitForLine(containing: "state peer=bulk-tester notConnected reason=the peer disconnected")
         child.signal(SIGTERM)
-        #expect(try await child.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(try await child.waitForExit(timeout: waitLimit) == 0)
         #expect(child.count("notConnected") == 1, "one notConnected per connection: \(child.output)")
     }
 
@@ -84,7 +84,7 @@ struct TwoProcessTests {
         defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
 
         let error = await #expect(throws: InvitationError.self) {
-            try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+            try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         }
         #expect(error?.reason == .declined)
         try await log.waitFor(found, .notConnected)
@@ -118,7 +118,7 @@ struct TwoProcessTests {
             options: ["--disconnect-after", "1"]
         )
         defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
-        try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         try await session.send(Data("bye?".utf8), toPeers: [found])
         let reason = try await log.waitFor(found, .notConnected)
         #expect(reason == .some(.peerDisconnected))
@@ -281,7 +281,7 @@ struct TwoProcessTests {
         configuration: Session.Configuration = .default
     ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
         let (child, session, log, browser, found) = try await findChild(name: name, configuration: configuration)
-        try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         try await log.waitFor(found, .connected)
         return (child, session, log, found)
     }
