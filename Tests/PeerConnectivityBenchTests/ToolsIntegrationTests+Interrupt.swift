@@ -59,13 +59,15 @@ extension ToolsIntegrationTests {
 
         // A runner that does not ask for reconnection gets none: its echoes go the usual way.
         var plainData = RunnerConfiguration(
-            plan: TestPlan(sizes: [64], count: 20, warmup: 2),
+            plan: TestPlan(sizes: [64], count: 20, warmup: 2, timeoutSeconds: 60),
             target: .direct(host: "127.0.0.1", port: port),
-            runName: "plain-data"
+            runName: "plain-data",
+            connectTimeout: Self.connectTimeout
         )
         plainData.encryption = .none
         let data = try await BenchmarkRunner.run(plainData)
-        #expect(data.error == nil && data.results.first?.echoed == 20)
+        #expect(data.error == nil, "\(data.error ?? "")")
+        #expect(data.results.first?.echoed == 20)
         let invited = try #require(try await reflector.line(containing: "invited by runner=test-runner-plain-data"))
         #expect(!invited.contains("reconnection"), "\(invited)")
         try await stop(reflector, with: SIGTERM)

@@ -9,6 +9,10 @@ import Testing
 struct ToolsIntegrationTests {
     static let sizes = "1,1000,65536"
 
+    /// The connection steps' time of runners in this process, whose tasks wait behind every other test's on a loaded
+    /// machine: a minute, not the tool's 10 s (no test here is about it). Their plans give each echo a minute too.
+    static let connectTimeout: Duration = .seconds(60) * slowdown
+
     /// Starts a reflector and waits for its ready line; returns it with its session and raw echo ports.
     func startReflector(_ arguments: [String]) async throws -> (ToolProcess, port: Int, rawPort: Int?) {
         // Ephemeral ports unless a test asks: the fixed defaults would collide with a reflector of another run.
@@ -121,7 +125,7 @@ struct ToolsIntegrationTests {
     @Test("eight runners at once, each in a session of its own")
     func eightRunners() async throws {
         let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
-        let plan = TestPlan(sizes: [64, 4096], count: 200, warmup: 10, window: 2)
+        let plan = TestPlan(sizes: [64, 4096], count: 200, warmup: 10, window: 2, timeoutSeconds: 60)
         let documents = try await withThrowingTaskGroup(of: BenchmarkDocument.self) { group in
             for index in 0..<8 {
                 group.addTask {
@@ -129,7 +133,8 @@ struct ToolsIntegrationTests {
                         RunnerConfiguration(
                             plan: plan,
                             target: .direct(host: "127.0.0.1", port: port),
-                            runName: "runner-\(index)"
+                            runName: "runner-\(index)",
+                            connectTimeout: Self.connectTimeout
                         )
                     )
                 }
@@ -148,7 +153,7 @@ struct ToolsIntegrationTests {
     func eightMixedRunners() async throws {
         let (reflector, port, _) = try await startReflector(["--no-dnssd", "--bind", "127.0.0.1"])
         let plans = [
-            TestPlan(sizes: [64, 4096], count: 100, warmup: 10, window: 2),
+            TestPlan(sizes: [64, 4096], count: 100, warmup: 10, window: 2, timeoutSeconds: 60),
             TestPlan(mode: .unreliable, sizes: [64, 4096], count: 100, warmup: 10, timeoutSeconds: 1),
             TestPlan(test: .stream, sizes: [], count: 1, warmup: 0, streams: 2, bytes: 1 << 20),
             TestPlan(test: .resource, sizes: [], count: 2, warmup: 0, bytes: 1 << 20),
@@ -160,7 +165,8 @@ struct ToolsIntegrationTests {
                         RunnerConfiguration(
                             plan: plans[index % plans.count],
                             target: .direct(host: "127.0.0.1", port: port),
-                            runName: "mixed-\(index)"
+                            runName: "mixed-\(index)",
+                            connectTimeout: Self.connectTimeout
                         )
                     )
                 }
@@ -190,8 +196,9 @@ struct ToolsIntegrationTests {
         let (reflector, _, rawPort) = try await startReflector(["--service", service, "--raw-echo-port", "0"])
         let document = try await BenchmarkRunner.run(
             RunnerConfiguration(
-                plan: TestPlan(test: .rawTCP, sizes: [8, 100], count: 100, window: 8),
-                serviceType: service
+                plan: TestPlan(test: .rawTCP, sizes: [8, 100], count: 100, window: 8, timeoutSeconds: 60),
+                serviceType: service,
+                connectTimeout: Self.connectTimeout
             )
         )
         #expect(document.connection.rawAddress == "127.0.0.1:\(rawPort ?? 0)")
