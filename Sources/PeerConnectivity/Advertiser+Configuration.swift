@@ -47,6 +47,10 @@ extension Advertiser {
         /// The event loop group of the advertiser's listener; nil for NIO's shared group. Set through
         /// `eventLoopGroup` of the `PeerConnectivityNIO` module.
         package var ioGroup: (any EventLoopGroup)?
+        /// The monotonic time in nanoseconds that the invitation limits and the warning budget read: the event loop's
+        /// clock. A test sets a clock of its own, so that what a token bucket earns back is what the test says, not
+        /// what a slow machine let pass meanwhile.
+        package var uptimeNanoseconds: @Sendable () -> UInt64 = { NIODeadline.now().uptimeNanoseconds }
 
         /// The defaults: all interfaces, an ephemeral port, DNS-SD on, 16 pending invitations.
         public static var `default`: Configuration { Configuration() }

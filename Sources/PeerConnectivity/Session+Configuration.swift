@@ -81,6 +81,10 @@ extension Session {
         /// The event loop group of the session's I/O; nil for NIO's shared group. Set through
         /// `eventLoopGroup` of the `PeerConnectivityNIO` module, which keeps NIO's types out of this one.
         package var ioGroup: (any EventLoopGroup)?
+        /// How long a connection to the session's own listener (a member introduced, a link resumed) has from its
+        /// accept to its handshake's end. A test on a loaded machine sets a longer one, where a TLS handshake took
+        /// seconds and this timer, not the one the test is about, ended the connection.
+        package var handshakeTimeout: Duration = .seconds(5)
 
         /// The defaults: 8 peers, 16 MiB messages, keepalive every 1 s, liveness timeout 5 s.
         public static var `default`: Configuration { Configuration() }

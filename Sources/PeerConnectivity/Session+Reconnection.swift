@@ -26,6 +26,10 @@ extension Session {
         /// Bytes of reliable messages kept per peer until the peer confirms them (the retransmit
         /// buffer); `send` to a peer whose buffer is full suspends until confirmations free room.
         public var retainedBytesLimit: Int = 8 << 20
+        /// How long one attempt to resume (connect and handshake) may take before the next begins. A test of exact
+        /// state sequences sets a long one: on a machine too loaded to finish an attempt in time, an abandoned attempt
+        /// that the other side had already taken shows there as one more drop.
+        package var attemptTimeout: Duration = .seconds(5)
 
         /// The defaults: a 30 s window, backoff from 200 ms to 4 s, 8 MiB kept per peer.
         public static var `default`: Reconnection { Reconnection() }

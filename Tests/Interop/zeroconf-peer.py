@@ -20,6 +20,7 @@ import json
 import socket
 import sys
 import threading
+import time
 
 import zeroconf._core
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
@@ -91,6 +92,12 @@ def unregister(zc, command):
         say(event="error", op="unregister", name=name, message="not registered")
         return
     zc.unregister_service(info)
+    # An answer to a query that came just before the goodbye waits to be grouped with others (up to half a second,
+    # longer on a loaded machine) and can go out after the goodbye, bringing the service back into every cache, this
+    # process's own browser's included, for the record's whole TTL. One more goodbye once such answers are out
+    # withdraws it for good.
+    time.sleep(1)
+    zc.send(zc.generate_service_broadcast(info, 0))
     say(event="unregistered", name=name)
 
 

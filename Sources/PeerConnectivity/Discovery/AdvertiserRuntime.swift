@@ -33,7 +33,7 @@ final class AdvertiserRuntime: ConnectionDelegate, Sendable {
     private let continuation: AsyncStream<Invitation>.Continuation
     private let state: Mutex<State>
     /// The warnings about inviters its connections and refusals may write, shared by them.
-    private let warnings = WarningBudget()
+    private let warnings: WarningBudget
 
     init(
         record: DiscoveryRecord,
@@ -47,6 +47,7 @@ final class AdvertiserRuntime: ConnectionDelegate, Sendable {
         self.serviceType = serviceType
         self.configuration = configuration
         self.continuation = continuation
+        warnings = WarningBudget(uptimeNanoseconds: configuration.uptimeNanoseconds)
         let limits = InvitationRateLimiter.Limits(
             pendingPerPeer: configuration.maximumPendingInvitationsPerPeer,
             peerBurst: configuration.invitationBurstPerPeer,
@@ -181,7 +182,7 @@ final class AdvertiserRuntime: ConnectionDelegate, Sendable {
 
     private func invitation(from peer: PeerID, context: ByteBuffer, timeout: TimeAmount, on connection: Connection) {
         let address = connection.remoteIPAddress ?? "?"
-        let now = NIODeadline.now().uptimeNanoseconds
+        let now = configuration.uptimeNanoseconds()
         let refusal = state.withLock { state -> DisconnectReason? in
             if state.isStopped {
                 return .busy.with(detail: "the advertiser stopped")

@@ -19,8 +19,6 @@ extension SessionRuntime {
     /// How long after the first message since the last acknowledgement one is sent, when fewer than a
     /// batch arrive meanwhile.
     static let ackDelay = TimeAmount.milliseconds(100)
-    /// How long one resume attempt may take (connect and handshake).
-    static let resumeAttemptTimeout = TimeAmount.seconds(5)
 
     /// The ACK timer of `peer`'s link fired, on `connection`'s event loop: acknowledge what arrived since
     /// the last ACK, if the link still runs on that connection. A link that dropped meanwhile is told what

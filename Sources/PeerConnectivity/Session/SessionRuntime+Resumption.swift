@@ -50,7 +50,7 @@ extension SessionRuntime {
                 expectedPeer: peer,
                 secret: secret,
                 nextExpected: nextExpected,
-                timeout: Self.resumeAttemptTimeout
+                timeout: TimeAmount(settings.attemptTimeout)
             )
             do {
                 let connection = try await ConnectionDialer.resume(

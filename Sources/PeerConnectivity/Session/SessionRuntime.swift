@@ -82,7 +82,7 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         self.freeSpace = FreeSpaceGauge(directoryPath: configuration.resourceDirectory.path)
         self.connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
-            handshakeTimeout: .seconds(5),
+            handshakeTimeout: TimeAmount(configuration.handshakeTimeout),
             keepaliveInterval: TimeAmount(configuration.keepaliveInterval),
             livenessTimeout: TimeAmount(configuration.livenessTimeout),
             logger: configuration.logger,

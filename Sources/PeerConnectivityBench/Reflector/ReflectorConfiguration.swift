@@ -33,6 +33,11 @@ public struct ReflectorConfiguration: Sendable {
     /// How long a runner may send nothing but keepalives before it is dropped (its place freed for
     /// others); nil never drops one.
     public var idleTimeout: Duration? = .seconds(60)
+    /// The clock the idle check reads and sweeps by: the continuous clock unless a test gives one of its own.
+    package var idleClock: any IdleClock = ContinuousIdleClock()
+    /// How long a runner's connection has from its accept to its invitation: the advertiser's default, or longer in a
+    /// test on a loaded machine, where a TLS handshake took more than that.
+    package var handshakeTimeout: Duration = Advertiser.Configuration.default.handshakeTimeout
     /// Where received resources land before they are confirmed and deleted; nil for a new folder in the
     /// temporary directory, removed when the reflector stops.
     public var resourceDirectory: URL?

@@ -18,7 +18,7 @@ public final class ReflectorService: Sendable {
         var peer: PeerID
         var session: Session
         var address: String
-        var activity = RunnerActivity()
+        var activity: RunnerActivity
         var task: Task<Void, Never>?
         var dropped = false
     }
@@ -85,6 +85,7 @@ public final class ReflectorService: Sendable {
         advertiserConfiguration.host = configuration.host
         advertiserConfiguration.port = configuration.port
         advertiserConfiguration.publishesService = configuration.publishesService
+        advertiserConfiguration.handshakeTimeout = configuration.handshakeTimeout
         advertiserConfiguration.invitationsPerSecondPerAddress = configuration.invitationsPerSecondPerAddress
         advertiserConfiguration.invitationBurstPerAddress = max(
             1,
@@ -193,7 +194,12 @@ public final class ReflectorService: Sendable {
                 )
             }
             state.nextRunner += 1
-            state.runners[state.nextRunner] = Runner(peer: runner, session: session, address: address)
+            state.runners[state.nextRunner] = Runner(
+                peer: runner,
+                session: session,
+                address: address,
+                activity: RunnerActivity(clock: configuration.idleClock)
+            )
             state.perAddress[address, default: 0] += 1
             return .success(state.nextRunner)
         }
@@ -235,12 +241,13 @@ public final class ReflectorService: Sendable {
         init(_ detail: String) { self.detail = detail }
     }
 
-    /// Every second, drops the runners that have done nothing but keep their link alive for
+    /// Every second of the idle clock, drops the runners that have done nothing but keep their link alive for
     /// `idleTimeout`, so that idle sessions cannot hold the reflector's places; returns when cancelled.
     /// One task for all runners: a sleeping task per runner would keep its timer after the runner left.
     private func dropIdleRunners(idleTimeout: Duration) async {
-        while (try? await Task.sleep(for: .seconds(1))) != nil {
-            let now = ContinuousClock.now
+        let clock = configuration.idleClock
+        while (try? await clock.sleep(for: .seconds(1))) != nil {
+            let now = clock.now
             let idle = state.withLock { state -> [(PeerID, Session)] in
                 var idle: [(PeerID, Session)] = []
                 for (id, runner) in state.runners where !runner.dropped {

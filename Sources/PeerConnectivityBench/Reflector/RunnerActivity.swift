@@ -4,29 +4,41 @@ import Synchronization
 /// transfers are under way: what the reflector's idle check reads. Keepalives do not count.
 final class RunnerActivity: Sendable {
     private struct State {
-        var last = ContinuousClock.now
+        var last: ContinuousClock.Instant
         var transfers = 0
     }
 
-    private let state = Mutex(State())
+    private let clock: any IdleClock
+    private let state: Mutex<State>
+
+    /// A runner that did something now.
+    ///
+    /// - Parameter clock: the clock its times are read from (the idle check's).
+    init(clock: any IdleClock) {
+        self.clock = clock
+        state = Mutex(State(last: clock.now))
+    }
 
     /// The runner did something now.
     func touch() {
-        state.withLock { $0.last = .now }
+        let now = clock.now
+        state.withLock { $0.last = now }
     }
 
     /// A stream or resource of the runner's began.
     func began() {
+        let now = clock.now
         state.withLock { state in
-            state.last = .now
+            state.last = now
             state.transfers += 1
         }
     }
 
     /// A stream or resource of the runner's ended.
     func ended() {
+        let now = clock.now
         state.withLock { state in
-            state.last = .now
+            state.last = now
             state.transfers = max(0, state.transfers - 1)
         }
     }

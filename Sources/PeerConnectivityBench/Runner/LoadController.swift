@@ -19,12 +19,23 @@ final class LoadController: @unchecked Sendable {
     private let planned: Int
     /// Unreliable mode: after this long without one echo by datagram, the phase fails as blocked.
     private let datagramsDueWithin: UInt64?
+    /// The time the sender's schedule and the ticker read: ``MonotonicClock`` unless a test gives one it moves.
+    private let clock: @Sendable () -> UInt64
 
     /// How long an unreliable phase waits for its first echo by datagram before it fails as blocked.
     static let firstDatagramWithin: UInt64 = 1_000_000_000
 
-    init(machine: LoadStateMachine, size: Int, planned: Int, isWarmup: Bool, unreliable: Bool = false, now: UInt64) {
+    init(
+        machine: LoadStateMachine,
+        size: Int,
+        planned: Int,
+        isWarmup: Bool,
+        unreliable: Bool = false,
+        now: UInt64,
+        clock: @escaping @Sendable () -> UInt64 = MonotonicClock.now
+    ) {
         self.machine = machine
+        self.clock = clock
         self.size = size
         self.planned = planned
         self.isWarmup = isWarmup
@@ -39,7 +50,7 @@ final class LoadController: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
-        return (machine.nextSend(now: MonotonicClock.now()), generation)
+        return (machine.nextSend(now: clock()), generation)
     }
 
     /// Accounts for an arrival and wakes the sender.
@@ -102,7 +113,7 @@ final class LoadController: @unchecked Sendable {
     /// - Returns: where the phase stands.
     func tick() -> PhaseProgress {
         condition.lock()
-        let now = MonotonicClock.now()
+        let now = clock()
         let expired = machine.expire(now: now)
         var resumed: CheckedContinuation<Void, Never>?
         if expired > 0 {

@@ -84,8 +84,10 @@ package enum ConnectionDialer {
             throw HappyEyeballsConnector.AttemptsFailed(attempts: [(target.host, "the host name has no address")])
         }
         let eventLoop = group.next()
-        // Reading stays off until the winner has its handler: bytes read before would be lost.
-        let channel = try await HappyEyeballsConnector.connect(to: addresses, on: eventLoop) { address in
+        // Reading stays off until the winner has its handler: bytes read before would be lost. The handler goes in on
+        // the event loop as the winner connects, not after a hop through the caller's task: with the cooperative pool
+        // busy, that hop took seconds, during which the handshake did not begin and the listener's timeout ran.
+        return try await HappyEyeballsConnector.connect(to: addresses, on: eventLoop) { address in
             ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -93,8 +95,7 @@ package enum ConnectionDialer {
                 .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
                 .channelOption(.autoRead, value: false)
                 .connect(to: address)
-        }.get()
-        return try await eventLoop.submit {
+        }.flatMapThrowing { channel in
             do {
                 let connection = try ConnectionHandler.install(
                     on: channel,

@@ -2,6 +2,7 @@ import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
 import PeerConnectivityTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,8 @@ import Testing
 #endif
 
 /// What a hostile or careless peer can do to a long-running reflector: the real `reflector` binary on
-/// loopback, with peers in this process.
+/// loopback, with peers in this process. The idle timeout is tested on a reflector in this process whose idle check
+/// reads a clock the test moves (``ManualIdleClock``).
 @Suite("A reflector under a hostile peer", .serialized, .timeLimit(.minutes(2)))
 struct ReflectorHardeningTests {
     /// Starts a reflector on 127.0.0.1 without DNS-SD; returns it with its session port.
@@ -91,16 +93,18 @@ struct ReflectorHardeningTests {
         defer { withExtendedLifetime(reflector) {} }
         _ = try await settledDescriptorCount(of: reflector.pid)
         let silent = (0..<16).map { _ in silentConnection(to: port) }
-        try await Task.sleep(for: .milliseconds(500))
+        // It runs out and says so (at once alone, later on a loaded machine); from then on it must wait, not spin.
+        try await waitFor("the pause to be logged") { reflector.errors.contains("out of file descriptors") }
         let before = try #require(
             ProcessSample.of(pid: reflector.pid),
             "the reflector is gone; it wrote: \(reflector.output) \(reflector.errors)"
         )
+        let sampled = ContinuousClock.now
         try await Task.sleep(for: .seconds(2))
         let after = try #require(ProcessSample.of(pid: reflector.pid))
-        let share = (after.cpuSeconds - before.cpuSeconds) / 2
+        // Per second of the time that passed: on a loaded machine the sleep lasts longer than 2 s.
+        let share = (after.cpuSeconds - before.cpuSeconds) / sampled.duration(to: .now).seconds
         #expect(share < 0.05, "the listener used \(Int(share * 100))% of a CPU while out of descriptors")
-        #expect(reflector.errors.contains("out of file descriptors"), "the pause is logged")
         for descriptor in silent { close(descriptor) }
         // Once descriptors are free again, a real runner is served.
         let folder = try ScratchDirectory("results").url
@@ -111,50 +115,113 @@ struct ReflectorHardeningTests {
                 "--warmup", "1", "--output", folder.appendingPathComponent("served.json").path, "--quiet",
             ]
         )
-        #expect(try await run.exitStatus(within: .seconds(30)) == 0, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
+    }
+
+    /// How long a runner may take to connect: the TLS handshake and the invitation on loopback, on a machine busy
+    /// with the suite in parallel and a build beside it. Generous: only a connection that fails waits for all of it.
+    private static let connectTimeout: Duration = .seconds(30) * slowdown
+
+    /// A reflector in this process on 127.0.0.1, without DNS-SD, whose idle check reads `clock`; started, with
+    /// what it logs.
+    private func reflectorService(
+        clock: ManualIdleClock,
+        _ configure: (inout ReflectorConfiguration) -> Void
+    ) async throws -> (ReflectorService, ReflectorLog) {
+        var configuration = ReflectorConfiguration(
+            name: "hardened",
+            host: "127.0.0.1",
+            port: 0,
+            rawEchoPort: nil,
+            publishesService: false
+        )
+        configuration.datagramPorts = nil
+        configuration.idleClock = clock
+        // The 5 s default, from accept to invitation, ran out before a runner's TLS handshake was through on a machine
+        // busy with the suite in parallel.
+        configuration.handshakeTimeout = Self.connectTimeout
+        configure(&configuration)
+        let log = ReflectorLog()
+        let reflector = try ReflectorService(configuration: configuration) { log.append($0) }
+        try await reflector.start()
+        return (reflector, log)
+    }
+
+    /// A runner of the library's own, connected to an in-process reflector at `port`.
+    private func runner(_ name: String, port: Int) async throws -> (Session, PeerID) {
+        let session = Session(peer: try PeerID(displayName: name))
+        return (session, try await session.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout))
     }
 
     @Test("runners that only keep their link alive are dropped after the idle timeout; full means busy, not declined")
     func idleRunnersMakeRoom() async throws {
-        // 6 s idle timeout: the three invitations must all be answered before it ends, and on a loaded
-        // machine running the suite in parallel they have taken over 2 s (5 times that under ThreadSanitizer).
-        let idle = 6 * slowdown
-        let (reflector, port) = try await reflector(["--max-runners", "2", "--idle-timeout", "\(idle)"])
-        defer { withExtendedLifetime(reflector) {} }
-        let first = try await runner("idle-1", port: port, of: reflector)
-        let second = try await runner("idle-2", port: port, of: reflector)
+        // On the idle clock, which stands still while the runners connect: on the wall clock, a loaded machine took
+        // longer than the timeout to bring in the three, and the first two were dropped before the third came.
+        let clock = ManualIdleClock()
+        let (reflector, log) = try await reflectorService(clock: clock) {
+            $0.maximumRunners = 2
+            $0.idleTimeout = .seconds(6)
+        }
+        let port = try #require(reflector.port)
+        let first = try await runner("idle-1", port: port)
+        let second = try await runner("idle-2", port: port)
         // Full: a third is told busy (13), which says to try again, not declined (3).
         let third = Session(peer: try PeerID(displayName: "third"))
         let refusal = await #expect(throws: InvitationError.self) {
-            try await third.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            try await third.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout)
         }
         #expect(refusal?.reason == .busy)
-        // The two send nothing; after the idle timeout (and at most a second more) they are dropped and the third gets in.
-        try await Task.sleep(for: .seconds(idle) + .milliseconds(1500) * slowdown)
-        #expect(first.0.connectedPeers.isEmpty && second.0.connectedPeers.isEmpty, "idle runners were dropped")
-        #expect(reflector.output.contains("dropping runner=idle-1"))
-        let peer = try await third.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        // The two send nothing. A second before the timeout, both are still served.
+        try await clock.advance(by: .seconds(5))
+        #expect(!log.text.contains("dropping"), "\(log.text)")
+        #expect(reflector.runnerCounts.serving == 2)
+        // At the timeout, both are dropped, and the third gets in.
+        try await clock.advance(by: .seconds(1))
+        #expect(log.text.contains("dropping runner=idle-1"), "\(log.text)")
+        #expect(log.text.contains("dropping runner=idle-2"), "\(log.text)")
+        try await waitFor("the idle runners to be told") {
+            first.0.connectedPeers.isEmpty && second.0.connectedPeers.isEmpty
+        }
+        try await waitFor("the reflector to forget them") { reflector.runnerCounts.serving == 0 }
+        let peer = try await third.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout)
         #expect(peer.displayName == "hardened")
         await third.disconnect()
+        await reflector.stop()
     }
 
     @Test("runners from one address are limited; a runner that works is not dropped while it works")
     func perAddressLimit() async throws {
-        let (reflector, port) = try await reflector(["--max-runners-per-address", "1", "--idle-timeout", "1"])
-        defer { withExtendedLifetime(reflector) {} }
-        let (busy, reflectorPeer) = try await runner("worker", port: port, of: reflector)
+        let clock = ManualIdleClock()
+        let (reflector, log) = try await reflectorService(clock: clock) {
+            $0.maximumRunnersPerAddress = 1
+            $0.idleTimeout = .seconds(1)
+        }
+        let port = try #require(reflector.port)
+        let busy = Session(peer: try PeerID(displayName: "worker"))
+        var events = busy.events.makeAsyncIterator()
+        let reflectorPeer = try await busy.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout)
         let second = Session(peer: try PeerID(displayName: "second"))
         let refusal = await #expect(throws: InvitationError.self) {
-            try await second.connectPeer(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            try await second.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout)
         }
         #expect(refusal?.reason == .busy)
-        // Messages every 300 ms for 2.5 s: past the idle timeout, still served.
+        // A message every 300 ms of the idle clock for 2.4 s: past the idle timeout, still served. Its echo says
+        // the reflector has seen it before the clock moves on.
         for index in 0..<8 {
-            try await busy.send(Data("tick \(index)".utf8), toPeers: [reflectorPeer])
-            try await Task.sleep(for: .milliseconds(300))
+            let tick = Data("tick \(index)".utf8)
+            try await busy.send(tick, toPeers: [reflectorPeer])
+            while let event = await events.next() {
+                if case .dataReceived(tick, _, _) = event { break }
+            }
+            try await clock.advance(by: .milliseconds(300))
         }
         #expect(busy.connectedPeers == [reflectorPeer])
+        #expect(!log.text.contains("dropping"), "\(log.text)")
+        // Then it stops working: dropped at the timeout.
+        try await clock.advance(by: .seconds(1))
+        #expect(log.text.contains("dropping runner=worker"), "\(log.text)")
         await busy.disconnect()
+        await reflector.stop()
     }
 
     @Test("names, contexts, stream and resource names with newlines, ESC and NUL reach the log escaped")
@@ -201,7 +268,7 @@ struct ReflectorHardeningTests {
                 "--output", path,
             ]
         )
-        #expect(try await run.exitStatus(within: .seconds(60)) == 1, "\(run.output) \(run.errors)")
+        #expect(try await run.exitStatus() == 1, "\(run.output) \(run.errors)")
         let state = ProcessSample.of(pid: reflector.pid) == nil ? "gone" : "running"
         let wrote = "\(reflector.output) \(reflector.errors)"
         #expect(
@@ -211,4 +278,16 @@ struct ReflectorHardeningTests {
         let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(document.resources?.failed == 1)
     }
+}
+
+/// The lines an in-process reflector logged.
+private final class ReflectorLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+
+    /// Every line so far, one per line.
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }

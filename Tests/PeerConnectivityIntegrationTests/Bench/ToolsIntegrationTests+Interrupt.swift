@@ -24,7 +24,7 @@ extension ToolsIntegrationTests {
                 "--connect", "127.0.0.1:\(port)", "--name", "cut", "--output", path,
             ]
         )
-        #expect(try await runner.exitStatus(within: .seconds(90)) == 0, "\(runner.output) \(runner.errors)")
+        #expect(try await runner.exitStatus() == 0, "\(runner.output) \(runner.errors)")
         let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(document.plan.interruptAtPercent == 50)
         let resources = try #require(document.resources)
@@ -60,13 +60,15 @@ extension ToolsIntegrationTests {
 
         // A runner that does not ask for reconnection gets none: its echoes go the usual way.
         var plainData = RunnerConfiguration(
-            plan: TestPlan(sizes: [64], count: 20, warmup: 2),
+            plan: TestPlan(sizes: [64], count: 20, warmup: 2, timeoutSeconds: 60),
             target: .direct(host: "127.0.0.1", port: port),
-            runName: "plain-data"
+            runName: "plain-data",
+            connectTimeout: Self.connectTimeout
         )
         plainData.encryption = .none
         let data = try await BenchmarkRunner.run(plainData)
-        #expect(data.error == nil && data.results.first?.echoed == 20)
+        #expect(data.error == nil, "\(data.error ?? "")")
+        #expect(data.results.first?.echoed == 20)
         let invited = try #require(try await reflector.line(containing: "invited by runner=test-runner-plain-data"))
         #expect(!invited.contains("reconnection"), "\(invited)")
         try await stop(reflector, with: SIGTERM)
@@ -86,7 +88,7 @@ extension ToolsIntegrationTests {
                 "--connect", "127.0.0.1:\(port)", "--output", path, "--quiet",
             ]
         )
-        #expect(try await runner.exitStatus(within: .seconds(60)) == 1, "\(runner.output) \(runner.errors)")
+        #expect(try await runner.exitStatus() == 1, "\(runner.output) \(runner.errors)")
         let document = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: path)))
         let transfer = try #require(document.resources?.transfers.first)
         #expect(transfer.outcome == .failed && transfer.interruptedAtBytes != nil)
@@ -114,14 +116,14 @@ extension ToolsIntegrationTests {
                 "test-runner",
                 ["run", "--test", "resource", "--interrupt-at", value, "--connect", "127.0.0.1:9"]
             )
-            #expect(try await refused.exitStatus(within: .seconds(10)) == 64, "\(value)")
+            #expect(try await refused.exitStatus() == 64, "\(value)")
             #expect(
                 refused.errors.contains("--interrupt-at takes a percentage of the file strictly between 0 and 100"),
                 "\(value): \(refused.errors)"
             )
         }
         let otherTest = try ToolProcess("test-runner", ["run", "--test", "stream", "--interrupt-at", "50"])
-        #expect(try await otherTest.exitStatus(within: .seconds(10)) == 64)
+        #expect(try await otherTest.exitStatus() == 64)
         #expect(otherTest.errors.contains("--interrupt-at applies to --test resource only"), "\(otherTest.errors)")
     }
 }

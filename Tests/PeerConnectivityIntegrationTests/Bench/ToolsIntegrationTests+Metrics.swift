@@ -22,12 +22,13 @@ extension ToolsIntegrationTests {
 
         let document = try await BenchmarkRunner.run(
             RunnerConfiguration(
-                plan: TestPlan(sizes: [1000], count: 20, warmup: 2, window: 2),
+                plan: TestPlan(sizes: [1000], count: 20, warmup: 2, window: 2, timeoutSeconds: 60),
                 target: .direct(host: "127.0.0.1", port: port),
-                runName: "metrics"
+                runName: "metrics",
+                connectTimeout: Self.connectTimeout
             )
         )
-        #expect(document.error == nil)
+        #expect(document.error == nil, "\(document.error ?? "")")
 
         let (status, body) = try PlainHTTP.get(port: metricsPort, path: "/metrics")
         #expect(status == 200)

@@ -13,7 +13,7 @@ struct AcknowledgementTimerTests {
         for round in 1...2 {
             try await pair.client.send(ReconnectionTests.numbered(round), toPeers: [pair.host.peer])
             // The ACK is due 100 ms after the message; the bound is loose so that a loaded machine passes.
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + waitLimit
             while pair.client.unconfirmedMessageCount(to: pair.host.peer) != 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -4,7 +4,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// Browser events for any number of subscribers, through the real avahi-daemon.
-@Suite("Browser events", .timeLimit(.minutes(1)), .avahi)
+@Suite("Browser events", .avahiTimeLimit, .avahi)
 struct BrowserEventsTests {
     /// Collects a browser's events from one iterator, in the background.
     final class Collector: Sendable {
@@ -42,7 +42,7 @@ struct BrowserEventsTests {
         try browser.start()
         try await other.start()
         let found = BrowserEvent.found(other.peer, discoveryInfo: ["k": "v"])
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while ContinuousClock.now < deadline, early.contains(where: { $0.events.value.isEmpty }) {
             try await Task.sleep(for: .milliseconds(10))
         }

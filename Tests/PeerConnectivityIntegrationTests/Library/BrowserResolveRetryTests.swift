@@ -7,7 +7,7 @@ import Testing
 
 /// Resolves that recover, through the real avahi-daemon: a real advertiser, a real browse and real
 /// resolves, with faults put in front of the resolve (it fails, or gives a stale port) by a stand-in.
-@Suite("Browser resolve retries", .timeLimit(.minutes(1)), .avahi)
+@Suite("Browser resolve retries", .avahiTimeLimit, .avahi)
 struct BrowserResolveRetryTests {
     /// A started advertiser on DNS-SD that accepts every invitation into a session of its own.
     struct Peer {

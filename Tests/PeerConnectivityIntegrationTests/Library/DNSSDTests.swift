@@ -8,7 +8,7 @@ import Testing
 ///
 /// Parallel-safe: every test uses its own random service type and name, and advertises and browses on the loopback
 /// interface only.
-@Suite("DNS-SD against avahi-daemon", .timeLimit(.minutes(1)))
+@Suite("DNS-SD against avahi-daemon", .avahiTimeLimit)
 struct DNSSDTests {
     /// The environment variable that turns ``daemonUnreachableProbe()`` on in a child process.
     static let probeVariable = "PEERCONNECTIVITY_DNSSD_UNREACHABLE_PROBE"
@@ -34,19 +34,22 @@ struct DNSSDTests {
             port: service.port,
             txtRecord: try TXTRecord.encode(service.txt),
             interfaceIndex: service.interfaceIndex,
+            timeout: waitLimit,
             onFailure: { failure in failures.withLock { $0.append(failure) } }
         )
         let registerDuration = clock.now - registerStart
         #expect(registration.registeredName == service.name)
-        #expect(registerDuration < .seconds(5))
+        // Milliseconds alone (the timings are printed below); bounds with room for a loaded machine and a daemon busy
+        // with the suite's other tests.
+        #expect(registerDuration < promptly)
 
-        // (a) Our browse sees the instance within 2 s of registering.
+        // (a) Our browse sees the instance.
         let added = try #require(
-            await events.first(after: registerStart, within: .seconds(2)) { event in
+            await events.first(after: registerStart, within: promptly) { event in
                 guard case .added(let instance) = event else { return false }
                 return instance.name == service.name
             },
-            "browse saw no .added for \(service.name) within 2 s; events: \(events.all)"
+            "browse saw no .added for \(service.name) within \(promptly); events: \(events.all)"
         )
         guard case .added(let instance) = added.event else {
             Issue.record("expected .added, got \(added.event)")
@@ -59,8 +62,10 @@ struct DNSSDTests {
         // (b) avahi-browse resolves it with our TXT entries.
         let avahiBrowse = try await ChildProcess.run(
             "/usr/bin/timeout",
-            arguments: ["5", "avahi-browse", "--resolve", "--terminate", "--parsable", "--no-db-lookup", service.type],
-            timeout: .seconds(10)
+            arguments: [
+                "30", "avahi-browse", "--resolve", "--terminate", "--parsable", "--no-db-lookup", service.type,
+            ],
+            timeout: .seconds(60)
         )
         let resolvedLines = AvahiBrowseLine.parseResolved(avahiBrowse.output).filter { $0.name == service.name }
         let resolvedLine = try #require(
@@ -72,22 +77,22 @@ struct DNSSDTests {
 
         // (c) Resolve gives back our port and TXT record.
         let resolveStart = clock.now
-        let resolved = try await DNSServiceResolution.resolve(instance, timeout: .seconds(5))
+        let resolved = try await DNSServiceResolution.resolve(instance, timeout: promptly)
         let resolveDuration = clock.now - resolveStart
         #expect(resolved.port == service.port)
         #expect(TXTRecord.decode(resolved.txtRecord) == service.txt)
         #expect(resolved.hostTarget.hasSuffix(".local."))
         #expect(resolved.interfaceIndex == service.interfaceIndex)
 
-        // (d) After cancel(), the browse reports the removal within 3 s.
+        // (d) After cancel(), the browse reports the removal.
         let withdrawStart = clock.now
         registration.cancel()
         registration.cancel()
-        let removed = await events.first(after: withdrawStart, within: .seconds(3)) { event in
+        let removed = await events.first(after: withdrawStart, within: promptly) { event in
             guard case .removed(let instance) = event else { return false }
             return instance.name == service.name
         }
-        #expect(removed != nil, "browse saw no .removed for \(service.name) within 3 s; events: \(events.all)")
+        #expect(removed != nil, "browse saw no .removed for \(service.name) within \(promptly); events: \(events.all)")
         #expect(failures.withLock { $0 } == [])
         #expect(!events.all.contains { if case .failed = $0.event { true } else { false } })
 
@@ -117,7 +122,8 @@ struct DNSSDTests {
         } throws: { error in
             (error as? DNSServiceFailure)?.code == -65_548  // kDNSServiceErr_NameConflict
         }
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Reported, not waited out: the register's own timeout (``waitLimit``) is twice this.
+        #expect(ContinuousClock.now - start < promptly)
     }
 
     @Test("resolving an instance that does not exist times out", .disabled(if: isProbeProcess), .avahi)
@@ -155,7 +161,7 @@ struct DNSSDTests {
         defer { registration.cancel() }
         // D-Bus allows 256 connections per user, and each live DNSServiceRef holds one: leaked refs would fail here.
         for round in 0..<300 {
-            let resolved = try await DNSServiceResolution.resolve(service.instance, timeout: .seconds(5))
+            let resolved = try await DNSServiceResolution.resolve(service.instance, timeout: promptly)
             #expect(resolved.port == service.port, "round \(round)")
         }
     }
@@ -173,7 +179,7 @@ struct DNSSDTests {
             "/proc/self/exe",
             arguments: ["--testing-library", "swift-testing", "--filter", "daemonUnreachableProbe"],
             environment: environment,
-            timeout: .seconds(30)
+            timeout: .seconds(120)
         )
         let probeLines = child.output.split(separator: "\n").filter { $0.hasPrefix("DNSSD-PROBE ") }
         #expect(child.status == 0, "probe process failed:\n\(child.output)")
@@ -199,7 +205,7 @@ struct DNSSDTests {
                 type: service.type,
                 port: service.port,
                 txtRecord: [0],
-                timeout: .seconds(5),
+                timeout: waitLimit,
                 onFailure: { _ in }
             )
         }
@@ -219,7 +225,8 @@ struct DNSSDTests {
         }
         #expect(failure.isDaemonNotRunning)
         #expect(failure.description.contains("Scripts/start-avahi.sh"))
-        #expect(elapsed < .seconds(1))
+        // At once, not at the register's timeout (``waitLimit``, twice this): room for a loaded machine.
+        #expect(elapsed < promptly)
         print(
             "DNSSD-PROBE \(operation): code=\(failure.code) daemonNotRunning=\(failure.isDaemonNotRunning) "
                 + "after \(Self.milliseconds(elapsed)) ms: \(failure)"
@@ -271,6 +278,7 @@ private struct TestService {
             port: self.port,
             txtRecord: try TXTRecord.encode(self.txt),
             interfaceIndex: self.interfaceIndex,
+            timeout: waitLimit,
             onFailure: { failure in Issue.record("registration failed after success: \(failure)") }
         )
     }

@@ -139,7 +139,7 @@ final class RecordingBrowserDelegate: BrowserDelegate {
 }
 
 /// The MPC-style delegate layer, over real sessions on loopback and the real avahi-daemon.
-@Suite("Delegates", .timeLimit(.minutes(1)))
+@Suite("Delegates", .avahiTimeLimit)
 @MainActor
 struct DelegateTests {
     @Test("SessionDelegate: states, data, a stream and a resource, in order, on the main actor")

@@ -5,7 +5,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Advertiser and Browser through the real avahi-daemon.
-@Suite("Discovery", .timeLimit(.minutes(1)))
+@Suite("Discovery", .avahiTimeLimit)
 struct DiscoveryTests {
     @Test(
         "service types and discoveryInfo follow MPC's rules",
@@ -92,7 +92,7 @@ struct DiscoveryTests {
         try await Task.sleep(for: .seconds(1.5))
         #expect(events.value == [.found(other, discoveryInfo: ["k": "v"])])
         await theirs.stop()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while ContinuousClock.now < deadline, events.value.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(events.value == [.found(other, discoveryInfo: ["k": "v"]), .lost(other)])
         browser.stop()

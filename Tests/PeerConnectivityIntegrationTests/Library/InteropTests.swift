@@ -13,7 +13,7 @@ import Testing
     .enabled("python-zeroconf is not installed: Scripts/setup.sh installs it into .build/interop-venv") {
         await ZeroconfPeer.isAvailable()
     },
-    .timeLimit(.minutes(3)),
+    .avahiTimeLimit,
     .avahi
 )
 struct InteropTests {
@@ -43,7 +43,7 @@ struct InteropTests {
         #expect(strings.count == 5, "each key once: \(strings)")
 
         await advertiser.stop()
-        try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
+        try await eventually(every: .milliseconds(50), timeout: waitLimit) {
             !zeroconf.present.contains(instance)
         }
         try await zeroconf.close()
@@ -67,7 +67,7 @@ struct InteropTests {
         let zeroconf = try await ZeroconfPeer()
         zeroconf.browse(type: type)
 
-        try await eventually(every: .milliseconds(50), timeout: .seconds(20) * slowdown) {
+        try await eventually(every: .milliseconds(50), timeout: waitLimit) {
             zeroconf.events.contains { $0.event == "added" }
         }
         let added = try #require(zeroconf.events.first { $0.event == "added" })
@@ -84,7 +84,7 @@ struct InteropTests {
         #expect(strings.contains("rawEchoPort=\(try #require(value("raw-echo-port")))"))
 
         reflector.signal(SIGTERM)
-        _ = try await reflector.waitForExit(timeout: .seconds(10) * slowdown)
+        _ = try await reflector.waitForExit(timeout: waitLimit)
         try await zeroconf.close()
     }
 
@@ -215,7 +215,7 @@ struct InteropTests {
         let outcome = try await ChildProcess.run(
             "/usr/bin/avahi-browse",
             arguments: ["-tp", type],
-            timeout: .seconds(20) * slowdown
+            timeout: waitLimit
         )
         // "+;lo;IPv4;<instance>;<type>;local" per interface and IP version.
         return Set(

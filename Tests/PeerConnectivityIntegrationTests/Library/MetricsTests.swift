@@ -83,7 +83,7 @@ struct MetricsTests {
         for name in ["metrics-declined", "metrics-busy"] {
             let client = Session(peer: try PeerID(displayName: name))
             await #expect(throws: InvitationError.self) {
-                try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+                try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
             }
         }
         #expect(SharedTestMetrics.total(PeerMetrics.invitationsRefused, refused) >= refusedBefore + 1)
@@ -99,7 +99,7 @@ struct MetricsTests {
         let host = Session(peer: advertiser.peer)
         let acceptor = acceptAll(advertiser, into: host)
         let client = Session(peer: try PeerID(displayName: "metrics-logged"))
-        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(5))
+        try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         try await eventually { logs.records.contains { $0.message == "connected" } }
         let connected = try #require(logs.records.first { $0.message == "connected" })
         #expect(connected.metadata["connection"].flatMap { UInt64($0) } != nil, "\(connected.line)")

@@ -4,7 +4,7 @@ import Testing
 
 /// The example chat: two `peer-chat` processes on this host, typed into through pipes, through the
 /// real avahi-daemon.
-@Suite("peer-chat", .serialized, .timeLimit(.minutes(2)), .avahi)
+@Suite("peer-chat", .serialized, .avahiTimeLimit, .avahi)
 struct PeerChatTests {
     @Test("two chats find each other, connect once, exchange lines and a file, and see each other leave")
     func twoChats() async throws {
@@ -42,10 +42,10 @@ struct PeerChatTests {
         try await ann.waitForLine(containing: "* here: ben")
 
         ann.type("/quit")
-        #expect(try await ann.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(try await ann.waitForExit(timeout: waitLimit) == 0)
         try await ben.waitForLine(containing: "* ann left (the peer disconnected")
         ben.closeInput()  // the end of the input leaves too
-        #expect(try await ben.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(try await ben.waitForExit(timeout: waitLimit) == 0)
         #expect(ann.count("joined") == 1 && ben.count("joined") == 1, "one connection: \(ann.output) \(ben.output)")
     }
 }

@@ -61,7 +61,7 @@ struct SecurityTests {
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while !condition(), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -75,7 +75,7 @@ struct SecurityTests {
         let host = try await Host(identity: hostIdentity, .required)
         let client = Session(identity: clientIdentity, encryptionPreference: .required)
         let clientLog = EventLog(client)
-        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        let peer = try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         #expect(peer == hostIdentity.peer)
         try await host.log.waitFor(clientIdentity.peer, .connected)
 
@@ -114,7 +114,7 @@ struct SecurityTests {
     func optionalWithNoneIsPlain() async throws {
         let host = try await Host(identity: nil, .optional)
         let client = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
-        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         try await host.log.waitFor(client.peer, .connected)
         #expect(client.securityInfo(for: host.session.peer) == .unencrypted)
         #expect(host.session.securityInfo(for: client.peer)?.isEncrypted == false)
@@ -128,7 +128,7 @@ struct SecurityTests {
         let strictHost = try await Host(identity: nil, .required)
         let plainClient = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
         let reason = await invitationFailureReason {
-            try await plainClient.connectPeer(host: "127.0.0.1", port: strictHost.port, timeout: .seconds(10))
+            try await plainClient.connectPeer(host: "127.0.0.1", port: strictHost.port, timeout: invitationTimeout)
         }
         #expect(reason == .encryptionRequired)
         #expect(reason?.detail?.contains("the peer requires encryption") == true)
@@ -136,7 +136,7 @@ struct SecurityTests {
         let plainHost = try await Host(identity: nil, .none)
         let strictClient = Session(peer: try PeerID(displayName: "strict"), encryptionPreference: .required)
         let reverse = await invitationFailureReason {
-            try await strictClient.connectPeer(host: "127.0.0.1", port: plainHost.port, timeout: .seconds(10))
+            try await strictClient.connectPeer(host: "127.0.0.1", port: plainHost.port, timeout: invitationTimeout)
         }
         #expect(reverse == .encryptionRequired)
         #expect(reverse?.detail?.contains("this side requires encryption") == true)
@@ -172,7 +172,7 @@ struct SecurityTests {
         defer { acceptor.cancel() }
         let client = Session(peer: try PeerID(displayName: "plain"), encryptionPreference: .none)
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: advertiser.port!, timeout: invitationTimeout)
         }
         #expect(reason == .encryptionRequired)
         let local = try #require(refusal.withLock { $0 })
@@ -204,7 +204,7 @@ struct SecurityTests {
                 host: "127.0.0.1",
                 port: host.port,
                 context: nil,
-                timeout: .seconds(10)
+                timeout: invitationTimeout
             )
         }
         #expect(reason == .identityMismatch)
@@ -223,7 +223,7 @@ struct SecurityTests {
         // A plain PeerID: whoever claims it may present any key, so the pin is what protects it.
         let bob = try PeerID(displayName: "bob")
         let first = Session(peer: bob)
-        try await first.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await first.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         try await host.log.waitFor(bob, .connected)
         let pinned = try #require(store.pinnedKey(for: bob.id))
         #expect(try TrustStore(url: storeURL).pinnedKey(for: bob.id) == pinned)
@@ -232,7 +232,7 @@ struct SecurityTests {
 
         let impostor = Session(peer: bob)  // same id, a new (ephemeral) key
         let reason = await invitationFailureReason {
-            try await impostor.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await impostor.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(store.pinnedKey(for: bob.id) == pinned)
@@ -241,7 +241,7 @@ struct SecurityTests {
 
     @Test("the application rejects a certificate: the inviter sees certificateRejected, no invitation is delivered")
     func applicationRejects() async throws {
-        let host = try await Host(identity: nil, .optional, policy: .ask(timeout: .seconds(10)))
+        let host = try await Host(identity: nil, .optional, policy: .ask(timeout: waitLimit))
         let seen = Locked<[String]>([])
         let decider = Task {
             for await request in host.advertiser.certificateRequests {
@@ -252,7 +252,7 @@ struct SecurityTests {
         defer { decider.cancel() }
         let client = Session(peer: try PeerID(displayName: "client"))
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(seen.withLock { $0.count } == 1)
@@ -287,7 +287,7 @@ struct SecurityTests {
     func inviterDecides() async throws {
         let host = try await Host(identity: nil, .optional)
         var configuration = Session.Configuration.default
-        configuration.certificatePolicy = .ask(timeout: .seconds(10))
+        configuration.certificatePolicy = .ask(timeout: waitLimit)
         let client = Session(peer: try PeerID(displayName: "client"), configuration: configuration)
         let verdicts = Locked<[Bool]>([false, true])
         let codes = Locked<[String]>([])
@@ -300,11 +300,11 @@ struct SecurityTests {
         }
         defer { decider.cancel() }
         let reason = await invitationFailureReason {
-            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+            try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         }
         #expect(reason == .certificateRejected)
         #expect(host.invitations.withLock { $0.isEmpty })
-        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: .seconds(10))
+        try await client.connectPeer(host: "127.0.0.1", port: host.port, timeout: invitationTimeout)
         let code = try #require(codes.withLock { $0.last })
         #expect(client.securityInfo(for: host.session.peer)?.pairingCode == code)
         #expect(host.invitations.withLock { $0.first?.security.pairingCode } == code)
@@ -345,14 +345,14 @@ struct SecurityTests {
         let pair = try await SessionPair.connect()
         #expect(pair.client.securityInfo(for: pair.host.peer)?.isEncrypted == true)
         let probe = Data("probe".utf8)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while pair.client.runtime.datagrams.statistics.sent == 0, ContinuousClock.now < deadline {
             try await pair.client.send(probe, toPeers: [pair.host.peer], mode: .unreliable)
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(pair.client.runtime.datagrams.statistics.sent > 0)
         try await pair.client.send(Data("sealed".utf8), toPeers: [pair.host.peer], mode: .unreliable)
-        let arrival = ContinuousClock.now + .seconds(10)
+        let arrival = ContinuousClock.now + waitLimit
         while !pair.hostLog.messages.contains(Data("sealed".utf8)), ContinuousClock.now < arrival {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -366,7 +366,7 @@ struct SecurityTests {
         let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
         sendUDP(tokenBytes + Array("forged in the clear".utf8), toPort: port)
         sendUDP(tokenBytes + [UInt8](repeating: 0x5A, count: 64), toPort: port)
-        let rejection = ContinuousClock.now + .seconds(10)
+        let rejection = ContinuousClock.now + waitLimit
         while pair.host.runtime.datagrams.statistics.rejected < rejectedBefore + 2, ContinuousClock.now < rejection {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -5,7 +5,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// The observable model, fed by real sessions on loopback (and the real avahi-daemon for discovery).
-@Suite("SessionModel", .timeLimit(.minutes(1)))
+@Suite("SessionModel", .avahiTimeLimit)
 @MainActor
 struct SessionModelTests {
     @Test("peers: connected, then notConnected with the reason; each change is signalled through Observation")

@@ -76,7 +76,7 @@ struct StreamTests {
         for index in 0..<100 {
             try await pair.client.send(Data("message \(index)".utf8), toPeers: [peer])
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while pair.hostLog.messages.count < 100, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

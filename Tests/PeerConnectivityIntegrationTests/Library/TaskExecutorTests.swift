@@ -109,7 +109,7 @@ struct TaskExecutorTests {
             try await group.waitForAll()
         }
         try await writers.value
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while pair.hostLog.messages.isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

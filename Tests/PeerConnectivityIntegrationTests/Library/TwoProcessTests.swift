@@ -4,7 +4,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Two processes on loopback, through the real avahi-daemon: this test process and a `peer-demo` child.
-@Suite("Two processes on loopback", .serialized, .timeLimit(.minutes(3)), .avahi)
+@Suite("Two processes on loopback", .serialized, .avahiTimeLimit, .avahi)
 struct TwoProcessTests {
     /// The messages of the bulk test: mostly small, every tenth 64 KiB, every hundredth 1 MiB.
     static func size(of sequence: Int) -> Int {
@@ -36,13 +36,13 @@ struct TwoProcessTests {
         let browser = try Browser(peer: me, serviceType: service)
         let browseStart = ContinuousClock.now
         try browser.start()
-        let found = try #require(try await waitForFound(browser, named: "echo-bulk", timeout: .seconds(5)))
+        let found = try #require(try await waitForFound(browser, named: "echo-bulk", timeout: waitLimit))
         let foundAfter = browseStart.duration(to: .now)
         // About 0.2 s alone (browse and resolve through avahi-daemon), 1.7 s seen on a loaded machine.
         #expect(foundAfter < promptly, "found after \(foundAfter)")
 
         var events = session.events.makeAsyncIterator()
-        try await browser.invitePeer(found, to: session, withContext: Data("bulk".utf8), timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, withContext: Data("bulk".utf8), timeout: invitationTimeout)
         #expect(session.connectedPeers == [found])
         try await child.waitForLine(containing: "state peer=bulk-tester connected")
         #expect(await events.next().map(stateOf) == .connecting)
@@ -72,7 +72,7 @@ struct TwoProcessTests {
         await session.disconnect()
         try await child.waitForLine(containing: "state peer=bulk-tester notConnected reason=the peer disconnected")
         child.signal(SIGTERM)
-        #expect(try await child.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(try await child.waitForExit(timeout: waitLimit) == 0)
         #expect(child.count("notConnected") == 1, "one notConnected per connection: \(child.output)")
     }
 
@@ -85,7 +85,7 @@ struct TwoProcessTests {
         defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
 
         let error = await #expect(throws: InvitationError.self) {
-            try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+            try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         }
         #expect(error?.reason == .declined)
         try await log.waitFor(found, .notConnected)
@@ -119,52 +119,60 @@ struct TwoProcessTests {
             options: ["--disconnect-after", "1"]
         )
         defer { withExtendedLifetime(child) {} }  // the child lives as long as the test
-        try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         try await session.send(Data("bye?".utf8), toPeers: [found])
-        let reason = try await log.waitFor(found, .notConnected, timeout: .seconds(5))
+        let reason = try await log.waitFor(found, .notConnected)
         #expect(reason == .some(.peerDisconnected))
         await #expect(throws: SessionError.peerNotConnected(found)) {
             try await session.send(Data("late".utf8), toPeers: [found])
         }
     }
 
-    @Test("a peer killed with SIGKILL is notConnected within the liveness timeout")
+    @Test("a peer killed with SIGKILL is notConnected at once: its socket closes, no need to wait for liveness")
     func killedPeer() async throws {
-        let (child, session, log, peer) = try await connectToChild(name: "victim")
+        // A liveness timeout far above ``promptly``: the close, not the timer, must report it.
+        var configuration = Session.Configuration.default
+        configuration.livenessTimeout = .seconds(60) * slowdown
+        let (child, _, log, peer) = try await connectToChild(name: "victim", configuration: configuration)
         child.signal(SIGKILL)
         let start = ContinuousClock.now
-        let reason = try await log.waitFor(peer, .notConnected, timeout: .seconds(5))
-        #expect(start.duration(to: .now) <= session.configuration.livenessTimeout + .seconds(1))
-        #expect(reason == .some(.connectionLost) || reason == .some(.livenessTimeout))
+        let reason = try await log.waitFor(peer, .notConnected)
+        #expect(start.duration(to: .now) < promptly)
+        #expect(reason == .some(.connectionLost))
     }
 
     @Test("a peer that stops answering without closing (SIGSTOP) is notConnected by the keepalive timeout")
     func frozenPeer() async throws {
+        // 10 s, twice the default: reported neither before it (the default's 5 s, or a close) nor long after.
+        let liveness: Duration = .seconds(10)
         var configuration = Session.Configuration.default
         configuration.keepaliveInterval = .milliseconds(250)
-        configuration.livenessTimeout = .seconds(2)
-        let (child, _, log, peer) = try await connectToChild(name: "frozen", configuration: configuration)
+        configuration.livenessTimeout = liveness
+        let (child, session, log, peer) = try await connectToChild(name: "frozen", configuration: configuration)
+        // The child's echo is the last it sends: the timeout runs from about here.
+        try await session.send(Data("last".utf8), toPeers: [peer])
+        try #require(try await eventually { log.messages.contains(Data("last".utf8)) })
         child.signal(SIGSTOP)
         defer { child.signal(SIGKILL) }
         let start = ContinuousClock.now
-        let reason = try await log.waitFor(peer, .notConnected, timeout: .seconds(6))
+        let reason = try await log.waitFor(peer, .notConnected, timeout: liveness + waitLimit)
         let elapsed = start.duration(to: .now)
         #expect(reason == .some(.livenessTimeout))
-        // Its 2 s, not the default 5 s; up to 2 s late on a loaded machine.
-        #expect(elapsed >= .seconds(1.5) && elapsed <= .seconds(4), "reported after \(elapsed)")
+        // A timer never fires early; the echo may have reached this test up to 3 s after the child sent it, on a
+        // loaded machine. The upper bound only says the timer fired.
+        #expect(elapsed >= liveness - .seconds(3) && elapsed <= liveness + promptly, "reported after \(elapsed)")
     }
 
-    @Test("with avahi-daemon unreachable, advertising fails within 1 s saying how to start it")
+    @Test("with avahi-daemon unreachable, advertising fails (exit 2) saying how to start it")
     func avahiNotRunning() async throws {
-        let start = ContinuousClock.now
+        // How soon it fails is measured around the call itself (DNSSDTests, daemonUnreachableProbe): here the time
+        // would be mostly the child's start, seconds on a loaded machine.
         let child = try DemoProcess(
             ["advertise", "--service", "pc-noavahi"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/pc-test-bus"]
         )
-        let status = try await child.waitForExit(timeout: .seconds(5))
-        let elapsed = start.duration(to: .now)
+        let status = try await child.waitForExit(timeout: waitLimit)
         #expect(status == 2)
-        #expect(elapsed < .seconds(1) * slowdown, "failed after \(elapsed)")
         #expect(child.standardError.contains("avahi-daemon is not running"))
         #expect(child.standardError.contains("Scripts/start-avahi.sh"))
     }
@@ -210,9 +218,13 @@ struct TwoProcessTests {
     func receiverKilledMidTransfer() async throws {
         let scratch = try ScratchDirectory("killed-receiver")
         defer { scratch.remove() }
+        // A liveness timeout far above ``promptly``: the close, not the timer, must end the transfer.
+        var configuration = Session.Configuration.default
+        configuration.livenessTimeout = .seconds(60) * slowdown
         let (child, session, _, peer) = try await directChild(
             name: "doomed-receiver",
-            options: ["--resource-directory", scratch.url.appendingPathComponent("received").path]
+            options: ["--resource-directory", scratch.url.appendingPathComponent("received").path],
+            configuration: configuration
         )
         let transfer = try session.sendResource(
             at: try await scratch.largeFile(mebibytes: 256),
@@ -225,7 +237,7 @@ struct TwoProcessTests {
         let start = ContinuousClock.now
         let error = await #expect(throws: TransferError.self) { try await transfer.wait() }
         #expect(error == .connectionClosed(nil, peer: peer, name: "big"))
-        #expect(start.duration(to: .now) < promptly, "not at once: the liveness timeout, 5 s, would be later")
+        #expect(start.duration(to: .now) < promptly, "not at once: the liveness timeout would be later")
         #expect(transfer.progress.completedUnitCount < transfer.progress.totalUnitCount)
         // The child may die before it has created the directory (it does so off the event loop): then it kept nothing.
         let kept = ((try? scratch.contents("received")) ?? []).filter { !$0.hasPrefix(".partial-") }
@@ -235,12 +247,13 @@ struct TwoProcessTests {
     /// Starts a `peer-demo advertise --no-dnssd` child and connects to it directly.
     private func directChild(
         name: String,
-        options: [String] = []
+        options: [String] = [],
+        configuration: Session.Configuration = .default
     ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
         let child = try DemoProcess(["advertise", "--no-dnssd", "--name", name] + options)
         let ready = try #require(try await child.waitForLine(containing: "ready"))
         let port = try #require(ready.split(separator: "port=").last.flatMap { Int($0) })
-        let session = Session(peer: try PeerID(displayName: "observer"))
+        let session = Session(peer: try PeerID(displayName: "observer"), configuration: configuration)
         let log = EventLog(session)
         let peer = try await session.connectPeer(host: "127.0.0.1", port: port, timeout: invitationTimeout)
         return (child, session, log, peer)
@@ -259,7 +272,7 @@ struct TwoProcessTests {
         let log = EventLog(session)
         let browser = try Browser(peer: session.peer, serviceType: service)
         try browser.start()
-        let found = try #require(try await waitForFound(browser, named: name, timeout: .seconds(5)))
+        let found = try #require(try await waitForFound(browser, named: name, timeout: waitLimit))
         return (child, session, log, browser, found)
     }
 
@@ -269,7 +282,7 @@ struct TwoProcessTests {
         configuration: Session.Configuration = .default
     ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
         let (child, session, log, browser, found) = try await findChild(name: name, configuration: configuration)
-        try await browser.invitePeer(found, to: session, timeout: .seconds(10))
+        try await browser.invitePeer(found, to: session, timeout: invitationTimeout)
         try await log.waitFor(found, .connected)
         return (child, session, log, found)
     }

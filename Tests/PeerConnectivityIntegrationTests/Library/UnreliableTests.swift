@@ -20,10 +20,11 @@ struct UnreliableTests {
 
     /// Waits until both sides know each other's UDP endpoint (one datagram goes through).
     private func waitForDatagrams(_ pair: SessionPair) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + waitLimit
+        while true {
             try await pair.client.send(Self.probe, toPeers: [pair.host.peer], mode: .unreliable)
             if pair.client.runtime.datagrams.statistics.sent > 0 { return }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(2))
         }
         Issue.record("the peer's UDP endpoint never became known")
@@ -33,14 +34,14 @@ struct UnreliableTests {
     func datagramsArrive() async throws {
         let pair = try await SessionPair.connect()
         try await waitForDatagrams(pair)
-        // Paced by the receiver: 20 at a time, the next 20 once these have arrived (or 3 s have passed). A burst
+        // Paced by the receiver: 20 at a time, the next 20 once these have arrived (or ``waitLimit`` has passed). A burst
         // paced by the clock alone overflowed the receiving socket's buffer on a loaded machine, whose event loop
         // did not read for a while (79 of 200 arrived): the kernel's loss, not the library's.
         for batch in stride(from: 0, to: 200, by: 20) {
             for index in batch..<(batch + 20) {
                 try await pair.client.send(Data("datagram \(index)".utf8), toPeers: [pair.host.peer], mode: .unreliable)
             }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + waitLimit
             while messages(pair.hostLog).count < batch + 20, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(1))
             }
@@ -51,7 +52,7 @@ struct UnreliableTests {
         #expect(pair.host.runtime.datagrams.statistics.received >= 200)
         // The reply goes the other way by UDP too.
         try await pair.host.send(Data("back".utf8), toPeers: [pair.client.peer], mode: .unreliable)
-        let backDeadline = ContinuousClock.now + .seconds(10)
+        let backDeadline = ContinuousClock.now + waitLimit
         while !pair.clientLog.messages.contains(Data("back".utf8)), ContinuousClock.now < backDeadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -64,7 +65,7 @@ struct UnreliableTests {
         try await waitForDatagrams(pair)
         let largest = pattern(count: 65_000, seed: 9)
         try await pair.client.send(largest, toPeers: [pair.host.peer], mode: .unreliable)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while !pair.hostLog.messages.contains(largest), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -86,10 +87,12 @@ struct UnreliableTests {
         let elapsed = start.duration(to: .now)
         let statistics = pair.client.runtime.datagrams.statistics
         #expect(statistics.sent + statistics.droppedFull >= 2_000)
-        #expect(elapsed < .seconds(10), "2,000 sends took \(elapsed)")
+        // Each send returns as soon as the datagram is handed over or dropped (about a second for all alone): a bound
+        // that only says the loop was not held up, with room for a loaded machine.
+        #expect(elapsed < waitLimit, "2,000 sends took \(elapsed)")
         // Reliable traffic still flows at once.
         try await pair.client.send(Data("reliable".utf8), toPeers: [pair.host.peer], mode: .reliable)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while !pair.hostLog.messages.contains(Data("reliable".utf8)), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -119,7 +122,7 @@ struct UnreliableTests {
                 }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + waitLimit
         while pair.host.runtime.datagrams.statistics.rejected < rejectedBefore + 3, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -76,3 +76,11 @@ extension Trait where Self == AvahiBudgetTrait {
     /// The test stresses avahi-daemon: no other test that talks to it runs meanwhile.
     static var avahiAlone: Self { AvahiBudgetTrait(count: AvahiBudget.permits) }
 }
+
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of a suite with tests that talk to avahi-daemon. A test's time counts its wait for permits of
+    /// ``AvahiBudget`` behind every other test that holds them, which with the suite in parallel on a loaded machine
+    /// came to more than a minute. Longer than the whole suite takes there: a guard against a hang, not a bound on
+    /// how fast the machine is.
+    static var avahiTimeLimit: Self { .timeLimit(.minutes(5)) }
+}

@@ -114,12 +114,14 @@ final class DemoProcess: Sendable {
     @discardableResult
     func waitForLine(
         containing text: String,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Looks once more after the deadline: a wait starved of the CPU may wake only after it.
+        while true {
             if let line = output.first(where: { $0.contains(text) }) { return line }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record(

@@ -2,13 +2,13 @@ import Observation
 import PeerConnectivity
 import Testing
 
-/// Waits, polling on the main actor, until `condition` holds; records an issue after `timeout`.
+/// Waits, polling on the main actor, until `condition` holds; records an issue after `timeout` (``waitLimit``).
 ///
 /// - Returns: whether it held in time.
 @MainActor
 @discardableResult
 func eventually(
-    timeout: Duration = .seconds(10) * slowdown,
+    timeout: Duration = waitLimit,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () -> Bool
 ) async throws -> Bool {
@@ -31,7 +31,7 @@ func eventually(
 @discardableResult
 func eventually(
     every interval: Duration,
-    timeout: Duration = .seconds(10) * slowdown,
+    timeout: Duration = waitLimit,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws -> Bool {

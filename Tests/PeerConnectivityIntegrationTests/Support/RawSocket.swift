@@ -16,15 +16,15 @@ final class RawSocket: Sendable {
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds of silence.
     ///
-    /// The default is long enough for a peer on a loaded machine (the whole suite in parallel on two CPUs)
-    /// to answer: only a test that expects silence waits for all of it.
-    init(port: Int, timeout: Int = 10) async throws {
+    /// The default, ``waitLimit``, is long enough for a peer on a loaded machine (the whole suite in parallel on two
+    /// CPUs, a build beside it) to answer: only a test that expects silence waits for all of it.
+    init(port: Int, timeout: Int = Int(waitLimit.components.seconds)) async throws {
         fd = try await onOwnThread { try Self.connect(port: port, timeout: timeout) }
     }
 
     /// Connects as ``init(port:timeout:)`` does, blocking the calling thread: for a thread of the test's
     /// own (``onOwnThread(_:)-(()->Result)``) that opens many at once.
-    init(blockingConnectTo port: Int, timeout: Int = 10) throws {
+    init(blockingConnectTo port: Int, timeout: Int = Int(waitLimit.components.seconds)) throws {
         fd = try Self.connect(port: port, timeout: timeout)
     }
 

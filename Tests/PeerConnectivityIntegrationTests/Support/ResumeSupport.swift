@@ -3,9 +3,9 @@ import PeerConnectivity
 import PeerConnectivityTesting
 import Testing
 
-/// Waits until `progress` has counted at least `fraction` of its total, for 30 s at most.
+/// Waits until `progress` has counted at least `fraction` of its total, for ``waitLimit`` at most.
 func waitFor(_ progress: Progress, fraction: Double) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + waitLimit
     while Double(progress.completedUnitCount) < fraction * Double(progress.totalUnitCount) {
         guard ContinuousClock.now < deadline else {
             throw FixtureError("progress stuck at \(progress.completedUnitCount)")

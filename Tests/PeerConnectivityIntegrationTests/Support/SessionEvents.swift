@@ -68,13 +68,15 @@ final class EventLog: Sendable {
     /// Waits until `count` resources have finished arriving (or failed) and returns them.
     func waitForResources(
         _ count: Int,
-        timeout: Duration = .seconds(20) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [(name: String, result: Result<URL, TransferError>)] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Each wait looks once more after its deadline: a wait starved of the CPU may wake only after it.
+        while true {
             let finished = finishedResources
             if finished.count >= count { return finished }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record(
@@ -85,7 +87,7 @@ final class EventLog: Sendable {
     }
 
     /// Waits until `count` resources have started arriving and returns their progress.
-    func waitForStartedResources(_ count: Int, timeout: Duration = .seconds(10) * slowdown) async throws -> [Progress] {
+    func waitForStartedResources(_ count: Int, timeout: Duration = waitLimit) async throws -> [Progress] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, startedResources.count < count {
             try await Task.sleep(for: .milliseconds(2))
@@ -96,13 +98,14 @@ final class EventLog: Sendable {
     /// Waits until `count` streams have arrived and returns them.
     func waitForStreams(
         _ count: Int,
-        timeout: Duration = .seconds(10) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [IncomingStream] {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             let streams = self.streams
             if streams.count >= count { return streams }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record("\(streams.count) of \(count) streams arrived within \(timeout)", sourceLocation: sourceLocation)
@@ -114,12 +117,13 @@ final class EventLog: Sendable {
     func waitFor(
         _ peer: PeerID,
         _ state: PeerState,
-        timeout: Duration = .seconds(10) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> DisconnectReason?? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let match = states(of: peer).first(where: { $0.0 == state }) { return .some(match.1) }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record(

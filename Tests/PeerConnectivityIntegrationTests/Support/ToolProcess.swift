@@ -64,16 +64,24 @@ final class ToolProcess: Sendable {
     ) async throws -> String? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        repeat {
+        // Looks once more after the deadline: a wait starved of the CPU (the suite in parallel on a loaded machine)
+        // woke only after it, with the line long written.
+        while true {
             if let line = output.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            guard clock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(20))
-        } while clock.now < deadline
+        }
         Issue.record("no line with \"\(text)\" in \(timeout): \(output) \(errors)", sourceLocation: sourceLocation)
         return nil
     }
 
+    /// How long a test waits for a tool to exit: seconds alone, but a tool starting while the machine is busy (the
+    /// suite in parallel on two CPUs, builds beside it) was seen to take 10 s before its first line. The wait ends
+    /// when the tool exits: only a test that fails waits for all of it.
+    static let exitWait: Duration = .seconds(120) * slowdown
+
     /// Its exit status, waiting up to `timeout`; nil while it still runs.
-    func exitStatus(within timeout: Duration) async throws -> Int32? {
+    func exitStatus(within timeout: Duration = exitWait) async throws -> Int32? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while process.isRunning, clock.now < deadline {

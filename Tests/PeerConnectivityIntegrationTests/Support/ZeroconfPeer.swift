@@ -84,7 +84,7 @@ final class ZeroconfPeer: Sendable {
         let python = try #require(await Self.interpreter(), "python-zeroconf is not installed")
         process = try DemoProcess(["-u", Self.script.path], executableURL: python)
         try #require(
-            try await process.waitForLine(containing: "\"ready\"", timeout: .seconds(20) * slowdown) != nil,
+            try await process.waitForLine(containing: "\"ready\"", timeout: waitLimit) != nil,
             sourceLocation: sourceLocation
         )
     }
@@ -138,12 +138,14 @@ final class ZeroconfPeer: Sendable {
     func waitFor(
         _ kinds: Set<String>,
         name: String,
-        timeout: Duration = .seconds(20) * slowdown,
+        timeout: Duration = waitLimit,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Event? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Looks once more after the deadline: a wait starved of the CPU may wake only after it.
+        while true {
             if let event = events.last(where: { kinds.contains($0.event) && $0.name == name }) { return event }
+            guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record(
@@ -156,7 +158,7 @@ final class ZeroconfPeer: Sendable {
     /// Ends the helper: its services are withdrawn (goodbye packets) before it exits.
     func close() async throws {
         process.closeInput()
-        if try await process.waitForExit(timeout: .seconds(20) * slowdown) == nil {
+        if try await process.waitForExit(timeout: waitLimit) == nil {
             process.signal(SIGKILL)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import PeerConnectivityBench
@@ -81,22 +82,36 @@ struct OpenLoopTests {
     }
 
     @Test("unreliable: no datagram back within a second fails the phase as blocked, saying what to open")
-    func blockedUDP() async throws {
+    func blockedUDP() throws {
+        // On a clock the test moves: the second is the controller's, however long the machine takes meanwhile.
+        let start: UInt64 = 1_000_000_000_000
+        let time = Mutex(start)
         let plan = TestPlan(mode: .unreliable, sizes: [64], count: 100, window: 16, timeoutSeconds: 5)
-        let now = MonotonicClock.now()
-        let machine = LoadStateMachine(size: 64, count: 100, plan: plan, firstSequence: 1, clockOrigin: now, now: now)
+        let machine = LoadStateMachine(
+            size: 64,
+            count: 100,
+            plan: plan,
+            firstSequence: 1,
+            clockOrigin: start,
+            now: start
+        )
         let controller = LoadController(
             machine: machine,
             size: 64,
             planned: 100,
             isWarmup: true,
             unreliable: true,
-            now: now
+            now: start,
+            clock: { time.withLock { $0 } }
         )
         for _ in 0..<5 { _ = try controller.nextSend() }
         _ = controller.tick()
         #expect(throws: Never.self) { _ = try controller.nextSend() }
-        try await Task.sleep(for: .milliseconds(1_100))
+        // A nanosecond short of the second: not yet.
+        time.withLock { $0 = start + LoadController.firstDatagramWithin - 1 }
+        _ = controller.tick()
+        #expect(throws: Never.self) { _ = try controller.nextSend() }
+        time.withLock { $0 = start + LoadController.firstDatagramWithin }
         _ = controller.tick()
         let error = #expect(throws: BenchError.self) { _ = try controller.nextSend() }
         #expect(error?.message.contains("UDP between the hosts seems blocked") == true)

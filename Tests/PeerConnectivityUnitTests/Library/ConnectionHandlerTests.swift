@@ -184,6 +184,23 @@ struct ConnectionHandlerTests {
         #expect(rig.events.closedReasons == [.handshakeTimeout])
     }
 
+    @Test("bytes that trickle in do not put the handshake deadline off")
+    func trickleDoesNotDelayTheDeadline() throws {
+        let rig = try Rig(role: .invitee)
+        _ = try rig.written()
+        // A HELLO one byte every 500 ms: bytes come in all through the 7 s, the frame never ends.
+        let hello = FrameEncoder.buffer(for: .hello(Frame.Hello(peer: Self.bob)), allocator: rig.channel.allocator)
+        for byte in hello.readableBytesView.prefix(13) {
+            try rig.channel.writeInbound(ByteBuffer(bytes: [byte]))
+            rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(500))
+        }
+        #expect(rig.channel.isActive, "6.5 s of 7")
+        #expect(try rig.written().isEmpty)
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(500))
+        #expect(try rig.written() == [.goodbye(.handshakeTimeout)])
+        #expect(rig.events.closedReasons == [.handshakeTimeout])
+    }
+
     @Test("once established the deadline no longer fires")
     func deadlineCancelledOnEstablish() throws {
         let rig = try Rig(role: .inviter(Self.invitation))
