@@ -22,6 +22,10 @@ if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" "$log"; then
     exit 1
 fi
 
+echo "== public API against the last release (Scripts/check-api.sh)"
+# A break fails the run unless CHANGELOG.md's Unreleased section names it. About 30 s after the build.
+Scripts/check-api.sh
+
 echo "== documentation (DocC, warnings are errors)"
 # The DocC catalog and the public API's doc comments: a broken link fails the run. About 40 s after the build.
 Scripts/docs.sh
