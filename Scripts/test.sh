@@ -30,8 +30,16 @@ echo "== documentation (DocC, warnings are errors)"
 # The DocC catalog and the public API's doc comments: a broken link fails the run. About 40 s after the build.
 Scripts/docs.sh
 
-echo "== swift test"
+if [ "$#" -gt 0 ]; then
+    echo "== swift test $*"
+    exec swift test --skip-build "$@"
+fi
+
+echo "== unit tests (Scripts/unit-tests.sh: in memory, no network, no daemon)"
+Scripts/unit-tests.sh
+
+echo "== swift test (integration tests and the README's samples)"
 # In parallel: the tests hold on a loaded machine (bounds with room, blocking work off the cooperative pool),
 # take turns at avahi-daemon (AvahiBudget: two at once, the DNS-SD stress test alone), and measure the connection
-# flood in a child process. About 30 s instead of 110 s serially.
-swift test --skip-build "$@"
+# flood in a child process.
+swift test --skip-build --filter 'PeerConnectivityIntegrationTests|ReadmeTests'
