@@ -5,7 +5,7 @@ import Testing
 
 /// `Session.connectInProcess(to:)`: two sessions of one process joined over a socket pair, with the
 /// library's whole protocol and no address, no port, no DNS-SD.
-@Suite("Sessions joined in the process", .timeLimit(.minutes(1)))
+@Suite("Sessions joined in the process", .timeLimit(.minutes(5)))  // a guard against a hang, not a speed bound
 struct InProcessTests {
     @Test("both see each other connected; messages, a stream and a resource cross; a disconnect is seen")
     func wholeProtocol() async throws {
@@ -18,7 +18,7 @@ struct InProcessTests {
         let aliceLog = EventLog(alice)
         let bobLog = EventLog(bob)
 
-        try await alice.connectInProcess(to: bob, context: Data("hello".utf8))
+        try await alice.connectInProcess(to: bob, context: Data("hello".utf8), timeout: invitationTimeout)
         #expect(alice.state(of: bob.peer) == .connected)
         #expect(bob.state(of: alice.peer) == .connected)
         // Encrypted by default, as over TCP: the local sockets carry TLS 1.3 too.
@@ -59,9 +59,9 @@ struct InProcessTests {
     func secondJoinRefused() async throws {
         let alice = Session(peer: try PeerID(displayName: "alice"))
         let bob = Session(peer: try PeerID(displayName: "bob"))
-        try await alice.connectInProcess(to: bob)
+        try await alice.connectInProcess(to: bob, timeout: invitationTimeout)
         await #expect(throws: SessionError.alreadyInSession(bob.peer)) {
-            try await alice.connectInProcess(to: bob)
+            try await alice.connectInProcess(to: bob, timeout: invitationTimeout)
         }
         #expect(alice.state(of: bob.peer) == .connected, "the first link stands")
     }
@@ -71,7 +71,7 @@ struct InProcessTests {
         let alice = Session(peer: try PeerID(displayName: "alice"), encryptionPreference: .required)
         let bob = Session(peer: try PeerID(displayName: "bob"), encryptionPreference: .none)
         let failure = await #expect(throws: InvitationError.self) {
-            try await alice.connectInProcess(to: bob)
+            try await alice.connectInProcess(to: bob, timeout: invitationTimeout)
         }
         #expect(failure?.reason == .encryptionRequired, "\(String(describing: failure))")
         #expect(alice.state(of: bob.peer) == .notConnected)
