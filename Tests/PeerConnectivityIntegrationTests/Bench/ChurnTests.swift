@@ -4,7 +4,7 @@ import PeerConnectivityBench
 import Testing
 
 /// What a long-running reflector keeps of the sessions that ended.
-@Suite("Session churn against a reflector", .serialized, .timeLimit(.minutes(5)))
+@Suite("Session churn against a reflector", .serialized, .timeLimit(.minutes(5 * slowdown)))
 struct ChurnTests {
     @Test("1,000 sessions that come and go leave the reflector's memory within 1 MiB of where the first 100 left it")
     func memoryComesBack() async throws {

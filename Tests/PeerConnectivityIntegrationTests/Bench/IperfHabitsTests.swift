@@ -5,7 +5,7 @@ import Testing
 
 /// iperf3's habits in the real tools, on loopback: bulk throughput for a time, in parallel, reversed or
 /// both ways, interval reports, JSON on standard output, a document whatever happens, and no DNS-SD needed.
-@Suite("test-runner as iperf3 users expect it", .serialized, .timeLimit(.minutes(3)))
+@Suite("test-runner as iperf3 users expect it", .serialized, .timeLimit(.minutes(3 * slowdown)))
 struct IperfHabitsTests {
     /// The interval lines ("[   0.0-   0.5 s] ...") in a run's output.
     static func intervalLines(in output: String) -> Int {

@@ -12,7 +12,7 @@ import Testing
 /// What a hostile or careless peer can do to a long-running reflector: the real `reflector` binary on
 /// loopback, with peers in this process. The idle timeout is tested on a reflector in this process whose idle check
 /// reads a clock the test moves (``ManualIdleClock``).
-@Suite("A reflector under a hostile peer", .serialized, .timeLimit(.minutes(2)))
+@Suite("A reflector under a hostile peer", .serialized, .timeLimit(.minutes(2 * slowdown)))
 struct ReflectorHardeningTests {
     /// Starts a reflector on 127.0.0.1 without DNS-SD; returns it with its session port.
     private func reflector(

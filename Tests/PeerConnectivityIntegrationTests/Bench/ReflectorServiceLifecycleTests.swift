@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The reflector as a service of swift-service-lifecycle, as an app (or the tool) runs it.
-@Suite("Reflector service lifecycle", .timeLimit(.minutes(1)))
+@Suite("Reflector service lifecycle", .timeLimit(.minutes(1 * slowdown)))
 struct ReflectorServiceLifecycleTests {
     @Test("a graceful shutdown says goodbye to the runners, stops, and logs a summary")
     func gracefulShutdown() async throws {

@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Fewer messages than a batch are acknowledged by the receiver's one-shot timer on its event loop.
-@Suite("Acknowledgement timer", .timeLimit(.minutes(1)))
+@Suite("Acknowledgement timer", .timeLimit(.minutes(1 * slowdown)))
 struct AcknowledgementTimerTests {
     @Test("one message, far less than a batch, is acknowledged soon after it arrives; so is the next")
     func loneMessageAcknowledged() async throws {

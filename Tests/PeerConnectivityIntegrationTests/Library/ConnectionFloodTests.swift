@@ -6,7 +6,7 @@ import Testing
 /// Connection floods on real loopback sockets: every flood connection is closed by the handshake
 /// timeout at the latest, and a real peer still gets in and echoes meanwhile.
 /// The time limit has room for the child process of ``thousandConnections()`` to start on a loaded machine.
-@Suite("Connection floods against an advertiser", .serialized, .timeLimit(.minutes(3)))
+@Suite("Connection floods against an advertiser", .serialized, .timeLimit(.minutes(3 * slowdown)))
 struct ConnectionFloodTests {
     /// The environment variable that turns ``measuredFlood()`` on in a child process.
     static let childVariable = "PEERCONNECTIVITY_FLOOD_CHILD"

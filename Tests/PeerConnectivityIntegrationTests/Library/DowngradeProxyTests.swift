@@ -6,7 +6,7 @@ import Testing
 
 /// Someone on the path rewrites the encryption preference in the plain HELLOs to none: a real TCP
 /// proxy on loopback between two real sessions.
-@Suite("Downgrade: a HELLO rewritten on the path never gives a silent plain link", .timeLimit(.minutes(1)))
+@Suite("Downgrade: a HELLO rewritten on the path never gives a silent plain link", .timeLimit(.minutes(1 * slowdown)))
 struct DowngradeProxyTests {
     /// An advertiser on 127.0.0.1 with a session behind it that accepts every invitation.
     struct Host {

@@ -14,7 +14,7 @@ import Testing
 
 /// IPv6 and IPv4 on one listener: addresses as the sockets report them, made one form; real sessions over
 /// `::1` and over 127.0.0.1 to a listener on `::`; several addresses raced over loopback.
-@Suite("Dual stack", .timeLimit(.minutes(1)))
+@Suite("Dual stack", .timeLimit(.minutes(1 * slowdown)))
 struct DualStackTests {
     @Test("socket addresses in their one text form: IPv4-mapped as IPv4, link-local with its interface")
     func addressText() throws {

@@ -6,7 +6,7 @@ import PeerConnectivityNIO
 import Testing
 
 /// An app that runs SwiftNIO passes its own event loop group: the peers' I/O runs there.
-@Suite("An app's event loop group", .timeLimit(.minutes(1)))
+@Suite("An app's event loop group", .timeLimit(.minutes(1 * slowdown)))
 struct EventLoopGroupTests {
     @Test("a session and an advertiser given a group run on it, connect and echo; without one they do not")
     func ownGroup() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// Folders sent as one channel that are cut short, damaged on the way, or sent again changed, between real
 /// sessions over loopback: the receiver keeps the blocks it took, only the others cross, and what lands is
 /// the sender's folder.
-@Suite("Folders: resume and damaged blocks", .serialized, .timeLimit(.minutes(2)))
+@Suite("Folders: resume and damaged blocks", .serialized, .timeLimit(.minutes(2 * slowdown)))
 struct FolderResumeTests {
     /// `count` files of `length` bytes (the last a little longer) in two folders, distinct by `seed`.
     private static func tree(count: Int, length: Int, seed: UInt64) -> [String: Data] {

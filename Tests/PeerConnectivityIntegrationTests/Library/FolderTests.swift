@@ -5,7 +5,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Folders sent with `sendResource(at:withName:toPeer:)` between two sessions over real loopback sockets.
-@Suite("Folders", .timeLimit(.minutes(1)))
+@Suite("Folders", .timeLimit(.minutes(1 * slowdown)))
 struct FolderTests {
     /// A pair whose host receives into `scratch/received`.
     private func pair(

@@ -4,7 +4,7 @@ import Testing
 
 /// Uninvited connections may send the handshake and nothing else: every other frame type, well formed,
 /// closes the connection with GOODBYE 7 on a real socket, before and after INVITE.
-@Suite("Only the handshake before acceptance, on a real socket", .serialized, .timeLimit(.minutes(1)))
+@Suite("Only the handshake before acceptance, on a real socket", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct HandshakeOnlyTests {
     /// Well-formed frames of every type an uninvited connection may not send (docs/PROTOCOL.md).
     static let forbidden: [(String, [UInt8])] = [

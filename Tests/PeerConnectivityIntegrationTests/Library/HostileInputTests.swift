@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Bad input over real sockets: the advertiser closes that connection and goes on serving.
-@Suite("Hostile input on a real socket", .serialized, .timeLimit(.minutes(1)))
+@Suite("Hostile input on a real socket", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct HostileInputTests {
     /// An advertiser on loopback without DNS-SD that accepts every invitation into its session.
     final class Host: Sendable {

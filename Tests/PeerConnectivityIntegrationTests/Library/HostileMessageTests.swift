@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// A hand-written peer sends large messages (message channels) that break their rules to a real session.
-@Suite("Hostile large messages", .timeLimit(.minutes(1)))
+@Suite("Hostile large messages", .timeLimit(.minutes(1 * slowdown)))
 struct HostileMessageTests {
     /// A session accepting messages of up to 2 MiB, and a raw socket that has joined it.
     private static func target() async throws -> RawJoinedSession {

@@ -8,7 +8,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// A hand-written peer sends resources with hostile names and broken contents to a real session.
-@Suite("Hostile resources", .serialized, .timeLimit(.minutes(1)))
+@Suite("Hostile resources", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct HostileResourceTests {
     /// A session receiving into `scratch/received`, and a raw socket that has joined it.
     private struct Target {

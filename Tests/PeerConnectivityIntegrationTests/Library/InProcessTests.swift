@@ -4,8 +4,9 @@ import PeerConnectivityTesting
 import Testing
 
 /// `Session.connectInProcess(to:)`: two sessions of one process joined over a socket pair, with the
-/// library's whole protocol and no address, no port, no DNS-SD.
-@Suite("Sessions joined in the process", .timeLimit(.minutes(5)))  // a guard against a hang, not a speed bound
+/// library's whole protocol and no address, no port, no DNS-SD. The time limit guards against a hang; it is no
+/// speed bound.
+@Suite("Sessions joined in the process", .timeLimit(.minutes(5 * slowdown)))
 struct InProcessTests {
     @Test("both see each other connected; messages, a stream and a resource cross; a disconnect is seen")
     func wholeProtocol() async throws {

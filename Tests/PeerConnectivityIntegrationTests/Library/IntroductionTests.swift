@@ -5,7 +5,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// MEMBERS makes a session dial the addresses it names: who may send it, and how much it may ask.
-@Suite("Mesh introductions from a hostile member", .serialized, .timeLimit(.minutes(1)))
+@Suite("Mesh introductions from a hostile member", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct IntroductionTests {
     /// A member id that sorts after every random one, so that the session is the side that dials it.
     static func lateID(_ index: UInt8) -> UUID {

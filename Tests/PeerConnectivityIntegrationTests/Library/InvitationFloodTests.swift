@@ -7,7 +7,7 @@ import Testing
 ///
 /// The advertiser's invitation limits read a ``ManualClock``: time stands still while the flood runs, however long
 /// it takes on a loaded machine, and moves only where the test moves it, so the counts are exact.
-@Suite("Invitation floods from one peer", .serialized, .timeLimit(.minutes(2)))
+@Suite("Invitation floods from one peer", .serialized, .timeLimit(.minutes(2 * slowdown)))
 struct InvitationFloodTests {
     /// Default invitation limits, on `clock`; no log lines for the 200 refusals. The flood's connections all come
     /// from 127.0.0.1 and are pending for a moment each (longer on a loaded machine, while the event loop catches

@@ -9,7 +9,7 @@ import Testing
 /// `Scripts/lab-reach.sh` from the test suite: an IPv6-only link, a link-local-only link and hosts without
 /// nss-mdns, each a lab of network namespaces with their own avahi-daemon, all ending connected. Runs only as
 /// root with the lab's tools installed (`Scripts/setup.sh --lab`); about 40 s.
-@Suite("Network reach in the lab", .timeLimit(.minutes(3)))
+@Suite("Network reach in the lab", .timeLimit(.minutes(3 * slowdown)))
 struct LabReachTests {
     /// Why the lab cannot run here, or nil when it can.
     static let unavailable: String? = {

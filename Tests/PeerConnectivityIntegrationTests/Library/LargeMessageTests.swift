@@ -7,7 +7,7 @@ import Testing
 
 /// Reliable messages over 1 MiB travel in chunks on a channel of their own (protocol version 3, kind
 /// message); over real sockets on loopback.
-@Suite("Large messages", .timeLimit(.minutes(2)))
+@Suite("Large messages", .timeLimit(.minutes(2 * slowdown)))
 struct LargeMessageTests {
     /// Waits until `log` holds `count` messages and returns them.
     private func messages(_ log: EventLog, count: Int) async throws -> [Data] {

@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// What peers can write into an application's log: nothing raw, and not without bound.
-@Suite("Logs under hostile peers", .serialized, .timeLimit(.minutes(1)))
+@Suite("Logs under hostile peers", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct LogSafetyTests {
     /// Whether `text` holds a control character (other than none at all), raw.
     static func hasControlCharacter(_ text: String) -> Bool {

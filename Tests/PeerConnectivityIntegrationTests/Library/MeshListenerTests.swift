@@ -4,7 +4,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// A session's own listener takes only peers a member introduced.
-@Suite("Mesh listener", .timeLimit(.minutes(1)))
+@Suite("Mesh listener", .timeLimit(.minutes(1 * slowdown)))
 struct MeshListenerTests {
     @Test("a peer nobody introduced is declined at the session's listener and never joins")
     func strangerDeclined() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// Full mesh over loopback sockets: peers accepted into one session connect to every member.
 ///
 /// The time limit has room for the mesh of 16 (120 TLS connections) on a machine busy with the suite in parallel.
-@Suite("Full mesh", .timeLimit(.minutes(3)))
+@Suite("Full mesh", .timeLimit(.minutes(3 * slowdown)))
 struct MeshTests {
     /// Waits until every session holds every other as connected.
     private func waitForMesh(_ sessions: [Session], timeout: Duration = waitLimit) async throws -> Bool {

@@ -8,7 +8,7 @@ import Testing
 
 /// What each side announces in the handshake (protocol version 3): the largest message it accepts, and
 /// its protocol version; over real sockets on loopback.
-@Suite("Announced message size and protocol version", .timeLimit(.minutes(1)))
+@Suite("Announced message size and protocol version", .timeLimit(.minutes(1 * slowdown)))
 struct MessageSizeTests {
     enum Side: String, CaseIterable, Sendable {
         /// The inviter (the client) accepts less: the invitee learns it from INVITE.

@@ -8,7 +8,7 @@ import Testing
 ///
 /// Other tests of the process may connect meanwhile (not in parallel: the suite runs serially), so
 /// each check asks for at least what this test did.
-@Suite("Metrics: connections, handshakes, traffic and refusals", .serialized, .timeLimit(.minutes(1)))
+@Suite("Metrics: connections, handshakes, traffic and refusals", .serialized, .timeLimit(.minutes(1 * slowdown)))
 struct MetricsTests {
     init() {
         _ = SharedTestMetrics.backend

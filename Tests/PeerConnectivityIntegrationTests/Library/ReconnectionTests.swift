@@ -6,7 +6,7 @@ import Testing
 /// Reconnection on real loopback sockets: links cut without goodbye (``Session/abortConnection(to:)``
 /// closes the socket as a crash would) come back, and numbered messages sent across the cut arrive
 /// exactly once and in order, or are reported.
-@Suite("Reconnection", .timeLimit(.minutes(2)))
+@Suite("Reconnection", .timeLimit(.minutes(2 * slowdown)))
 struct ReconnectionTests {
     /// Reconnection on, with a short backoff. The links are cut by closing their sockets, which both ends see at
     /// once: the liveness timeout and the time one resume attempt may take are long (unless a test is about them), so
@@ -225,7 +225,7 @@ struct ReconnectionTests {
         #expect(pair.hostLog.states(of: pair.client.peer).map(\.0) == [.connecting, .connected, .notConnected])
     }
 
-    @Test("a silent link (nothing arrives, liveness timeout) comes back too", .timeLimit(.minutes(1)))
+    @Test("a silent link (nothing arrives, liveness timeout) comes back too", .timeLimit(.minutes(1 * slowdown)))
     func livenessDropResumes() async throws {
         let configuration = Self.configuration(liveness: .seconds(1))
         let pair = try await SessionPair.connect(host: configuration, client: configuration)

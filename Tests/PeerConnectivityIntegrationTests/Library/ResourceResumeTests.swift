@@ -6,7 +6,7 @@ import Testing
 
 /// Resources that are cut short and resumed, and blocks damaged on the way, between real sessions over
 /// loopback: only the blocks missing cross again, and the file that lands is the sender's.
-@Suite("Resources: resume and damaged blocks", .serialized, .timeLimit(.minutes(2)))
+@Suite("Resources: resume and damaged blocks", .serialized, .timeLimit(.minutes(2 * slowdown)))
 struct ResourceResumeTests {
     static let size = 48 << 20
 

@@ -4,7 +4,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Resources (files) between two sessions over real loopback sockets, without DNS-SD.
-@Suite("Resources", .timeLimit(.minutes(1)))
+@Suite("Resources", .timeLimit(.minutes(1 * slowdown)))
 struct ResourceTests {
     /// A pair whose host receives into a fresh directory.
     private func pair(receiveInto directory: ScratchDirectory) async throws -> SessionPair {

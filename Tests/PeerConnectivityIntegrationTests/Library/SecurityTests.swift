@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// Encryption, identity and certificate decisions over real loopback sockets.
-@Suite("Security: encryption preferences, identities, certificate decisions", .timeLimit(.minutes(2)))
+@Suite("Security: encryption preferences, identities, certificate decisions", .timeLimit(.minutes(2 * slowdown)))
 struct SecurityTests {
     /// An advertiser on 127.0.0.1 (no DNS-SD) with a session behind it that accepts every invitation.
     struct Host {

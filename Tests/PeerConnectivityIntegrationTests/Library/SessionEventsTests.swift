@@ -4,7 +4,7 @@ import Testing
 @testable import PeerConnectivity
 
 /// Several subscribers to one session's events, and receive backpressure, over loopback sockets.
-@Suite("Session events", .timeLimit(.minutes(1)))
+@Suite("Session events", .timeLimit(.minutes(1 * slowdown)))
 struct SessionEventsTests {
     /// Collects `count` messages from a fresh iterator of `session.events`.
     private func collect(_ count: Int, from iterator: Session.Events.Iterator) async -> [Data] {

@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Session rules over real loopback sockets, without DNS-SD.
-@Suite("Session limits and errors", .timeLimit(.minutes(1)))
+@Suite("Session limits and errors", .timeLimit(.minutes(1 * slowdown)))
 struct SessionLimitTests {
     /// An advertiser on loopback (no DNS-SD) that accepts invitations into `session`.
     private func host(

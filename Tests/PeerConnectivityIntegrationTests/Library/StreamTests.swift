@@ -4,7 +4,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Streams between two sessions over real loopback sockets, without DNS-SD.
-@Suite("Streams", .timeLimit(.minutes(1)))
+@Suite("Streams", .timeLimit(.minutes(1 * slowdown)))
 struct StreamTests {
     /// Reads a stream to its end.
     private func readAll(_ stream: IncomingStream) async throws -> Data {

@@ -4,7 +4,7 @@ import PeerConnectivityTesting
 import Testing
 
 /// Tasks on a session's executor: they run on its I/O thread, and what they send keeps its order.
-@Suite("Session task executor", .timeLimit(.minutes(1)))
+@Suite("Session task executor", .timeLimit(.minutes(1 * slowdown)))
 struct TaskExecutorTests {
     /// The name of the thread running the caller.
     private static func threadName() -> String {

@@ -3,7 +3,7 @@ import PeerConnectivity
 import Testing
 
 /// Two peers that invite each other at the same moment end with exactly one connection.
-@Suite("Simultaneous invitations", .timeLimit(.minutes(1)))
+@Suite("Simultaneous invitations", .timeLimit(.minutes(1 * slowdown)))
 struct TieBreakTests {
     /// A peer with a session and an advertiser on loopback that accepts every invitation into it.
     struct Side {

@@ -20,7 +20,7 @@ enum OldVersion {
 }
 
 /// Typed messages: any Codable value over a session, an AsyncSequence of one type.
-@Suite("Typed messages", .timeLimit(.minutes(1)))
+@Suite("Typed messages", .timeLimit(.minutes(1 * slowdown)))
 struct TypedMessageTests {
     @Test("two types share a session; each sequence gets its own, with the sender; raw messages are skipped")
     @MainActor

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Unreliable messages: UDP datagrams beside the connection, over real loopback sockets.
-@Suite("Unreliable mode", .timeLimit(.minutes(1)))
+@Suite("Unreliable mode", .timeLimit(.minutes(1 * slowdown)))
 struct UnreliableTests {
     private static let probe = Data("probe".utf8)
 

@@ -82,5 +82,5 @@ extension Trait where Self == TimeLimitTrait {
     /// ``AvahiBudget`` behind every other test that holds them, which with the suite in parallel on a loaded machine
     /// came to more than a minute. Longer than the whole suite takes there: a guard against a hang, not a bound on
     /// how fast the machine is.
-    static var avahiTimeLimit: Self { .timeLimit(.minutes(5)) }
+    static var avahiTimeLimit: Self { .timeLimit(.minutes(5 * slowdown)) }
 }

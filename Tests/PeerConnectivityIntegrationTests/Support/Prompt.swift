@@ -3,8 +3,8 @@ import Foundation
 /// How many times slower the code under test runs than in a plain build: 5 under ThreadSanitizer
 /// (Scripts/tsan.sh), which makes every memory access and every lock several times dearer; otherwise 1.
 ///
-/// The tests' bounds and waits on time are multiplied by it: under ThreadSanitizer they look for races, not for
-/// speed.
+/// The tests' bounds and waits on time, and the suites' time limits (guards against a hang), are multiplied by it:
+/// under ThreadSanitizer they look for races, not for speed.
 let slowdown: Int = dlsym(nil, "__tsan_init") == nil ? 1 : 5
 
 /// The longest a step may take that takes milliseconds on an idle machine: a cancellation or a close crossing
