@@ -114,8 +114,14 @@ final class SessionEchoDriver: EchoDriver {
 
     func run(_ controller: LoadController, size: Int) async throws {
         guard let peer = reflector.withLock({ $0 }) else { throw BenchError.disconnected("not connected") }
-        try await phase.during(controller, size: size) {
-            try await send(controller, size: size, to: [peer])
+        // The sender runs on the session's event loop, as the receiver does: an echo read there resumes the
+        // sender there, and its next message is written there at once. From another thread each round trip
+        // cost two more thread wake-ups (the sender's, then the event loop's to write), more than the
+        // kernel's own round trip on loopback.
+        try await withTaskExecutorPreference(session.taskExecutor) {
+            try await phase.during(controller, size: size) {
+                try await send(controller, size: size, to: [peer])
+            }
         }
     }
 
