@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +16,27 @@ public struct StreamPattern: Sendable {
     /// The longest piece copied or compared at once.
     static let piece = 1 << 19
 
-    private let table: [UInt8]
+    private let table: Table
+
+    /// The table's bytes, allocated once and never moved, so that a piece of it can be handed out as `Data`
+    /// without a copy (``bytes(index:offset:count:)``).
+    private final class Table: @unchecked Sendable {
+        // @unchecked: `bytes` is written only in `init` and read-only after; it lives as long as the table.
+        let bytes: UnsafeMutableRawBufferPointer
+
+        init(_ values: [UInt8]) {
+            bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: values.count, alignment: 64)
+            values.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        }
+
+        deinit {
+            bytes.deallocate()
+        }
+
+        func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try body(UnsafeRawBufferPointer(bytes))
+        }
+    }
 
     /// Makes the table (about 1.5 MB): one period of pseudo-random bytes, then its first ``piece`` bytes
     /// again, so that any piece starting within the period can be copied in one go.
@@ -27,7 +49,25 @@ public struct StreamPattern: Sendable {
             return UInt8(truncatingIfNeeded: state >> 24)
         }
         table += table[0..<Self.piece]
-        self.table = table
+        self.table = Table(table)
+    }
+
+    /// Bytes of stream `index` from `offset` on, at most `count` and at most ``piece``, as a view of the
+    /// table: no byte is copied to make it, so a writer hands the library bytes that it copies once, into
+    /// its frames. The view is valid while this pattern lives.
+    ///
+    /// - Parameters:
+    ///   - index: the stream (or resource) number.
+    ///   - offset: where in the stream the bytes start.
+    ///   - count: how many bytes at most.
+    /// - Returns: the bytes: `min(count, piece)` of them.
+    public func bytes(index: Int, offset: Int, count: Int) -> Data {
+        let from = start(index: index, offset: offset)
+        return Data(
+            bytesNoCopy: table.bytes.baseAddress! + from,
+            count: min(count, Self.piece),
+            deallocator: .none
+        )
     }
 
     private func start(index: Int, offset: Int) -> Int {
