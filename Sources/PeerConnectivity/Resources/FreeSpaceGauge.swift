@@ -18,12 +18,20 @@ final class FreeSpaceGauge: Sendable {
     private let directoryPath: String
     /// How long a reading of the file system is used.
     let readingLifetime: Duration
+    /// Asks the file system for the bytes free below a path: ``freeBytes(below:)`` but in tests, where a
+    /// file system other processes write to cannot give the same answer twice.
+    private let read: @Sendable (String) -> UInt64?
     private let reading = Mutex<Reading?>(nil)
 
     /// A gauge of the file system of the directory at `directoryPath`, or of its nearest existing parent.
-    init(directoryPath: String, readingLifetime: Duration = defaultReadingLifetime) {
+    init(
+        directoryPath: String,
+        readingLifetime: Duration = defaultReadingLifetime,
+        read: @escaping @Sendable (String) -> UInt64? = FreeSpaceGauge.freeBytes(below:)
+    ) {
         self.directoryPath = directoryPath
         self.readingLifetime = readingLifetime
+        self.read = read
     }
 
     private enum Verdict {
@@ -39,14 +47,15 @@ final class FreeSpaceGauge: Sendable {
         var verdict = reading.withLock { take(size, from: &$0, at: now) }
         if verdict == nil {
             // No reading, or an old one: asked outside the lock (another OPEN may ask at the same moment).
-            let free = Self.freeBytes(below: directoryPath)
+            let free = read(directoryPath)
             verdict = reading.withLock { reading in
                 guard let free else {
                     reading = nil
                     return .fits
                 }
+                // A reading just made judges, however short the lifetime.
                 reading = Reading(free: free, taken: now)
-                return take(size, from: &reading, at: now)
+                return take(size, from: &reading, at: now, checkingAge: false)
             }
         }
         guard case .tooLarge(let free) = verdict else { return nil }
@@ -54,8 +63,13 @@ final class FreeSpaceGauge: Sendable {
     }
 
     /// Takes `size` off a reading young enough; `nil` when there is none.
-    private func take(_ size: UInt64, from reading: inout Reading?, at now: ContinuousClock.Instant) -> Verdict? {
-        guard var current = reading, now - current.taken < readingLifetime else { return nil }
+    private func take(
+        _ size: UInt64,
+        from reading: inout Reading?,
+        at now: ContinuousClock.Instant,
+        checkingAge: Bool = true
+    ) -> Verdict? {
+        guard var current = reading, !checkingAge || now - current.taken < readingLifetime else { return nil }
         guard size <= current.free else { return .tooLarge(free: current.free) }
         current.free -= size
         reading = current
