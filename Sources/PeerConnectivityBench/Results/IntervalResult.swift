@@ -34,16 +34,17 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     /// The interval's length in seconds.
     public var seconds: Double { max(endSeconds - startSeconds, 0) }
 
-    /// One line: "[  3.0-  4.0 s]  1.62 GB/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
-    public var line: String {
+    /// One line in automatic units: "[  3.0-  4.0 s] 13.0 Gbit/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
+    public var line: String { line(format: .automatic) }
+
+    /// One line with rates in `format`.
+    ///
+    /// - Parameter format: how rates print (as iperf3's `-f`).
+    /// - Returns: the line.
+    public func line(format: RateFormat) -> String {
         var parts: [String] = []
         func rate(_ bytes: Int) -> String {
-            seconds > 0
-                ? String(
-                    format: "%.2f GB/s (%.2f Gbit/s)",
-                    Double(bytes) / seconds / 1e9,
-                    Double(bytes) * 8 / seconds / 1e9
-                ) : "-"
+            seconds > 0 ? format.string(bytesPerSecond: Double(bytes) / seconds) : "-"
         }
         if let sentBytes { parts.append("\(rate(sentBytes)) sent") }
         if let receivedBytes { parts.append("\(rate(receivedBytes)) received") }
