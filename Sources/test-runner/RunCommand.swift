@@ -109,6 +109,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("R"), .long], help: "--test bulk: the reflector writes, this runner reads.")
     var reverse = false
 
+    @Option(
+        name: [.customShort("O"), .long],
+        help: "--test bulk: the first seconds left out of the totals (slow start), still printed as intervals."
+    )
+    var omit: Double?
+
     @Flag(help: "--test bulk: both write at once, each on its own streams.")
     var bidir = false
 
@@ -354,6 +360,7 @@ struct RunCommand: AsyncParsableCommand {
             timeSeconds: test == .bulk ? time ?? 10 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
+            omitSeconds: omit,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
             rate: rate,
             interruptAtPercent: interruptAt

@@ -20,6 +20,8 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     public var roundTripP50Nanoseconds: UInt64?
     /// The 99th percentile.
     public var roundTripP99Nanoseconds: UInt64?
+    /// Bulk with `--omit`: the interval began in the omitted seconds, so its bytes are not in the totals.
+    public var omitted: Bool?
 
     /// Makes an interval with no figures yet.
     ///
@@ -55,6 +57,7 @@ public struct IntervalResult: Codable, Hashable, Sendable {
             if let p99 = roundTripP99Nanoseconds { text += String(format: ", p99 %.1f us", Double(p99) / 1e3) }
             parts.append(text)
         }
-        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ")
+        let omission = omitted == true ? " (omitted)" : ""
+        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ") + omission
     }
 }

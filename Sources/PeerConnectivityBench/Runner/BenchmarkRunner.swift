@@ -51,7 +51,7 @@ public enum BenchmarkRunner {
         document.reflector = connection.reflectorHost
         document.connection = connection.report
         events.connected?(connection.report, connection.reflectorHost)
-        let intervals = IntervalLog(every: plan.intervalSeconds, report: events.interval)
+        let intervals = IntervalLog(every: plan.intervalSeconds, omitting: plan.omitSeconds, report: events.interval)
         let cpuAtStart = CPUTime.ofThisProcess()
         let testStarted = ContinuousClock.now
         do {

@@ -169,6 +169,34 @@ struct IperfHabitsTests {
         #expect(clash.errors.contains("--port"), "\(clash.errors)")
     }
 
+    @Test("-O: the first seconds are left out of the rate and marked in the intervals")
+    func omit() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("omit.json").path
+        // 0.5 s omitted of 4: the mark's timer has 3.5 s to fire, room for a loaded machine.
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "-c", "127.0.0.1:\(port)", "-t", "4", "-O", "0.5", "-i", "0.25",
+                "--encryption", "none", "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
+        let document = try document(at: path)
+        let forward = try #require(document.bulk?.forward)
+        let omittedSeconds = try #require(forward.omittedSeconds, "\(forward)")
+        let omittedBytes = try #require(forward.omittedBytes)
+        #expect(omittedSeconds >= 0.5 && omittedSeconds < forward.seconds)
+        #expect(omittedBytes <= forward.receivedBytes)
+        let rate = Double(forward.receivedBytes - omittedBytes) / (forward.seconds - omittedSeconds)
+        #expect(abs(forward.bytesPerSecond - rate) <= rate * 1e-9, "the rate is over what followed the mark")
+        let intervals = try #require(document.intervals)
+        #expect(intervals.first?.omitted == true && intervals.last?.omitted == nil, "\(intervals)")
+        #expect(intervals.allSatisfy { ($0.omitted == true) == ($0.startSeconds < 0.5) })
+        #expect(run.output.contains("(omitted)") && run.output.contains("omitted from the rate"), "\(run.output)")
+    }
+
     @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
     func reflectorKilled() async throws {
         let (reflector, port) = try await reflector()
