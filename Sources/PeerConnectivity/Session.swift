@@ -189,7 +189,10 @@ public final class Session: Sendable {
     /// one at a time per peer), after every message sent before them; but a message sent
     /// after a large one may arrive before it. A large message is not resumed by reconnection: the
     /// target must be connected, and if the link drops before the peer has the message, `send` throws
-    /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived).
+    /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived). A peer that
+    /// is gathering as many large messages as its memory budget allows refuses more
+    /// (``Configuration/largeMessageBudget``): `send` then throws
+    /// ``SessionError/messageNotDelivered(_:detail:)`` saying it was busy, and may be tried again later.
     ///
     /// Unreliable: returns once the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///

@@ -6,6 +6,18 @@ import PeerConnectivityTransport
 /// message (OPEN with its size, CHUNKs, END), paced with the streams and resources behind the small
 /// messages, so that it never holds them up for long (see docs/PROTOCOL.md).
 extension Session {
+    /// Bytes of large messages this session is gathering from its peers now, as counted against
+    /// ``Configuration/largeMessageBudget`` (tests).
+    package var largeMessageBytesGathering: Int {
+        LargeMessageMemory.process.held(by: runtime.messageOwner)
+    }
+
+    /// Bytes of large messages every session of the process is gathering now, as counted against
+    /// ``Configuration/processLargeMessageBudget`` (tests).
+    package static var processLargeMessageBytesGathering: Int {
+        LargeMessageMemory.process.total
+    }
+
     /// Sends a large message to every target at once, and returns when every target has confirmed it
     /// whole (DONE), or throws the first failure once every transfer has ended.
     ///
