@@ -43,6 +43,11 @@ extension Session {
 
     /// One target: its turn (one large message at a time per connection, in the order the sends began),
     /// OPEN, the CHUNKs as the peer's credit allows, END, then the peer's DONE.
+    ///
+    /// Cancelling the task ends it at any of these stages with `CancellationError`: waiting for its turn, it
+    /// leaves the line; once its channel is open (its chunks under way, or all sent and DONE awaited), the
+    /// channel is reset (RESET 1, cancelled), which drops its queued chunks here and what the peer gathered
+    /// there; either way the turn passes to the next message, and the caller's bytes are no longer held.
     private static func sendLarge(_ data: Data, on connection: Connection, to peer: PeerID) async throws {
         let channel: UInt32
         do {
@@ -51,6 +56,8 @@ extension Session {
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         defer { connection.endMessage() }
+        // Handed the turn just as it was cancelled: it opens nothing.
+        try Task.checkCancellation()
         do {
             channel = try connection.openChannel(kind: .message, size: UInt64(data.count), name: [])
         } catch let error as ConnectionClosedError {
