@@ -12,12 +12,6 @@ extension Session {
         LargeMessageMemory.process.held(by: runtime.messageOwner)
     }
 
-    /// Bytes of large messages every session of the process is gathering now, as counted against
-    /// ``Configuration/processLargeMessageBudget`` (tests).
-    package static var processLargeMessageBytesGathering: Int {
-        LargeMessageMemory.process.total
-    }
-
     /// Sends a large message to every target at once, and returns when every target has confirmed it
     /// whole (DONE), or throws the first failure once every transfer has ended.
     ///

@@ -82,6 +82,31 @@ struct HostileMessageTests {
         await session.disconnect()
     }
 
+    @Test("a peer that refuses a large message busy (RESET 8): send says so, and a later one goes")
+    func refusedBusyBySender() async throws {
+        let target = try await RawJoinedSession(
+            "message-busy",
+            configuration: .default,
+            maximumMessageLength: 4 << 20
+        )
+        let session = target.session
+        let peer = try #require(session.connectedPeers.first)
+        let refused = Task { try await session.send(Data(count: 2 << 20), toPeers: [peer]) }
+        let open = try #require(await target.socket.readFrame(ofType: 0x20))
+        let channel = Array(open[0..<4])
+        target.socket.send(HandFrames.frame(type: 0x23, body: channel + [8]))
+        let error = await #expect(throws: SessionError.self) { try await refused.value }
+        #expect("\(String(describing: error))".contains("busy"), "\(String(describing: error))")
+        // The turn is free: the next large message opens its channel.
+        let next = Task { try await session.send(Data(count: 2 << 20), toPeers: [peer]) }
+        let nextOpen = try #require(await target.socket.readFrame(ofType: 0x20))
+        #expect(Array(nextOpen[0..<4]) != channel)
+        next.cancel()
+        _ = try? await next.value
+        await target.stop()
+        await session.disconnect()
+    }
+
     @Test("bytes past the size, or an END short of it, close the connection with GOODBYE 7")
     func pastTheSize() async throws {
         for tooMuch in [true, false] {
