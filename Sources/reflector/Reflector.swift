@@ -88,6 +88,14 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "The largest resource taken from a runner, in bytes (default: as large as the free space).")
     var maxResourceBytes: UInt64?
 
+    @Option(
+        help: """
+            The memory, in bytes, that all runners' large messages (over 1 MiB) may hold while they arrive; a \
+            message that would go over it is refused as busy.
+            """
+    )
+    var largeMessageBudget = ReflectorConfiguration().largeMessageBudget
+
     @Option(help: "Where received resources land until confirmed and deleted (default: a new temporary folder).")
     var resourceDirectory: String?
 
@@ -135,6 +143,7 @@ struct Reflector: AsyncParsableCommand {
         guard idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be 0...86400 s")
         }
+        guard largeMessageBudget >= 0 else { throw ValidationError("--large-message-budget must be 0 or more bytes") }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be 0...65535")
         }
@@ -167,6 +176,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.maximumRunnersPerAddress = maxRunnersPerAddress
         configuration.invitationsPerSecondPerAddress = invitationRate
         configuration.maximumResourceSize = maxResourceBytes
+        configuration.largeMessageBudget = largeMessageBudget
         configuration.streamWindow = streamWindow
         configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
         configuration.encryption = encryption ?? .default

@@ -46,6 +46,10 @@ public struct ReflectorConfiguration: Sendable {
     public var datagramPorts: ClosedRange<Int>? = ReflectorConfiguration.defaultDatagramPorts
     /// The largest resource taken from a runner, in bytes; nil for no maximum but the free space.
     public var maximumResourceSize: UInt64?
+    /// The memory, in bytes, that the large messages (over 1 MiB) of all runners together may hold while they
+    /// are received: the ``Session/Configuration/processLargeMessageBudget`` of each runner's session (the
+    /// library's default, 256 MiB). A message that would go over it is refused as busy.
+    public var largeMessageBudget = Session.Configuration.default.processLargeMessageBudget
     /// The flow-control window of the streams it reads from each runner, in bytes; nil for
     /// ``aloneStreamWindow`` for a runner served alone and ``sharedStreamWindow`` for each runner that
     /// comes while others are served, so that one runner alone is not held back by its window (a bulk

@@ -173,6 +173,7 @@ public final class ReflectorService: Sendable {
         // A reflector serves runners and joins no mesh: no member listener, no introductions to dial.
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
+        sessionConfiguration.processLargeMessageBudget = configuration.largeMessageBudget
         sessionConfiguration.datagramPorts = configuration.datagramPorts
         // Only for a runner that resumes links itself: on a link that is never resumed, reconnection would
         // still send the echoes through the resend ledger, and move the data test's figures.
