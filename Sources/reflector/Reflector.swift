@@ -159,8 +159,9 @@ struct Reflector: AsyncParsableCommand {
         do {
             if let metricsPort { exporter = try await Self.startMetrics(host: metricsHost, port: metricsPort) }
         } catch {
-            FileHandle.standardError.write(
-                Data("reflector: metrics on \(metricsHost):\(metricsPort ?? 0): \(error)\n".utf8)
+            try? FileHandle.standardError.write(
+                contentsOf:
+                    Data("reflector: metrics on \(metricsHost):\(metricsPort ?? 0): \(error)\n".utf8)
             )
             throw ExitCode(2)
         }
@@ -187,7 +188,7 @@ struct Reflector: AsyncParsableCommand {
             reflector = try ReflectorService(configuration: configuration, log: Log.line)
             try await reflector.start()
         } catch {
-            FileHandle.standardError.write(Data("reflector: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("reflector: \(error)\n".utf8))
             throw ExitCode(2)
         }
         // SIGTERM and SIGINT are caught from here on: one that comes just after "ready" still shuts the

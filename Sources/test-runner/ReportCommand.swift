@@ -46,13 +46,17 @@ struct ReportCommand: ParsableCommand {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 documents.append(try BenchmarkDocument(decoding: data, path: path))
             } catch let error as BenchError {
-                FileHandle.standardError.write(Data("skipping \(error)\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("skipping \(error)\n".utf8))
             } catch {
-                FileHandle.standardError.write(Data("skipping \(path): \(error.localizedDescription)\n".utf8))
+                try? FileHandle.standardError.write(
+                    contentsOf: Data("skipping \(path): \(error.localizedDescription)\n".utf8)
+                )
             }
         }
         guard !documents.isEmpty else {
-            FileHandle.standardError.write(Data("test-runner: none of the files is a test-runner result\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("test-runner: none of the files is a test-runner result\n".utf8)
+            )
             throw ExitCode(1)
         }
         print(ComparisonTable.render(documents), terminator: "")

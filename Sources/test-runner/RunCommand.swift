@@ -371,7 +371,7 @@ struct RunCommand: AsyncParsableCommand {
         let data = try document.encoded()
         out.jsonEvent(document)
         if json {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
             guard let output else { return }
             try data.write(to: URL(fileURLWithPath: output))
             return

@@ -73,15 +73,15 @@ final class RunOutput: Sendable {
         guard let data = try? encode(), let quoted = try? JSONEncoder().encode(name) else { return }
         // The event's name first, so that a reader can tell the kind before the data.
         let line = Data(#"{"event":"#.utf8) + quoted + Data(#","data":"#.utf8) + data + Data("}\n".utf8)
-        FileHandle.standardOutput.write(line)
+        try? FileHandle.standardOutput.write(contentsOf: line)
     }
 
     /// An error: on standard error, and in the log file.
     func error(_ text: String, newline: Bool = true) {
         let text = newline ? text + "\n" : text
         clearProgress()
-        FileHandle.standardError.write(Data(text.utf8))
-        file?.write(Data(text.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+        try? file?.write(contentsOf: Data(text.utf8))
     }
 
     /// Where the phase under way stands, rewritten in place on a terminal.
@@ -104,14 +104,14 @@ final class RunOutput: Sendable {
     private func write(_ text: String, toStandardOutput: Bool) {
         let text = stamped(text) + "\n"
         if let file {
-            file.write(Data(text.utf8))
+            try? file.write(contentsOf: Data(text.utf8))
             return
         }
         guard toStandardOutput else { return }
         progressShown.withLock { shown in
             if shown { ProgressLine.clear() }
             shown = false
-            FileHandle.standardOutput.write(Data(text.utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
         }
     }
 
