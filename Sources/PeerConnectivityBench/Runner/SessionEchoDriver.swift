@@ -176,6 +176,10 @@ final class SessionEchoDriver: EchoDriver {
         )
     }
 
+    func datagramPath() -> DatagramPathReport? {
+        reflectorPeer.map { session.datagramPath(to: $0) }
+    }
+
     func close() async {
         await session.disconnect()
         receiver.cancel()
