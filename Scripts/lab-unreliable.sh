@@ -12,7 +12,8 @@
 #     blocked and which ports to open.
 # Runs go UNRELIABLE_PARALLEL (5) at a time, each a runner of its own: the reflector takes 8 per address.
 # Prints one PASS/FAIL line per check with its figures (loss counted by the runs, their time), takes the lab
-# down whatever happens, and exits 1 if any check failed. Needs root and nft (Scripts/setup.sh --lab).
+# down whatever happens, and exits 1 if any check failed; 2 when it cannot run (not root, no nft). Needs
+# root and nft (Scripts/setup.sh --lab).
 # Env: LAB_BIN (folder with reflector and test-runner; default: swift build, debug), UNRELIABLE_RUNS (20),
 #      UNRELIABLE_LOSSES ("10 30"), UNRELIABLE_PARALLEL (5), BLOCKED_LIMIT_S (8), UNRELIABLE_PREFIX (p2pu),
 #      UNRELIABLE_DIR, UNRELIABLE_SUBNET (10.81.0), LAB_SKIP_SETUP (1: do not run Scripts/setup.sh --lab).
@@ -26,6 +27,7 @@ parallel=${UNRELIABLE_PARALLEL:-5}
 blocked_limit=${BLOCKED_LIMIT_S:-8}
 name=lab-unreliable
 
+[[ $(id -u) == 0 ]] || { echo "lab-unreliable.sh needs root (network namespaces)" >&2; exit 2; }
 [[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
 command -v nft >/dev/null || { echo "nft is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
 bin=${LAB_BIN:-}
