@@ -76,8 +76,24 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
 
-    @Option(help: "Runners served at once from one source address; more from it are declined as busy.")
+    @Option(
+        help: """
+            Runners served at once from one source (an IPv4 address; a global IPv6 address counts as its \
+            --ipv6-prefix-length network); more from it are declined as busy. When all --max-runners places are \
+            held, a runner from a source that holds none takes the place of the longest-held runner of the \
+            source that holds the most.
+            """
+    )
     var maxRunnersPerAddress = 8
+
+    @Option(
+        help: """
+            The leading bits of a global IPv6 address that name its source for the per-address limits (runner \
+            places, invitation rate, pending handshakes); 128 counts each address on its own. IPv4, loopback and \
+            link-local addresses always count each on its own.
+            """
+    )
+    var ipv6PrefixLength = Advertiser.Configuration.default.ipv6PrefixLength
 
     @Option(help: "Seconds a runner may send nothing but keepalives before it is dropped (0: never).")
     var idleTimeout = 60.0
@@ -137,6 +153,9 @@ struct Reflector: AsyncParsableCommand {
         guard (1...1024).contains(maxRunnersPerAddress) else {
             throw ValidationError("--max-runners-per-address must be 1...1024")
         }
+        guard (1...128).contains(ipv6PrefixLength) else {
+            throw ValidationError("--ipv6-prefix-length must be 1...128")
+        }
         guard invitationRate > 0, invitationRate <= 100_000 else {
             throw ValidationError("--invitation-rate must be above 0 and at most 100000")
         }
@@ -175,6 +194,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
         configuration.maximumRunnersPerAddress = maxRunnersPerAddress
+        configuration.ipv6PrefixLength = ipv6PrefixLength
         configuration.invitationsPerSecondPerAddress = invitationRate
         configuration.maximumResourceSize = maxResourceBytes
         configuration.largeMessageBudget = largeMessageBudget

@@ -93,7 +93,8 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         )
         datagrams.start(
             on: eventLoop,
-            ports: configuration.datagramPorts
+            ports: configuration.datagramPorts,
+            logger: configuration.logger
         ) {
             [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false

@@ -25,8 +25,15 @@ public struct ReflectorConfiguration: Sendable {
     public var publishesService: Bool
     /// Runners served at once; more are declined as busy.
     public var maximumRunners: Int
-    /// Runners served at once from one source address; more from it are declined as busy.
+    /// Runners served at once from one source; more from it are declined as busy. A global IPv6 address
+    /// counts as its network of ``ipv6PrefixLength`` bits, as in the advertiser's limits. When every place
+    /// is held, a runner from a source that holds none takes the place of the longest-held runner of the
+    /// source that holds the most (at least two), which is told it was evicted for a newcomer.
     public var maximumRunnersPerAddress = 8
+    /// How many leading bits of a global IPv6 address name its source for the per-address limits (runner
+    /// places, invitation rate, pending handshakes): 64, one network, by default; 128 counts each address on
+    /// its own. IPv4, loopback and link-local addresses always count each on its own.
+    public var ipv6PrefixLength = Advertiser.Configuration.default.ipv6PrefixLength
     /// Invitations taken per second from one source address, after a burst of four times as many; more
     /// are declined as rate-limited (the advertiser's default is 8 a second).
     public var invitationsPerSecondPerAddress: Double = Advertiser.Configuration.default.invitationsPerSecondPerAddress

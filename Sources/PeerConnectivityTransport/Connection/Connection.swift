@@ -102,6 +102,12 @@ package final class Connection: Sendable {
         peerFields.withLock { $0?.readsFolders ?? false }
     }
 
+    /// Whether the peer probes its UDP path and answers probes (``PeerConnectivityCore/DatagramProbe``), as
+    /// its handshake said; `false` on a connection that resumed a link (the link's first connection said it).
+    package var peerProbesDatagrams: Bool {
+        peerFields.withLock { $0?.probesDatagrams ?? false }
+    }
+
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),
     /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
     package let sendBuffers = SendBufferPool()
