@@ -42,6 +42,16 @@ func parseEndpoint(_ text: String, defaultPort: Int) -> (host: String, port: Int
     return (String(text[..<colon]), port)
 }
 
+/// Reads "20M", "1.5G", "500K" or "64000" as bits a second (powers of 1,000, as iperf3's `-b`).
+func parseBitrate(_ text: String) -> Double? {
+    let scales: [Character: Double] = ["K": 1e3, "k": 1e3, "M": 1e6, "m": 1e6, "G": 1e9, "g": 1e9]
+    let scale = text.last.flatMap { scales[$0] }
+    guard let value = Double(scale == nil ? text : String(text.dropLast())), value.isFinite, value > 0 else {
+        return nil
+    }
+    return value * (scale ?? 1)
+}
+
 /// Reads "1,64,1024" as sizes in bytes.
 func parseSizes(_ text: String) -> [Int]? {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)

@@ -32,7 +32,9 @@ extension RunCommand {
 /// The figures, and what they measure.
 extension RunOutput {
     func summary(_ document: BenchmarkDocument, units: RateFormat) {
-        if let bulk = document.bulk {
+        if let datagrams = document.bulk?.datagrams {
+            datagramSummary(datagrams, units: units)
+        } else if let bulk = document.bulk {
             for (label, direction) in [("sent", bulk.forward), ("received", bulk.reverse)] {
                 guard let direction else { continue }
                 let rate = units.string(bytesPerSecond: direction.bytesPerSecond)
@@ -63,6 +65,23 @@ extension RunOutput {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
         }
+    }
+
+    /// Datagrams at a bitrate: each end's rate, loss, order and jitter, as iperf3's UDP summary.
+    private func datagramSummary(_ result: DatagramBulkResult, units: RateFormat) {
+        line(
+            "udp sent: \(units.string(bytesPerSecond: result.sentBitsPerSecond / 8)) "
+                + "(\(RateFormat.automatic.string(bytesPerSecond: result.targetBitsPerSecond / 8)) asked), "
+                + "\(result.sentDatagrams) datagrams of \(result.length) bytes in "
+                + String(format: "%.2f s", result.seconds)
+        )
+        line(
+            "udp received: \(units.string(bytesPerSecond: result.receivedBitsPerSecond / 8)), "
+                + "\(result.lostDatagrams)/\(result.sentDatagrams) lost ("
+                + String(format: "%.2g%%", result.lostPercent) + "), \(result.outOfOrder) out of order, "
+                + "\(result.duplicates) duplicated, jitter " + String(format: "%.3f ms", result.jitterNanoseconds / 1e6)
+        )
+        line("(received: datagrams the reflector counted once each; jitter: RFC 3550's, at the reflector)")
     }
 
     /// What a message test's figures are.

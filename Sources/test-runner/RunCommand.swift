@@ -5,6 +5,11 @@ import PeerConnectivityBench
 
 /// `test-runner run`: one plan against one reflector, one JSON document.
 struct RunCommand: AsyncParsableCommand {
+    /// `-l`'s default: a datagram that fits an Ethernet frame's 1,500 bytes with the IP and UDP headers.
+    static let defaultDatagramLength = 1_400
+    /// `-b`'s default, as iperf3's for UDP.
+    static let defaultBitrate = 1e6
+
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a test against a reflector and write its result as JSON.",
@@ -114,6 +119,30 @@ struct RunCommand: AsyncParsableCommand {
         help: "--test bulk: the first seconds left out of the totals (slow start), still printed as intervals."
     )
     var omit: Double?
+
+    @Flag(
+        name: [.customShort("u"), .long],
+        help: """
+            --test bulk: datagrams one way at -b bits a second instead of streams (as iperf3 -u); the same as \
+            --mode unreliable.
+            """
+    )
+    var udp = false
+
+    @Option(
+        name: [.customShort("b"), .long],
+        help: """
+            --test bulk -u: the bitrate in bits a second, with K, M or G for 10^3, 10^6, 10^9 (as iperf3's -b). \
+            (default: 1M)
+            """
+    )
+    var bitrate: String?
+
+    @Option(
+        name: [.customShort("l"), .long],
+        help: "--test bulk -u: each datagram's bytes, its 16-byte header included, 16...65000. (default: 1400)"
+    )
+    var length: Int?
 
     @Flag(help: "--test bulk: both write at once, each on its own streams.")
     var bidir = false
@@ -260,6 +289,15 @@ struct RunCommand: AsyncParsableCommand {
         if jsonStream, json || quiet {
             throw ValidationError("--json-stream excludes --json and --quiet: it prints only its JSON lines")
         }
+        if let bitrate, parseBitrate(bitrate) == nil {
+            throw ValidationError("--bitrate takes bits a second, with K, M or G: e.g. -b 20M, -b 1.5G, -b 500K")
+        }
+        if bitrate != nil || length != nil, !(udp || mode == .unreliable) || test != .bulk {
+            throw ValidationError("--bitrate and --length apply to --test bulk -u")
+        }
+        if udp, test != .bulk {
+            throw ValidationError("-u applies to --test bulk; --test data takes --mode unreliable")
+        }
         if let port {
             guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535") }
             guard let connect, let endpoint = parseEndpoint(connect, defaultPort: port) else {
@@ -343,10 +381,13 @@ struct RunCommand: AsyncParsableCommand {
 
     private func plan(sizes: [Int]) -> TestPlan {
         let timed = test.isMessageTest && time != nil
+        let datagrams = test == .bulk && (udp || mode == .unreliable)
         return TestPlan(
             test: test,
-            mode: mode,
-            sizes: test.isMessageTest ? sizes : test == .bulk && size != nil ? sizes : [],
+            mode: udp ? .unreliable : mode,
+            sizes: datagrams
+                ? [length ?? Self.defaultDatagramLength]
+                : test.isMessageTest ? sizes : test == .bulk && size != nil ? sizes : [],
             count: count ?? (timed ? 100_000_000 : test.isMessageTest ? 1_000 : 1),
             warmup: warmup ?? (test.isMessageTest ? 100 : 0),
             window: window ?? rate.map { min(TestPlan.maximumWindow, max(16, Int($0 * timeout) + 16)) } ?? 1,
@@ -361,6 +402,7 @@ struct RunCommand: AsyncParsableCommand {
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
             omitSeconds: omit,
+            bitrate: datagrams ? bitrate.flatMap(parseBitrate) ?? Self.defaultBitrate : nil,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
             rate: rate,
             interruptAtPercent: interruptAt

@@ -47,6 +47,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The bulk test: the first seconds left out of the totals (slow start), still in the intervals, as
     /// iperf3's `-O` (nil: none).
     public var omitSeconds: Double?
+    /// The bulk test with `--mode unreliable` (`-u`): datagrams of the first size sent at this rate, in bits a
+    /// second (`-b`), as iperf3's UDP test.
+    public var bitrate: Double?
     /// How often a report of the last interval is printed and kept in the document's `intervals`, in
     /// seconds (nil: none).
     public var intervalSeconds: Double?
@@ -77,6 +80,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - reverse: the bulk test's reflector writes.
     ///   - bidirectional: the bulk test writes both ways.
     ///   - omitSeconds: the bulk test's first seconds left out of the totals.
+    ///   - bitrate: the bulk test's datagram rate in bits a second (`-u`).
     ///   - intervalSeconds: the interval of the reports.
     ///   - rate: the data test's open-loop rate.
     ///   - interruptAtPercent: the resource test's cut, in percent of the file.
@@ -98,6 +102,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         reverse: Bool? = nil,
         bidirectional: Bool? = nil,
         omitSeconds: Double? = nil,
+        bitrate: Double? = nil,
         intervalSeconds: Double? = nil,
         rate: Double? = nil,
         interruptAtPercent: Double? = nil
@@ -119,6 +124,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.reverse = reverse
         self.bidirectional = bidirectional
         self.omitSeconds = omitSeconds
+        self.bitrate = bitrate
         self.intervalSeconds = intervalSeconds
         self.rate = rate
         self.interruptAtPercent = interruptAtPercent
@@ -128,10 +134,13 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///
     /// - Throws: ``BenchError/invalidPlan(_:)`` saying which value breaks which rule and what would do.
     public func validate() throws(BenchError) {
-        if test != .data, mode != .reliable {
+        if test != .data, test != .bulk, mode != .reliable {
             throw .invalidPlan(
-                "--mode \(mode.rawValue) applies to --test data only; --test \(test.rawValue) is reliable"
+                "--mode \(mode.rawValue) applies to --test data and bulk only; --test \(test.rawValue) is reliable"
             )
+        }
+        if bitrate != nil, test != .bulk || mode != .unreliable {
+            throw .invalidPlan("--bitrate applies to --test bulk -u (datagrams at a bitrate) only")
         }
         if oneWay == true, test != .stream { throw .invalidPlan("--one-way applies to --test stream only") }
         if let intervalSeconds, !(0.1...3_600).contains(intervalSeconds) {
@@ -210,6 +219,23 @@ public struct TestPlan: Codable, Hashable, Sendable {
             throw .invalidPlan("--reverse and --bidir exclude each other: --bidir writes both ways")
         }
         if bytes != nil { throw .invalidPlan("--test bulk runs for --time: --bytes does not apply") }
+        if mode == .unreliable {
+            guard let bitrate, (1_000...100_000_000_000).contains(bitrate) else {
+                throw .invalidPlan("--test bulk -u sends at -b RATE: 1K...100G bits a second")
+            }
+            guard sizes.count == 1, let length = sizes.first,
+                (DatagramReceiver.headerLength...Self.maximumUnreliableMessageSize).contains(length)
+            else {
+                throw .invalidPlan(
+                    "--test bulk -u takes one datagram length, -l \(DatagramReceiver.headerLength)..."
+                        + "\(Self.maximumUnreliableMessageSize)"
+                )
+            }
+            guard streams == 1, reverse != true, bidirectional != true, omitSeconds == nil else {
+                throw .invalidPlan("--test bulk -u sends datagrams one way: no -P, -R, --bidir or -O")
+            }
+            return
+        }
         if let omitSeconds, !(0..<timeSeconds).contains(omitSeconds) {
             throw .invalidPlan("--omit must be 0 or more and less than --time (\(timeSeconds) s)")
         }

@@ -352,6 +352,8 @@ public final class ReflectorService: Sendable {
         defer { transfers.forEach { $0.cancel() } }
         // Bulk test with --size: one-way messages counted and checked, not echoed, until the runner's end.
         var sink: (bytes: Int, mismatch: Int?)?
+        // Datagrams at a bitrate (`--test bulk -u`): counted from the runner's "start-udp" to its "end".
+        var datagrams: DatagramReceiver?
         for await event in session.events {
             switch event {
             case .peerStateChanged(let peer, .connected, _) where peer == runner && greeted:
@@ -422,8 +424,13 @@ public final class ReflectorService: Sendable {
             case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
                 activity.touch()
                 guard let flow = MessageFlow.decoded(from: data) else { break }
-                if flow.action == "start" {
+                if flow.action == MessageFlow.startDatagrams {
+                    datagrams = DatagramReceiver()
+                } else if flow.action == "start" {
                     sink = (0, nil)
+                } else if let counted = datagrams {
+                    datagrams = nil
+                    try? await session.send(DatagramReceipt(counted).encoded(), toPeers: [peer])
                 } else if let counted = sink {
                     sink = nil
                     let receipt = StreamReceipt(
@@ -433,6 +440,9 @@ public final class ReflectorService: Sendable {
                     )
                     try? await session.send(receipt.encoded(), toPeers: [peer])
                 }
+            case .dataReceived(let data, _, .unreliable) where datagrams != nil:
+                activity.touch()
+                datagrams?.record(data, arrivalNanoseconds: MonotonicClock.now())
             case .dataReceived(let data, _, _) where sink != nil:
                 activity.touch()
                 guard var counted = sink else { break }

@@ -8,6 +8,8 @@ public struct BulkTestResult: Codable, Hashable, Sendable {
     public var forward: BulkDirection?
     /// Reflector to runner; with `--reverse` or `--bidir`.
     public var reverse: BulkDirection?
+    /// With `-u`: datagrams one way at a bitrate, instead of streams.
+    public var datagrams: DatagramBulkResult?
 
     /// Makes the figures.
     ///

@@ -9,7 +9,11 @@ public struct MessageFlow: PrefixedMessage, Hashable, Sendable {
     /// The receipt's name.
     public static let receiptName = "bench-messages"
 
-    /// "start" or "end".
+    /// The action that starts datagrams at a bitrate (`--test bulk -u`), counted by a
+    /// ``DatagramReceiver`` and answered at "end" with a ``DatagramReceipt``.
+    public static let startDatagrams = "start-udp"
+
+    /// "start", ``startDatagrams`` or "end".
     public var action: String
     /// The messages' size in bytes.
     public var size: Int

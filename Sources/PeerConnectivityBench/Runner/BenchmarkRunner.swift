@@ -58,6 +58,7 @@ public enum BenchmarkRunner {
             switch plan.test {
             case .bulk:
                 let driver = try sessionDriver(connection)
+                if plan.mode == .unreliable { _ = try await awaitDatagramPath(driver) }
                 let counters = BulkTest.Counters()
                 let reporter = Task {
                     await intervals.follow(

@@ -35,6 +35,17 @@ enum BulkTest {
         let reverse = plan.reverse == true || plan.bidirectional == true
         let pattern = StreamPattern()
         let session = driver.session
+        if plan.mode == .unreliable {
+            var result = BulkTestResult(streamCount: 1, timeSeconds: plan.timeSeconds ?? 10, forward: nil, reverse: nil)
+            result.datagrams = try await sendDatagrams(
+                plan,
+                session: session,
+                peer: peer,
+                inbox: inbox,
+                counters: counters
+            )
+            return result
+        }
         let mark = omissionMark(after: plan.omitSeconds, counters: counters)
         defer { mark?.cancel() }
         if let size = plan.sizes.first, !plan.sizes.isEmpty {

@@ -197,6 +197,29 @@ struct IperfHabitsTests {
         #expect(run.output.contains("(omitted)") && run.output.contains("omitted from the rate"), "\(run.output)")
     }
 
+    @Test("-u -b 20M: datagrams one way at the rate asked, each counted lost or received by the reflector")
+    func datagramsAtABitrate() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("udp.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "-u", "-b", "20M", "-t", "2", "-c", "127.0.0.1:\(port)", "--encryption",
+                "none",
+                "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
+        let result = try #require(try document(at: path).bulk?.datagrams)
+        // The schedule's count is sent even late, so the rate sent is the one asked, whatever the load.
+        #expect(abs(result.sentBitsPerSecond - 20e6) <= 20e6 * 0.02, "\(result)")
+        #expect(result.sentDatagrams == Int(2 * 20e6 / (1_400 * 8)) && result.length == 1_400)
+        #expect(result.receivedDatagrams + result.lostDatagrams == result.sentDatagrams)
+        #expect(result.receivedDatagrams > 0 && result.duplicates == 0, "\(result)")
+        #expect(run.output.contains("udp sent: ") && run.output.contains("udp received: "), "\(run.output)")
+    }
+
     @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
     func reflectorKilled() async throws {
         let (reflector, port) = try await reflector()

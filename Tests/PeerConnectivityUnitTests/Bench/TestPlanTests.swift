@@ -25,7 +25,7 @@ struct TestPlanTests {
         let tooLarge = problem(TestPlan(mode: .unreliable, sizes: [64, 65_001]))
         #expect(tooLarge?.contains("--size 65001 is too large for --mode unreliable") == true)
         #expect(tooLarge?.contains("65000") == true)
-        #expect(problem(TestPlan(test: .rawTCP, mode: .unreliable))?.contains("--test data only") == true)
+        #expect(problem(TestPlan(test: .rawTCP, mode: .unreliable))?.contains("--test data and bulk only") == true)
     }
 
     @Test("streams and resources: bytes and streams checked; options of other tests refused")
@@ -98,6 +98,29 @@ struct TestPlanTests {
         for (bytes, seconds) in [(200, 4.0), (200, 0), (1_001, 2)] {
             #expect(direction.omitting(bytes, over: seconds) == direction, "\(bytes) bytes over \(seconds) s")
         }
+    }
+
+    @Test("bulk -u: one datagram length with its header, a bitrate, one way only")
+    func datagrams() {
+        func plan(_ length: Int = 1_400, bitrate: Double? = 20e6, reverse: Bool? = nil) -> TestPlan {
+            TestPlan(
+                test: .bulk,
+                mode: .unreliable,
+                sizes: [length],
+                streams: 1,
+                timeSeconds: 10,
+                reverse: reverse,
+                bitrate: bitrate
+            )
+        }
+        #expect(problem(plan()) == nil)
+        #expect(problem(plan(16)) == nil && problem(plan(65_000)) == nil)
+        for length in [15, 65_001] { #expect(problem(plan(length))?.contains("-l 16...65000") == true, "\(length)") }
+        #expect(problem(plan(bitrate: nil))?.contains("-b RATE") == true)
+        #expect(problem(plan(bitrate: 10))?.contains("1K...100G") == true)
+        #expect(problem(plan(reverse: true))?.contains("one way") == true)
+        #expect(problem(TestPlan(test: .bulk, sizes: [], streams: 1, timeSeconds: 1, bitrate: 1e6)) != nil)
+        #expect(problem(TestPlan(test: .stream, mode: .unreliable, streams: 1, bytes: 1)) != nil)
     }
 
     @Test("out-of-range values name the option and the range")
