@@ -66,6 +66,31 @@ enum ResourcePlacement {
     /// - Throws: ``Refusal`` for a path too deep or too long, or when no free name is left;
     ///   `SystemCallError` when the file system fails.
     static func place(_ partial: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
+        try place(partial, named: raw, inDirectoryAt: directory, isDirectory: false)
+    }
+
+    /// Moves a folder received whole, complete and checked in its hidden staging directory, into the
+    /// receive directory under the path made from `raw`, in one rename: before it the folder is not
+    /// there, after it it is there whole. A name that is taken, by a file or a folder, is never replaced
+    /// nor merged into: the first free alternative, "photos (2)", ..., is used. A name that makes no
+    /// path ("", ".", "..", "/") gives "resource", as for a file.
+    ///
+    /// - Parameters:
+    ///   - staging: the staging directory; once this returns, it has its new name only.
+    ///   - raw: the folder's name as sent.
+    ///   - directory: the receive directory's path.
+    /// - Returns: the folder's final URL.
+    /// - Throws: as ``place(_:named:inDirectoryAt:)``.
+    static func placeFolder(_ staging: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
+        try place(staging, named: raw, inDirectoryAt: directory, isDirectory: true)
+    }
+
+    private static func place(
+        _ partial: String,
+        named raw: [UInt8],
+        inDirectoryAt directory: String,
+        isDirectory: Bool
+    ) throws -> URL {
         let components = try components(of: raw)
         // The names used, joined once at the end: a URL appended to a component at a time costs more
         // than the system calls of a small file.
@@ -89,9 +114,16 @@ enum ResourcePlacement {
         }
         let last = components[components.count - 1]
         for candidate in ResourceFileName.candidates(for: last) {
-            guard try move(partial, to: Array(candidate.utf8), in: current) else { continue }
+            let moved =
+                isDirectory
+                ? try moveDirectory(partial, to: Array(candidate.utf8), in: current)
+                : try move(partial, to: Array(candidate.utf8), in: current)
+            guard moved else { continue }
             used.append(candidate)
-            return URL(filePath: directory + "/" + used.joined(separator: "/"), directoryHint: .notDirectory)
+            return URL(
+                filePath: directory + "/" + used.joined(separator: "/"),
+                directoryHint: isDirectory ? .isDirectory : .notDirectory
+            )
         }
         let folder = used.isEmpty ? directory : directory + "/" + used.joined(separator: "/")
         throw Refusal(description: "no free name for \(last) in \(folder)")
@@ -114,6 +146,32 @@ enum ResourcePlacement {
                 return false
             }
             Platform.unlink(partial)
+            return true
+        }
+    }
+
+    /// Moves the directory at `staging` to `name` in `directory` unless the name is taken: a rename that
+    /// never replaces, or, where the file system cannot do that, an empty directory made under the name
+    /// (which fails if it is taken) and replaced by the rename.
+    ///
+    /// - Returns: whether it moved; `false` when the name is taken (the staging directory stays).
+    private static func moveDirectory(_ staging: String, to name: [UInt8], in directory: Int32) throws -> Bool {
+        do {
+            try Platform.moveWithoutReplacing(staging, to: name, in: directory)
+            return true
+        } catch let error as SystemCallError where error.isNameTaken {
+            return false
+        } catch let error as SystemCallError where error.isUnsupported {
+            do {
+                try Platform.makeDirectory(name, in: directory)
+            } catch let error as SystemCallError where error.isNameTaken {
+                return false
+            }
+            do {
+                try Platform.moveOntoEmptyDirectory(staging, to: name, in: directory)
+            } catch let error as SystemCallError where error.isNameTaken || error.isNotEmpty || error.isNotDirectory {
+                return false
+            }
             return true
         }
     }
