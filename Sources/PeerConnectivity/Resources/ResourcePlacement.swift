@@ -1,14 +1,11 @@
 import Foundation
+import PeerConnectivityCore
 import PeerConnectivityTransport
 
 /// Where a finished resource goes in the receive directory, from the name its sender gave it
-/// (untrusted bytes), and the step that puts it there.
-///
-/// A name without "/" is one file name, made safe by ``ResourceFileName/sanitized(_:)``. A name with
-/// "/" is a relative path (a file of a folder sent with ``Session/sendResource(at:withName:toPeer:)``):
-/// it is split on "/"; empty, "." and ".." components are dropped (a path never climbs); every other
-/// component is made safe as a file name is. More than ``maximumDepth`` components, or a path longer
-/// than ``maximumPathLength`` bytes, is refused.
+/// (untrusted bytes), and the step that puts it there. The path is Core's ``ResourcePath`` (pure: a
+/// path never climbs, each component a safe name, "resource" for a name that makes none, a depth and a
+/// length refused past their limits).
 ///
 /// Placing opens the path's folders below the receive directory in one step that follows no symbolic
 /// link and cannot leave it (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`); when that fails (a
@@ -21,37 +18,23 @@ import PeerConnectivityTransport
 /// never replaces anything (`renameat2` with `RENAME_NOREPLACE`; a hard link and an unlink on a file
 /// system without it).
 enum ResourcePlacement {
-    /// The most components a path keeps, the folder's own name included.
-    static let maximumDepth = 32
+    /// The most components a path keeps, the folder's own name included (``ResourcePath/maximumDepth``).
+    static let maximumDepth = ResourcePath.maximumDepth
 
-    /// The longest path made, in UTF-8 bytes, its components joined by "/".
-    static let maximumPathLength = 1024
+    /// The longest path made, in UTF-8 bytes (``ResourcePath/maximumPathLength``).
+    static let maximumPathLength = ResourcePath.maximumPathLength
 
     /// Why a name cannot be placed.
-    struct Refusal: Error, Hashable, CustomStringConvertible {
-        /// What is wrong, in a sentence.
-        let description: String
-    }
+    typealias Refusal = ResourcePath.Refusal
 
-    /// The safe relative path for `raw`, one component a step, never empty.
+    /// The safe relative path for `raw`, one component a step, never empty (``ResourcePath``).
     ///
     /// - Parameter raw: the name as sent.
     /// - Returns: the components: each a safe file name, none "." or "..".
     /// - Throws: ``Refusal`` when the path is deeper than ``maximumDepth`` or longer than
     ///   ``maximumPathLength``.
     static func components(of raw: [UInt8]) throws -> [String] {
-        guard raw.contains(UInt8(ascii: "/")) else { return [ResourceFileName.sanitized(raw)] }
-        let kept = raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-            .filter { $0.elementsEqual([0x2E]) == false && $0.elementsEqual([0x2E, 0x2E]) == false }
-        guard kept.count <= maximumDepth else {
-            throw Refusal(description: "the path has \(kept.count) components, at most \(maximumDepth) are taken")
-        }
-        let components = kept.isEmpty ? ["resource"] : kept.map { ResourceFileName.sanitized(Array($0)) }
-        let length = components.reduce(components.count - 1) { $0 + $1.utf8.count }
-        guard length <= maximumPathLength else {
-            throw Refusal(description: "the path is \(length) bytes long, at most \(maximumPathLength) are taken")
-        }
-        return components
+        try ResourcePath(raw).components
     }
 
     /// Moves the finished file at `partial` into the receive directory under the path made from `raw`.
