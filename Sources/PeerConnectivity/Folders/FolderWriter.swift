@@ -255,6 +255,8 @@ struct FolderWriter {
             }
         } catch let failure as Failure {
             throw failure
+        } catch let error as FolderStreamError where error.isOverLimit {
+            throw Failure(code: .tooLarge, error: .refused(peer: peer, name: name, detail: "\(error)"))
         } catch let error as FolderStreamError {
             throw failed("\(error)")
         } catch let refusal as FolderBudget.Refusal {

@@ -202,9 +202,13 @@ struct FolderStagingTests {
             HandFrames.openFolder(channel: 1, size: UInt64(stream.count), name: Array("many".utf8))
                 + HandFrames.resource(channel: 1, stream)
         )
+        // The sender is told "too large" (RESET 6), a refusal, not a fault of its own.
+        let reset = await joined.socket.readFrame(ofType: 0x23)
+        #expect(reset == HandFrames.bigEndian(UInt32(1)) + [6], "\(String(describing: reset))")
         let finished = try await joined.log.waitForResources(1)
         let error = #expect(throws: TransferError.self) { try finished[0].result.get() }
-        #expect(error?.detail?.contains("10") == true, "\(String(describing: error))")
+        #expect(error == TransferError.refused(peer: error?.peer, name: "many"), "\(String(describing: error))")
+        #expect(error?.detail?.contains("more than 10 entries") == true, "\(String(describing: error))")
         #expect(receiveDirectoryEntries(directory).isEmpty, "\(receiveDirectoryEntries(directory))")
         try await sendsAnother(over: joined, channel: 3, into: directory, count: 2)
         await joined.stop()
