@@ -2,11 +2,11 @@ import Foundation
 import PeerConnectivityCore
 
 /// What is kept on disk of a folder received as one channel and cut short, so that its sender can resume
-/// it after this process restarts: whose it is, the blocks taken, where the stream's reading stood, and
-/// the file being written, and the staging directory holding the files placed. Stored as JSON in `.partial-<id>.folder` in the receive directory
-/// (``KeptFolders``).
+/// it after this process restarts: whose it is, the blocks taken, where the stream's reading stood, the
+/// file being written, and the staging directory holding the files written. Stored as JSON in
+/// `.partial-<id>.folder` in the receive directory (``KeptFolders``).
 ///
-/// The blocks taken cannot be hashed again (their bytes are in files already placed): the sender's check
+/// The blocks taken cannot be hashed again (their bytes are in files already written): the sender's check
 /// of HAVE's digest against its own stream is what keeps a different folder from resuming.
 struct FolderRecord: Codable, Sendable {
     /// The file being written when the folder was cut short.
@@ -38,7 +38,8 @@ struct FolderRecord: Codable, Sendable {
     var saved: Date
 
     /// Whether it describes a folder that can be: blocks within the stream, a parser at their end, a
-    /// partial file and a staging directory in `directory` (a record read from disk is not trusted further).
+    /// partial file and a staging directory in `directory` (a record read from disk is not trusted
+    /// further).
     func isValid(in directory: String) -> Bool {
         let layout = ResourceLayout(size: size)
         guard layout.fitsProtocol, !digests.isEmpty, digests.count <= layout.blockCount, parser.size == size,

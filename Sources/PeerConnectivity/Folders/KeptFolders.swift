@@ -8,10 +8,11 @@ import Synchronization
 /// the file it was writing still open. One per process, shared by its sessions.
 ///
 /// Each kept folder also has a record on disk (``FolderRecord``, `.partial-<id>.folder` in its receive
-/// directory, beside the folder's staging directory `.partial-<id>.d`), read back the first time a folder arrives in that directory in a later run, so that a
-/// receiver that restarts resumes too. A kept folder goes after ``Session/Configuration/partialResourceLifetime``,
-/// and the oldest beyond ``maximumFolders``; each holds one file open at most, which is then closed and
-/// removed with the record and the staging directory.
+/// directory, beside the folder's staging directory `.partial-<id>.d`), read back the first time a
+/// folder arrives in that directory in a later run, so that a receiver that restarts resumes too. A kept
+/// folder goes after ``Session/Configuration/partialResourceLifetime``, and the oldest beyond
+/// ``maximumFolders``; each holds one file open at most, which is then closed and removed with the
+/// record and the staging directory.
 final class KeptFolders: Sendable {
     private struct Kept {
         /// What is held of the folder.

@@ -153,8 +153,9 @@ extension SessionRuntime {
         resourcesInFlight.ended(.channel(key))
         if case .failure(let error) = result, error == .refused(peer: peer, name: name) {
             // A folder over one of this side's limits, refused midway: logged as a refusal at OPEN is.
+            let why = error.detail ?? "over a limit"
             connectionConfiguration.warnings.warn(
-                "refused folder \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(error.detail ?? "over a limit")",
+                "refused folder \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(why)",
                 to: configuration.logger
             )
         }
