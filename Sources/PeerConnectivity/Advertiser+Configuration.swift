@@ -19,7 +19,8 @@ extension Advertiser {
         /// `DisconnectReason.overloaded`), so a flood of idle connections cannot lock a real peer out.
         public var maximumPendingHandshakes: Int = 64
         /// Connections from one source address kept in their handshake at most; above this the oldest
-        /// from that address is closed, so one host cannot push out the others.
+        /// from that address is closed, so one host cannot push out the others. A global IPv6 address
+        /// counts as its network (``ipv6PrefixLength``).
         public var maximumPendingHandshakesPerAddress: Int = 16
         /// How long a new connection has to say HELLO and send its INVITE, counted from the moment it
         /// is accepted (bytes that trickle in do not extend it).
@@ -35,10 +36,16 @@ extension Advertiser {
         /// Invitations per second one peer id earns back, up to ``invitationBurstPerPeer``.
         public var invitationsPerSecondPerPeer: Double = 1
         /// Invitations one source address may send at once, whatever peer ids they claim (a token
-        /// bucket refilled at ``invitationsPerSecondPerAddress``).
+        /// bucket refilled at ``invitationsPerSecondPerAddress``). A global IPv6 address counts as its
+        /// network (``ipv6PrefixLength``).
         public var invitationBurstPerAddress: Int = 32
         /// Invitations per second one source address earns back, up to ``invitationBurstPerAddress``.
         public var invitationsPerSecondPerAddress: Double = 8
+        /// How many leading bits of a global IPv6 source address the per-address limits count it by: 64
+        /// (the default) counts every address of one /64 network as one source, since a host that has one
+        /// address of a /64 can usually take any other. IPv4, loopback and link-local addresses always count
+        /// each on its own. 128 counts each IPv6 address on its own; values are clamped to 1-128.
+        public var ipv6PrefixLength: Int = 64
         /// How the advertiser decides on an inviter's certificate before the invitation is delivered
         /// (after the binding rule): accept every bound certificate (default), pin keys, or ask the app.
         public var certificatePolicy: CertificatePolicy = .acceptBound

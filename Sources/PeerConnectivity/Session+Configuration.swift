@@ -14,6 +14,17 @@ extension Session {
         /// refused. Messages over 1 MiB travel in chunks (see ``Session/send(_:toPeers:mode:)-(Data,_,_)``), so no
         /// frame on the wire is larger than 1 MiB whatever this limit.
         public var maximumMessageLength: Int = WireProtocol.defaultMaximumMessageLength
+        /// The most memory, in bytes, that large messages being received may hold in this session (default
+        /// 64 MiB). A reliable message over 1 MiB arrives in chunks, gathered into one buffer of its announced
+        /// size from its first chunk until it is whole; each counts at that size from the moment it is
+        /// announced until it is delivered or dropped. One that would take the session over this budget, or the
+        /// process over ``processLargeMessageBudget``, is refused when it is announced: the sender's `send`
+        /// throws ``SessionError/messageNotDelivered(_:detail:)`` saying the peer was busy, and may be tried
+        /// again. Either budget takes at least one message of ``maximumMessageLength``, whatever it says.
+        public var largeMessageBudget: Int = 64 << 20
+        /// The most memory, in bytes, that large messages being received may hold in all the sessions of the
+        /// process together, as this session counts them (default 256 MiB); see ``largeMessageBudget``.
+        public var processLargeMessageBudget: Int = 256 << 20
         /// How often a keepalive frame is sent to each connected peer.
         public var keepaliveInterval: Duration = .seconds(1)
         /// A peer from which nothing arrives for this long is reported `notConnected` with

@@ -189,7 +189,14 @@ public final class Session: Sendable {
     /// one at a time per peer), after every message sent before them; but a message sent
     /// after a large one may arrive before it. A large message is not resumed by reconnection: the
     /// target must be connected, and if the link drops before the peer has the message, `send` throws
-    /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived).
+    /// ``SessionError/peerNotConnected(_:reason:)`` (the message may or may not have arrived). Cancelling
+    /// the task that sends a large message ends it wherever it is (waiting for its turn behind another large
+    /// message to the same peer, sending its chunks, or waiting for the peer to confirm it): the peer drops
+    /// what it gathered and delivers nothing (unless it had the message whole already: cancelled while
+    /// waiting for the confirmation, it may have arrived), and the next large message to that peer may go.
+    /// A peer that is gathering as many large messages as its memory budget allows refuses more
+    /// (``Configuration/largeMessageBudget``): `send` then throws
+    /// ``SessionError/messageNotDelivered(_:detail:)`` saying it was busy, and may be tried again later.
     ///
     /// Unreliable: returns once the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///
@@ -201,7 +208,8 @@ public final class Session: Sendable {
     /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` naming a target that is not connected,
     ///   ``SessionError/messageTooLarge(size:limit:)``, ``SessionError/messageTooLargeForPeer(_:size:limit:)``
     ///   (a target accepts less; nothing is sent to any target), ``SessionError/messageNotDelivered(_:detail:)``
-    ///   (a large message the peer refused or cancelled), or ``SessionError/noPeers``.
+    ///   (a large message the peer refused or cancelled), or ``SessionError/noPeers``; `CancellationError`
+    ///   when the task is cancelled while a large message is under way.
     public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
         let limit =
             mode == .unreliable

@@ -55,7 +55,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
         do {
             try await advertiser.start()
         } catch {
-            FileHandle.standardError.write(Data("peer-demo: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("peer-demo: \(error)\n".utf8))
             throw ExitCode(2)
         }
         Output.line("ready peer=\(me.id.uuidString.lowercased()) port=\(advertiser.port ?? 0)")

@@ -4,6 +4,6 @@ import Foundation
 enum Log {
     static func line(_ text: String) {
         let stamp = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
-        FileHandle.standardOutput.write(Data("\(stamp) \(text)\n".utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data("\(stamp) \(text)\n".utf8))
     }
 }

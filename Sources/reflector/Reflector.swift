@@ -76,8 +76,24 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "Runners served at once; more are declined as busy.")
     var maxRunners = 32
 
-    @Option(help: "Runners served at once from one source address; more from it are declined as busy.")
+    @Option(
+        help: """
+            Runners served at once from one source (an IPv4 address; a global IPv6 address counts as its \
+            --ipv6-prefix-length network); more from it are declined as busy. When all --max-runners places are \
+            held, a runner from a source that holds none takes the place of the longest-held runner of the \
+            source that holds the most.
+            """
+    )
     var maxRunnersPerAddress = 8
+
+    @Option(
+        help: """
+            The leading bits of a global IPv6 address that name its source for the per-address limits (runner \
+            places, invitation rate, pending handshakes); 128 counts each address on its own. IPv4, loopback and \
+            link-local addresses always count each on its own.
+            """
+    )
+    var ipv6PrefixLength = Advertiser.Configuration.default.ipv6PrefixLength
 
     @Option(help: "Seconds a runner may send nothing but keepalives before it is dropped (0: never).")
     var idleTimeout = 60.0
@@ -87,6 +103,14 @@ struct Reflector: AsyncParsableCommand {
 
     @Option(help: "The largest resource taken from a runner, in bytes (default: as large as the free space).")
     var maxResourceBytes: UInt64?
+
+    @Option(
+        help: """
+            The memory, in bytes, that all runners' large messages (over 1 MiB) may hold while they arrive; a \
+            message that would go over it is refused as busy.
+            """
+    )
+    var largeMessageBudget = ReflectorConfiguration().largeMessageBudget
 
     @Option(help: "Where received resources land until confirmed and deleted (default: a new temporary folder).")
     var resourceDirectory: String?
@@ -129,12 +153,16 @@ struct Reflector: AsyncParsableCommand {
         guard (1...1024).contains(maxRunnersPerAddress) else {
             throw ValidationError("--max-runners-per-address must be 1...1024")
         }
+        guard (1...128).contains(ipv6PrefixLength) else {
+            throw ValidationError("--ipv6-prefix-length must be 1...128")
+        }
         guard invitationRate > 0, invitationRate <= 100_000 else {
             throw ValidationError("--invitation-rate must be above 0 and at most 100000")
         }
         guard idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be 0...86400 s")
         }
+        guard largeMessageBudget >= 0 else { throw ValidationError("--large-message-budget must be 0 or more bytes") }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be 0...65535")
         }
@@ -150,8 +178,9 @@ struct Reflector: AsyncParsableCommand {
         do {
             if let metricsPort { exporter = try await Self.startMetrics(host: metricsHost, port: metricsPort) }
         } catch {
-            FileHandle.standardError.write(
-                Data("reflector: metrics on \(metricsHost):\(metricsPort ?? 0): \(error)\n".utf8)
+            try? FileHandle.standardError.write(
+                contentsOf:
+                    Data("reflector: metrics on \(metricsHost):\(metricsPort ?? 0): \(error)\n".utf8)
             )
             throw ExitCode(2)
         }
@@ -165,8 +194,10 @@ struct Reflector: AsyncParsableCommand {
         configuration.publishesService = !noDnssd
         configuration.maximumRunners = maxRunners
         configuration.maximumRunnersPerAddress = maxRunnersPerAddress
+        configuration.ipv6PrefixLength = ipv6PrefixLength
         configuration.invitationsPerSecondPerAddress = invitationRate
         configuration.maximumResourceSize = maxResourceBytes
+        configuration.largeMessageBudget = largeMessageBudget
         configuration.streamWindow = streamWindow
         configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
         configuration.encryption = encryption ?? .default
@@ -177,7 +208,7 @@ struct Reflector: AsyncParsableCommand {
             reflector = try ReflectorService(configuration: configuration, log: Log.line)
             try await reflector.start()
         } catch {
-            FileHandle.standardError.write(Data("reflector: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("reflector: \(error)\n".utf8))
             throw ExitCode(2)
         }
         // SIGTERM and SIGINT are caught from here on: one that comes just after "ready" still shuts the

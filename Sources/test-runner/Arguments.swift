@@ -4,6 +4,14 @@ import PeerConnectivityBench
 extension TestKind: ExpressibleByArgument {}
 extension DeliveryMode: ExpressibleByArgument {}
 
+extension RateFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(letter: argument) }
+
+    public var defaultValueDescription: String { "a" }
+
+    public static var allValueStrings: [String] { ["a", "k", "m", "g", "K", "M", "G"] }
+}
+
 /// What `run` writes besides its own JSON document.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// The result document only.

@@ -11,10 +11,10 @@ enum ProgressLine {
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func show(_ text: String) {
-        FileHandle.standardOutput.write(Data("\r\u{1B}[K\(text)".utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data("\r\u{1B}[K\(text)".utf8))
     }
 
     static func clear() {
-        FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data("\r\u{1B}[K".utf8))
     }
 }

@@ -6,7 +6,10 @@ import PeerConnectivityBench
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Compare result documents: a table of every size, ratios against raw-tcp, and an SVG chart.",
+        abstract: """
+            Compare result documents: a table of every size, ratios against raw-tcp, an SVG chart, and with \
+            --html a page of every run's figures over time.
+            """,
         discussion: """
             Files that are not test-runner results (MPCF-TestBench layouts, the bench scripts' summaries) are \
             skipped with a note, so `results/*.json` works. Each data run is compared with the raw-tcp run closest \
@@ -20,6 +23,14 @@ struct ReportCommand: ParsableCommand {
 
     @Option(help: "Where to write the SVG chart (default: report.svg beside the first file).")
     var svg: String?
+
+    @Option(
+        help: """
+            Also write one self-contained HTML page here: for each run, what ran, throughput and round trip over \
+            time, the round trips' distribution and the messages lost; the runs side by side.
+            """
+    )
+    var html: String?
 
     @Option(help: "The chart's title.")
     var title = "PeerConnectivity against raw TCP"
@@ -35,13 +46,17 @@ struct ReportCommand: ParsableCommand {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 documents.append(try BenchmarkDocument(decoding: data, path: path))
             } catch let error as BenchError {
-                FileHandle.standardError.write(Data("skipping \(error)\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("skipping \(error)\n".utf8))
             } catch {
-                FileHandle.standardError.write(Data("skipping \(path): \(error.localizedDescription)\n".utf8))
+                try? FileHandle.standardError.write(
+                    contentsOf: Data("skipping \(path): \(error.localizedDescription)\n".utf8)
+                )
             }
         }
         guard !documents.isEmpty else {
-            FileHandle.standardError.write(Data("test-runner: none of the files is a test-runner result\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("test-runner: none of the files is a test-runner result\n".utf8)
+            )
             throw ExitCode(1)
         }
         print(ComparisonTable.render(documents), terminator: "")
@@ -51,5 +66,9 @@ struct ReportCommand: ParsableCommand {
             svg ?? URL(fileURLWithPath: files[0]).deletingLastPathComponent().appendingPathComponent("report.svg").path
         try ReportChart.render(documents, title: title).write(toFile: path, atomically: true, encoding: .utf8)
         print("wrote \(path)")
+        if let html {
+            try HTMLReport.render(documents, title: title).write(toFile: html, atomically: true, encoding: .utf8)
+            print("wrote \(html)")
+        }
     }
 }

@@ -31,20 +31,22 @@ extension RunCommand {
 
 /// The figures, and what they measure.
 extension RunOutput {
-    func summary(_ document: BenchmarkDocument) {
+    func summary(_ document: BenchmarkDocument, units: RateFormat) {
         if let bulk = document.bulk {
             for (label, direction) in [("sent", bulk.forward), ("received", bulk.reverse)] {
                 guard let direction else { continue }
-                let rate = String(
-                    format: "%.2f GB/s (%.2f Gbit/s)",
-                    direction.bytesPerSecond / 1e9,
-                    direction.bytesPerSecond * 8 / 1e9
-                )
+                let rate = units.string(bytesPerSecond: direction.bytesPerSecond)
                 let streams = "\(bulk.streamCount) stream\(bulk.streamCount == 1 ? "" : "s")"
+                let omission =
+                    direction.omittedSeconds.map { seconds in
+                        String(format: " (the first %.2f s and their ", seconds)
+                            + "\(direction.omittedBytes ?? 0) bytes omitted from the rate)"
+                    } ?? ""
                 line(
                     "bulk \(label): \(rate), \(direction.receivedBytes) bytes in "
                         + String(format: "%.2f s", direction.seconds)
                         + " over \(streams); \(direction.corruptedStreams) corrupted, \(direction.failedStreams) failed"
+                        + omission
                 )
             }
             line("(the link's throughput: bytes read and checked at the far end, over the time from the first write)")

@@ -39,6 +39,12 @@ struct RunCommand: AsyncParsableCommand {
     )
     var connect: String?
 
+    @Option(
+        name: [.customShort("p"), .long],
+        help: "The reflector's session port, with --connect HOST (as iperf3's -p; the same as --connect HOST:PORT)."
+    )
+    var port: Int?
+
     @Option(help: "The DNS-SD service type reflectors advertise, without _ and ._tcp.")
     var service = "p2p-bench"
 
@@ -102,6 +108,12 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(name: [.customShort("R"), .long], help: "--test bulk: the reflector writes, this runner reads.")
     var reverse = false
+
+    @Option(
+        name: [.customShort("O"), .long],
+        help: "--test bulk: the first seconds left out of the totals (slow start), still printed as intervals."
+    )
+    var omit: Double?
 
     @Flag(help: "--test bulk: both write at once, each on its own streams.")
     var bidir = false
@@ -180,6 +192,26 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("J"), .long], help: "Print the JSON document on standard output and nothing else there.")
     var json = false
 
+    @Flag(
+        help: """
+            Print one JSON object a line on standard output and nothing else there: {"event":"interval",...} as \
+            each interval ends, then {"event":"end","data":DOCUMENT} (as iperf3's --json-stream).
+            """
+    )
+    var jsonStream = false
+
+    @Option(
+        name: [.customShort("f"), .customLong("units")],
+        help: """
+            How rates print: a (the bits-a-second unit that fits, three significant digits), k, m, g \
+            (Kbit/s, Mbit/s, Gbit/s) or K, M, G (KB/s, MB/s, GB/s); powers of 1,000.
+            """
+    )
+    var units = RateFormat.automatic
+
+    @Flag(help: "Start every printed line with the time, UTC (ISO 8601, milliseconds).")
+    var timestamps = false
+
     @Option(help: "Write what would be printed (not the JSON) to this file instead.")
     var logfile: String?
 
@@ -225,16 +257,35 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let name, name.isEmpty { throw ValidationError("--name must not be empty") }
         if json, quiet { throw ValidationError("--json and --quiet exclude each other: --json prints only the JSON") }
+        if jsonStream, json || quiet {
+            throw ValidationError("--json-stream excludes --json and --quiet: it prints only its JSON lines")
+        }
+        if let port {
+            guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+            guard let connect, let endpoint = parseEndpoint(connect, defaultPort: port) else {
+                throw ValidationError("--port goes with --connect HOST: DNS-SD says which port a reflector listens on")
+            }
+            guard endpoint.port == port else {
+                throw ValidationError("--connect \(connect) names port \(endpoint.port) and --port \(port): say one")
+            }
+        }
     }
 
     func run() async throws {
         ProcessLimits.raiseOpenFileLimit()
-        let out = try RunOutput(json: json, quiet: quiet, logfile: logfile)
+        let out = try RunOutput(
+            mode: json ? .json : jsonStream ? .jsonStream : quiet ? .quiet : .lines,
+            logfile: logfile,
+            timestamps: timestamps
+        )
         let configuration = runnerConfiguration()
         let events = RunEvents(
             connected: { report, host in out.line(Self.firstLine(report, host: host, test: test)) },
             progress: { progress in out.progress(progress.line) },
-            interval: { interval in out.line(interval.line) }
+            interval: { [units] interval in
+                out.line(interval.line(format: units))
+                out.jsonEvent(interval)
+            }
         )
         out.line(Self.setOutLine(configuration))
         let runner = Task { try await BenchmarkRunner.run(configuration, events: events) }
@@ -256,7 +307,7 @@ struct RunCommand: AsyncParsableCommand {
             document.error = "interrupted (SIGINT or SIGTERM): \(document.error ?? "")"
         }
         out.clearProgress()
-        out.summary(document)
+        out.summary(document, units: units)
         try write(document, out: out)
         if let error = document.error {
             out.error("test-runner: \(error)")
@@ -274,7 +325,7 @@ struct RunCommand: AsyncParsableCommand {
     private func runnerConfiguration() -> RunnerConfiguration {
         let sizes = parseSizes(size ?? "64") ?? []
         var target = ReflectorTarget.discover(name: reflector)
-        if let connect, let endpoint = parseEndpoint(connect, defaultPort: ReflectorConfiguration.defaultPort) {
+        if let connect, let endpoint = parseEndpoint(connect, defaultPort: port ?? ReflectorConfiguration.defaultPort) {
             target = .direct(host: endpoint.host, port: endpoint.port)
         }
         var configuration = RunnerConfiguration(
@@ -309,6 +360,7 @@ struct RunCommand: AsyncParsableCommand {
             timeSeconds: test == .bulk ? time ?? 10 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
+            omitSeconds: omit,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
             rate: rate,
             interruptAtPercent: interruptAt
@@ -317,8 +369,9 @@ struct RunCommand: AsyncParsableCommand {
 
     private func write(_ document: BenchmarkDocument, out: RunOutput) throws {
         let data = try document.encoded()
+        out.jsonEvent(document)
         if json {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
             guard let output else { return }
             try data.write(to: URL(fileURLWithPath: output))
             return

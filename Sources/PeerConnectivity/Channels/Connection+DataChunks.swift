@@ -8,7 +8,8 @@ extension Connection {
     /// each copied into the connection's pooled send buffers, waiting for credit and room as
     /// ``sendChunk(_:payloadLength:on:)`` does (a stream's write, a large message).
     ///
-    /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws; the chunks before it were sent.
+    /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws, or `CancellationError` when the task is
+    ///   cancelled between chunks; the chunks before it were sent.
     func sendChunks(of data: Data, on channel: UInt32) async throws {
         try await sendChunks(length: data.count, on: channel, sent: { _ in }) { range in
             data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)].withUnsafeBytes {
@@ -25,6 +26,8 @@ extension Connection {
     ) async throws {
         var offset = 0
         while offset < length {
+            // A chunk that finds credit and room does not suspend: cancellation is checked here too.
+            try Task.checkCancellation()
             let end = min(offset + FrameEncoder.chunkPayloadLength, length)
             try await sendChunk(frame(offset..<end), payloadLength: end - offset, on: channel)
             sent(end - offset)

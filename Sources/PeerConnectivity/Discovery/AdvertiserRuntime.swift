@@ -53,7 +53,8 @@ final class AdvertiserRuntime: ConnectionDelegate, Sendable {
             peerBurst: configuration.invitationBurstPerPeer,
             peerPerSecond: configuration.invitationsPerSecondPerPeer,
             addressBurst: configuration.invitationBurstPerAddress,
-            addressPerSecond: configuration.invitationsPerSecondPerAddress
+            addressPerSecond: configuration.invitationsPerSecondPerAddress,
+            ipv6PrefixLength: configuration.ipv6PrefixLength
         )
         self.state = Mutex(State(limiter: InvitationRateLimiter(limits: limits)))
     }
@@ -101,7 +102,8 @@ final class AdvertiserRuntime: ConnectionDelegate, Sendable {
                 configuration: connectionConfiguration,
                 handshakeLimits: HandshakeAdmission.Limits(
                     maximum: configuration.maximumPendingHandshakes,
-                    maximumPerAddress: configuration.maximumPendingHandshakesPerAddress
+                    maximumPerAddress: configuration.maximumPendingHandshakesPerAddress,
+                    ipv6PrefixLength: configuration.ipv6PrefixLength
                 ),
                 group: PeerEventLoop.loop(for: record.peer, in: configuration.ioGroup),
                 delegate: self

@@ -6,6 +6,12 @@ import PeerConnectivityTransport
 /// message (OPEN with its size, CHUNKs, END), paced with the streams and resources behind the small
 /// messages, so that it never holds them up for long (see docs/PROTOCOL.md).
 extension Session {
+    /// Bytes of large messages this session is gathering from its peers now, as counted against
+    /// ``Configuration/largeMessageBudget`` (tests).
+    package var largeMessageBytesGathering: Int {
+        LargeMessageMemory.process.held(by: runtime.messageOwner)
+    }
+
     /// Sends a large message to every target at once, and returns when every target has confirmed it
     /// whole (DONE), or throws the first failure once every transfer has ended.
     ///
@@ -31,6 +37,11 @@ extension Session {
 
     /// One target: its turn (one large message at a time per connection, in the order the sends began),
     /// OPEN, the CHUNKs as the peer's credit allows, END, then the peer's DONE.
+    ///
+    /// Cancelling the task ends it at any of these stages with `CancellationError`: waiting for its turn, it
+    /// leaves the line; once its channel is open (its chunks under way, or all sent and DONE awaited), the
+    /// channel is reset (RESET 1, cancelled), which drops its queued chunks here and what the peer gathered
+    /// there; either way the turn passes to the next message, and the caller's bytes are no longer held.
     private static func sendLarge(_ data: Data, on connection: Connection, to peer: PeerID) async throws {
         let channel: UInt32
         do {
@@ -39,6 +50,8 @@ extension Session {
             throw SessionError.peerNotConnected(peer, reason: error.reason)
         }
         defer { connection.endMessage() }
+        // Handed the turn just as it was cancelled: it opens nothing.
+        try Task.checkCancellation()
         do {
             channel = try connection.openChannel(kind: .message, size: UInt64(data.count), name: [])
         } catch let error as ConnectionClosedError {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import PeerConnectivityCore
@@ -19,6 +20,12 @@ import Synchronization
 /// random 32-byte key (DATAGRAM-KEY); the peer seals every datagram to it with ChaCha20-Poly1305
 /// under that key (the token authenticated, a random nonce per datagram), and a datagram that does
 /// not open is dropped. Until the key is known such a connection carries unreliable messages inside TLS.
+///
+/// With a peer whose handshake said it probes (``HandshakeFields/probesDatagrams``), the path is checked
+/// before it carries messages: both sides send probes and answer the other's (``DatagramProbe``), each path
+/// judged by a ``DatagramPathStateMachine`` (`SessionDatagrams+Probes.swift`). Until a probe is answered
+/// unreliable messages go on the connection; when the path is judged blocked they stay there, and a warning
+/// says so.
 final class SessionDatagrams: Sendable {
     /// Counts, for tests and diagnostics.
     struct Statistics: Sendable, Equatable {
@@ -34,18 +41,45 @@ final class SessionDatagrams: Sendable {
         var rejected = 0
         /// Datagrams dropped because the application had not taken enough of the events.
         var droppedUnread = 0
+        /// Probes sent, and answers to the peers' probes sent.
+        var probesSent = 0
+        var answersSent = 0
     }
 
-    private struct Peer {
+    struct Peer {
         let id: PeerID
         let address: String
         /// The key datagrams to us from this peer are sealed with (encrypted connections).
         let key: SymmetricKey?
     }
 
-    private struct State {
+    /// Where a probe token leads: the connection, and whether probes to us or answers to ours come under it.
+    struct ProbeRoute {
+        let connection: ObjectIdentifier
+        /// `true`: our own token's complement, under which the peer's probes come; `false`: the peer's,
+        /// under which the answers to our probes come.
+        let isOurs: Bool
+    }
+
+    /// One connection's checked path.
+    struct Path {
+        var machine = DatagramPathStateMachine()
+        let connection: Connection
+        let peer: PeerID
+        var timer: Scheduled<Void>?
+        /// Bumped whenever the timer changes, so that one armed before fires for nothing.
+        var timerGeneration = 0
+    }
+
+    struct State {
         var endpoint: DatagramEndpoint?
+        var eventLoop: (any EventLoop)?
+        var logger: Logger?
         var closed = false
+        /// No UDP socket could be bound.
+        var unavailable = false
+        /// Every datagram received is dropped, as behind a firewall that blocks UDP (tests).
+        var dropsEverything = false
         /// Our token per connection: what the peer puts in front of its datagrams to us.
         var localTokens: [ObjectIdentifier: UInt64] = [:]
         /// Token -> the peer it was given to, and the address its datagrams must come from.
@@ -56,11 +90,17 @@ final class SessionDatagrams: Sendable {
         var peerKeys: [ObjectIdentifier: SymmetricKey] = [:]
         /// Connections established before the socket was bound, to announce once it is.
         var waiting: [(Connection, PeerID)] = []
+        /// Connections whose peer probes: their paths are checked before they carry messages.
+        var probing: Set<ObjectIdentifier> = []
+        /// The paths being checked or checked, per connection.
+        var paths: [ObjectIdentifier: Path] = [:]
+        /// Probe tokens: the complement of ours (the peer's probes) and of the peer's (its answers).
+        var probeRoutes: [UInt64: ProbeRoute] = [:]
         var statistics = Statistics()
         var deliver: (@Sendable (Data, PeerID) -> Bool)?
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Starts binding the UDP socket; connections established meanwhile are announced once it is bound.
     ///
@@ -70,12 +110,18 @@ final class SessionDatagrams: Sendable {
     ///     (the application is too far behind).
     ///   - ports: the UDP ports to try, the first free one (``Session/Configuration/datagramPorts``); nil
     ///     for an ephemeral one.
+    ///   - logger: where a path's verdict is logged.
     func start(
         on eventLoop: any EventLoop,
         ports: ClosedRange<Int>?,
+        logger: Logger,
         deliver: @escaping @Sendable (Data, PeerID) -> Bool
     ) {
-        state.withLock { $0.deliver = deliver }
+        state.withLock { state in
+            state.deliver = deliver
+            state.eventLoop = eventLoop
+            state.logger = logger
+        }
         DatagramEndpoint.bind(host: DualStack.anyAddress, ports: ports, group: eventLoop) {
             [weak self] bytes, from in
             self?.received(bytes, from: from)
@@ -96,7 +142,10 @@ final class SessionDatagrams: Sendable {
     private func bound(_ result: Result<DatagramEndpoint, any Error>) {
         guard case .success(let endpoint) = result else {
             // No UDP: unreliable messages keep travelling on the connections.
-            state.withLock { $0.waiting = [] }
+            state.withLock { state in
+                state.waiting = []
+                state.unavailable = true
+            }
             return
         }
         let waiting = state.withLock { state -> [(Connection, PeerID)]? in
@@ -111,12 +160,16 @@ final class SessionDatagrams: Sendable {
         }
         for (connection, peer) in waiting {
             announce(on: connection, to: peer, port: endpoint.port)
+            startPath(on: connection)
         }
     }
 
     /// A connection is established: tell the peer where to send datagrams (now, or once bound).
-    func established(_ connection: Connection, with peer: PeerID) {
+    ///
+    /// - Parameter probes: whether the peer probes (its handshake said so, or the link's first connection's).
+    func established(_ connection: Connection, with peer: PeerID, probes: Bool) {
         let port = state.withLock { state -> Int? in
+            if probes { state.probing.insert(ObjectIdentifier(connection)) }
             guard let endpoint = state.endpoint else {
                 if !state.closed { state.waiting.append((connection, peer)) }
                 return nil
@@ -133,6 +186,12 @@ final class SessionDatagrams: Sendable {
         state.withLock { state in
             state.localTokens[ObjectIdentifier(connection)] = token
             state.senders[token] = Peer(id: peer, address: address, key: key)
+            if state.probing.contains(ObjectIdentifier(connection)) {
+                state.probeRoutes[DatagramProbe.token(for: token)] = ProbeRoute(
+                    connection: ObjectIdentifier(connection),
+                    isOurs: true
+                )
+            }
         }
         if let key {
             connection.sendControl(.datagramKey(key.withUnsafeBytes { Array($0) }))
@@ -146,6 +205,7 @@ final class SessionDatagrams: Sendable {
             let address = try? SocketAddress(ipAddress: remote, port: Int(port))
         else { return }
         state.withLock { $0.targets[ObjectIdentifier(connection)] = (address, token) }
+        startPath(on: connection)
     }
 
     /// Our token on `connection`, for tests that forge datagrams.
@@ -156,28 +216,39 @@ final class SessionDatagrams: Sendable {
     /// The peer of an encrypted connection gave the key to seal datagrams to it with.
     func peerKey(_ key: [UInt8], on connection: Connection) {
         state.withLock { $0.peerKeys[ObjectIdentifier(connection)] = SymmetricKey(data: key) }
+        startPath(on: connection)
     }
 
-    /// A connection closed: forget its tokens and its peer's endpoint.
+    /// A connection closed: forget its tokens, its peer's endpoint and its path.
     func closed(_ connection: Connection) {
         let key = ObjectIdentifier(connection)
-        state.withLock { state in
-            if let token = state.localTokens.removeValue(forKey: key) { state.senders[token] = nil }
-            state.targets[key] = nil
+        let timer = state.withLock { state -> Scheduled<Void>? in
+            if let token = state.localTokens.removeValue(forKey: key) {
+                state.senders[token] = nil
+                state.probeRoutes[DatagramProbe.token(for: token)] = nil
+            }
+            if let target = state.targets.removeValue(forKey: key) {
+                state.probeRoutes[DatagramProbe.token(for: target.token)] = nil
+            }
             state.peerKeys[key] = nil
             state.waiting.removeAll { $0.0 === connection }
+            state.probing.remove(key)
+            return state.paths.removeValue(forKey: key)?.timer
         }
+        timer?.cancel()
     }
 
     /// Sends `message` to the peer of `connection` as one datagram.
     ///
-    /// - Returns: `false` when the peer's endpoint is not known (the caller then uses the connection).
+    /// - Returns: `false` when the peer's endpoint is not known, or its path not open (the caller then uses
+    ///   the connection).
     func send(_ message: Data, on connection: Connection) -> Bool {
         let encrypted = connection.securityInfo.isEncrypted
         let target = state.withLock { state -> (DatagramEndpoint, SocketAddress, UInt64, SymmetricKey?)? in
             let key = ObjectIdentifier(connection)
             guard let endpoint = state.endpoint, let target = state.targets[key],
-                !encrypted || state.peerKeys[key] != nil
+                !encrypted || state.peerKeys[key] != nil,
+                !state.probing.contains(key) || state.paths[key]?.machine.verdict == .open
             else {
                 state.statistics.sentOnConnection += 1
                 return nil
@@ -185,18 +256,8 @@ final class SessionDatagrams: Sendable {
             return (endpoint, target.address, target.token, state.peerKeys[key])
         }
         guard let (endpoint, address, token, key) = target else { return false }
-        var datagram = connection.allocator.buffer(
-            capacity: WireProtocol.datagramHeaderLength + message.count + Self.sealOverhead
-        )
-        datagram.writeInteger(token)
-        if let key {
-            let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
-            guard let sealed = try? ChaChaPoly.seal(message, using: key, authenticating: tokenBytes) else {
-                return true
-            }
-            datagram.writeBytes(sealed.combined)
-        } else {
-            datagram.writeBytes(message)
+        guard let datagram = Self.datagram(message, token: token, key: key, allocator: connection.allocator) else {
+            return true
         }
         let sent = endpoint.send(datagram, to: address)
         state.withLock { state in
@@ -205,42 +266,106 @@ final class SessionDatagrams: Sendable {
         return true
     }
 
-    /// Closes the socket.
+    /// Closes the socket and stops every path's probes.
     func shutdown() {
-        let endpoint = state.withLock { state -> DatagramEndpoint? in
+        let (endpoint, timers) = state.withLock { state -> (DatagramEndpoint?, [Scheduled<Void>]) in
             state.closed = true
-            defer { state.endpoint = nil }
-            return state.endpoint
+            defer {
+                state.endpoint = nil
+                state.paths = [:]
+            }
+            return (state.endpoint, state.paths.values.compactMap(\.timer))
         }
+        timers.forEach { $0.cancel() }
         endpoint?.close()
     }
 
     /// Bytes a sealed datagram adds: ChaCha20-Poly1305's 12-byte nonce and 16-byte tag.
     static let sealOverhead = 12 + 16
 
+    /// A datagram: `token`, then `body`, sealed under `key` when there is one (the token authenticated).
+    ///
+    /// - Returns: nil when sealing failed (the datagram is dropped).
+    static func datagram(
+        _ body: some DataProtocol,
+        token: UInt64,
+        key: SymmetricKey?,
+        allocator: ByteBufferAllocator
+    ) -> ByteBuffer? {
+        var datagram = allocator.buffer(capacity: WireProtocol.datagramHeaderLength + body.count + sealOverhead)
+        datagram.writeInteger(token)
+        if let key {
+            let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
+            guard let sealed = try? ChaChaPoly.seal(body, using: key, authenticating: tokenBytes) else { return nil }
+            datagram.writeBytes(sealed.combined)
+        } else {
+            datagram.writeBytes(body)
+        }
+        return datagram
+    }
+
+    /// The body of a datagram received under `token`, opened with `key` when there is one.
+    ///
+    /// - Returns: nil when it does not open (forged or garbled: dropped).
+    static func opened(_ body: Data, token: UInt64, key: SymmetricKey?) -> Data? {
+        guard let key else { return body }
+        let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
+        guard let box = try? ChaChaPoly.SealedBox(combined: body),
+            let opened = try? ChaChaPoly.open(box, using: key, authenticating: tokenBytes)
+        else { return nil }
+        return opened
+    }
+
+    /// Drops every datagram received from now on, as a firewall that blocks UDP would (tests).
+    func dropEveryDatagram() {
+        state.withLock { $0.dropsEverything = true }
+    }
+
+    /// What a received datagram's token names.
+    private enum Arrival {
+        /// A message from this peer, to open with this key and hand over.
+        case message(PeerID, SymmetricKey?, @Sendable (Data, PeerID) -> Bool)
+        /// A probe or an answer to one (``probeReceived(_:token:from:)``).
+        case probe
+        /// Nothing: dropped.
+        case dropped
+    }
+
     private func received(_ bytes: ByteBuffer, from address: SocketAddress) {
         var bytes = bytes
-        let accepted = state.withLock { state -> (PeerID, SymmetricKey?, UInt64, @Sendable (Data, PeerID) -> Bool)? in
-            guard let token = bytes.readInteger(as: UInt64.self), let peer = state.senders[token],
-                peer.address == Platform.addressText(address), let deliver = state.deliver
-            else {
+        let token = bytes.readInteger(as: UInt64.self)
+        let arrival = state.withLock { state -> Arrival in
+            guard !state.dropsEverything else { return .dropped }
+            guard let token, let peer = state.senders[token] else {
+                // Not a message's token: a probe's, or nothing.
+                if let token, state.probeRoutes[token] != nil { return .probe }
                 state.statistics.rejected += 1
-                return nil
+                return .dropped
             }
-            return (peer.id, peer.key, token, deliver)
+            guard peer.address == Platform.addressText(address), let deliver = state.deliver else {
+                state.statistics.rejected += 1
+                return .dropped
+            }
+            return .message(peer.id, peer.key, deliver)
         }
-        guard let (sender, key, token, deliver) = accepted else { return }
-        var message = Data(buffer: bytes, byteTransferStrategy: .copy)
-        if let key {
-            // A forged or garbled datagram does not open: dropped.
-            let tokenBytes = withUnsafeBytes(of: token.bigEndian) { Array($0) }
-            guard let box = try? ChaChaPoly.SealedBox(combined: message),
-                let opened = try? ChaChaPoly.open(box, using: key, authenticating: tokenBytes)
-            else {
-                state.withLock { $0.statistics.rejected += 1 }
-                return
-            }
-            message = opened
+        let sender: PeerID
+        let key: SymmetricKey?
+        let deliver: @Sendable (Data, PeerID) -> Bool
+        switch arrival {
+        case .dropped:
+            return
+        case .probe:
+            if let token { probeReceived(bytes, token: token, from: address) }
+            return
+        case .message(let peer, let peerKey, let handOver):
+            (sender, key, deliver) = (peer, peerKey, handOver)
+        }
+        // A forged or garbled datagram does not open: dropped.
+        guard let token,
+            let message = Self.opened(Data(buffer: bytes, byteTransferStrategy: .copy), token: token, key: key)
+        else {
+            state.withLock { $0.statistics.rejected += 1 }
+            return
         }
         let delivered = deliver(message, sender)
         state.withLock { state in

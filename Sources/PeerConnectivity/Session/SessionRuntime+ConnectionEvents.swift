@@ -73,6 +73,7 @@ extension SessionRuntime {
             guard let waiters = table.established(peer, on: connection) else { return nil }
             table[peer]?.peerAccepts = connection.peerMaximumMessageLength
             table[peer]?.peerReadsFolders = connection.peerReadsFolders
+            table[peer]?.peerProbesDatagrams = connection.peerProbesDatagrams
             if configuration.reconnection != nil {
                 // Before the peer shows connected, so it is the first frame after the handshake.
                 let link = PeerTable.Link()
@@ -83,7 +84,7 @@ extension SessionRuntime {
         }
         for waiter in ours ?? [] { waiter.resume() }
         if ours != nil {
-            datagrams.established(connection, with: peer)
+            datagrams.established(connection, with: peer, probes: connection.peerProbesDatagrams)
             meshEstablished(connection)
         } else {
             connection.close(.unexpectedPeer.with(detail: "\(peer) is not expected in this session"))

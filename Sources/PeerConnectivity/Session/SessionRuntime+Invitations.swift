@@ -99,10 +99,22 @@ extension SessionRuntime {
             if let reserved { release(reserved, connection: nil, reason: reason) }
             throw InvitationError.failed(peer: expectedPeer, reason: reason)
         }
-        if let expectedPeer = reserved, !peers.withLock({ $0.attach(connection, to: expectedPeer) }) {
-            connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
-            try await waitUntilConnected(expectedPeer)
-            return expectedPeer
+        if let expectedPeer = reserved {
+            // Attached, or held by another connection (its invitation won), or the place is gone: this
+            // connection closed already (its own error, below, says why) or the session let the place go.
+            let attached = peers.withLock { table -> Bool? in
+                table.attach(connection, to: expectedPeer) ? true : table.all[expectedPeer] == nil ? nil : false
+            }
+            switch attached {
+            case true?:
+                break
+            case false?:
+                connection.close(.localDisconnect.with(detail: "the peer joined through its own invitation"))
+                try await waitUntilConnected(expectedPeer)
+                return expectedPeer
+            case nil:
+                connection.close(.localDisconnect.with(detail: "the session gave up the invitation's place"))
+            }
         }
         do {
             return try await withTaskCancellationHandler {

@@ -148,7 +148,8 @@ extension SessionRuntime {
         case .resumed(let waiters, let again):
             configuration.logger.debug("link to \(peer) resumed: \(again.count) message(s) sent again")
             for waiter in waiters { waiter.resume() }
-            datagrams.established(connection, with: peer)
+            let probes = peers.withLock { $0[peer]?.peerProbesDatagrams ?? false }
+            datagrams.established(connection, with: peer, probes: probes)
             meshEstablished(connection)
         case .refused(let reason):
             connection.close(reason)

@@ -44,12 +44,14 @@ extension SessionRuntime {
         switch open.kind {
         case .message:
             // The size was checked against this side's limit at OPEN (``ChannelTable``).
+            guard let (reservation, buffer) = admitsMessage(open, from: peer, on: connection) else { return }
             let receiver = MessageReceiver(
                 peer: peer,
                 connection: connection,
                 channel: open.channel,
-                size: Int(open.size),
-                window: max(configuration.streamWindow, WireProtocol.initialChannelWindow)
+                buffer: buffer,
+                window: max(configuration.streamWindow, WireProtocol.initialChannelWindow),
+                reservation: reservation
             )
             transfers.withLock { $0[TransferKey(connection, open.channel)] = receiver }
         case .stream:
@@ -105,6 +107,38 @@ extension SessionRuntime {
             events.yield(.startedReceivingResource(name: name, from: peer, progress: receiver.progress))
             receiver.start()
         }
+    }
+
+    /// The place in the memory budget for a large message a peer opened, and the buffer it is gathered
+    /// into; nil when the session, or the process, holds as much of large messages being gathered as it
+    /// takes (or the kernel maps no memory): then it is refused (RESET 8, busy) with a warning, and the
+    /// sender may try again.
+    private func admitsMessage(
+        _ open: Frame.Open,
+        from peer: PeerID,
+        on connection: Connection
+    ) -> (LargeMessageMemory.Reservation, MappedMessageBuffer)? {
+        let limits = LargeMessageBudget<UInt64>.Limits(
+            perOwner: configuration.largeMessageBudget,
+            total: configuration.processLargeMessageBudget,
+            largestMessage: configuration.maximumMessageLength
+        )
+        let why: String
+        switch LargeMessageMemory.process.reserve(Int(open.size), for: messageOwner, within: limits) {
+        case .success(let reservation):
+            // Only address space until chunks are written into it.
+            if let buffer = MappedMessageBuffer(capacity: Int(open.size)) { return (reservation, buffer) }
+            reservation.release()
+            why = "no memory could be mapped for it"
+        case .failure(let refusal):
+            why = "\(refusal)"
+        }
+        connectionConfiguration.warnings.warn(
+            "refused a message of \(open.size) bytes from \(peer) (busy): \(why)",
+            to: configuration.logger
+        )
+        connection.resetIncomingChannel(open.channel, .busy)
+        return nil
     }
 
     /// Whether a resource or folder offered by a peer is taken; if not, it is refused (RESET) with a warning.

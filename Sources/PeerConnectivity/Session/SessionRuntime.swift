@@ -60,6 +60,8 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
     let incomingResources: IncomingResourceSlots
     /// The free space of the resource directory's file system, for the check at each resource's OPEN.
     let freeSpace: FreeSpaceGauge
+    /// The session as an owner of large messages being received, in ``LargeMessageMemory/process``.
+    let messageOwner = LargeMessageMemory.process.newOwner()
     let readingPaused = Atomic<Bool>(false)
 
     /// The session's encryption preference.
@@ -91,7 +93,8 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         )
         datagrams.start(
             on: eventLoop,
-            ports: configuration.datagramPorts
+            ports: configuration.datagramPorts,
+            logger: configuration.logger
         ) {
             [weak self] data, peer in
             self?.deliverUnreliable(data, from: peer) ?? false

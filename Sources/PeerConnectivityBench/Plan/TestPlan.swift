@@ -44,6 +44,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     public var reverse: Bool?
     /// The bulk test: both write at once, each on its own streams.
     public var bidirectional: Bool?
+    /// The bulk test: the first seconds left out of the totals (slow start), still in the intervals, as
+    /// iperf3's `-O` (nil: none).
+    public var omitSeconds: Double?
     /// How often a report of the last interval is printed and kept in the document's `intervals`, in
     /// seconds (nil: none).
     public var intervalSeconds: Double?
@@ -73,6 +76,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - timeSeconds: the bulk test's duration.
     ///   - reverse: the bulk test's reflector writes.
     ///   - bidirectional: the bulk test writes both ways.
+    ///   - omitSeconds: the bulk test's first seconds left out of the totals.
     ///   - intervalSeconds: the interval of the reports.
     ///   - rate: the data test's open-loop rate.
     ///   - interruptAtPercent: the resource test's cut, in percent of the file.
@@ -93,6 +97,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         timeSeconds: Double? = nil,
         reverse: Bool? = nil,
         bidirectional: Bool? = nil,
+        omitSeconds: Double? = nil,
         intervalSeconds: Double? = nil,
         rate: Double? = nil,
         interruptAtPercent: Double? = nil
@@ -113,6 +118,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.timeSeconds = timeSeconds
         self.reverse = reverse
         self.bidirectional = bidirectional
+        self.omitSeconds = omitSeconds
         self.intervalSeconds = intervalSeconds
         self.rate = rate
         self.interruptAtPercent = interruptAtPercent
@@ -137,6 +143,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         if test != .bulk, reverse == true || bidirectional == true {
             throw .invalidPlan("--reverse and --bidir apply to --test bulk only")
         }
+        if test != .bulk, omitSeconds != nil { throw .invalidPlan("--omit applies to --test bulk only") }
         if test == .bulk {
             try validateBulk()
             return
@@ -203,6 +210,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
             throw .invalidPlan("--reverse and --bidir exclude each other: --bidir writes both ways")
         }
         if bytes != nil { throw .invalidPlan("--test bulk runs for --time: --bytes does not apply") }
+        if let omitSeconds, !(0..<timeSeconds).contains(omitSeconds) {
+            throw .invalidPlan("--omit must be 0 or more and less than --time (\(timeSeconds) s)")
+        }
         if let size = sizes.first {
             guard sizes.count == 1, (1...Self.maximumMessageSize).contains(size) else {
                 throw .invalidPlan(

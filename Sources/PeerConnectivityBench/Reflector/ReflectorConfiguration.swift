@@ -25,8 +25,15 @@ public struct ReflectorConfiguration: Sendable {
     public var publishesService: Bool
     /// Runners served at once; more are declined as busy.
     public var maximumRunners: Int
-    /// Runners served at once from one source address; more from it are declined as busy.
+    /// Runners served at once from one source; more from it are declined as busy. A global IPv6 address
+    /// counts as its network of ``ipv6PrefixLength`` bits, as in the advertiser's limits. When every place
+    /// is held, a runner from a source that holds none takes the place of the longest-held runner of the
+    /// source that holds the most (at least two), which is told it was evicted for a newcomer.
     public var maximumRunnersPerAddress = 8
+    /// How many leading bits of a global IPv6 address name its source for the per-address limits (runner
+    /// places, invitation rate, pending handshakes): 64, one network, by default; 128 counts each address on
+    /// its own. IPv4, loopback and link-local addresses always count each on its own.
+    public var ipv6PrefixLength = Advertiser.Configuration.default.ipv6PrefixLength
     /// Invitations taken per second from one source address, after a burst of four times as many; more
     /// are declined as rate-limited (the advertiser's default is 8 a second).
     public var invitationsPerSecondPerAddress: Double = Advertiser.Configuration.default.invitationsPerSecondPerAddress
@@ -46,6 +53,10 @@ public struct ReflectorConfiguration: Sendable {
     public var datagramPorts: ClosedRange<Int>? = ReflectorConfiguration.defaultDatagramPorts
     /// The largest resource taken from a runner, in bytes; nil for no maximum but the free space.
     public var maximumResourceSize: UInt64?
+    /// The memory, in bytes, that the large messages (over 1 MiB) of all runners together may hold while they
+    /// are received: the ``Session/Configuration/processLargeMessageBudget`` of each runner's session (the
+    /// library's default, 256 MiB). A message that would go over it is refused as busy.
+    public var largeMessageBudget = Session.Configuration.default.processLargeMessageBudget
     /// The flow-control window of the streams it reads from each runner, in bytes; nil for
     /// ``aloneStreamWindow`` for a runner served alone and ``sharedStreamWindow`` for each runner that
     /// comes while others are served, so that one runner alone is not held back by its window (a bulk

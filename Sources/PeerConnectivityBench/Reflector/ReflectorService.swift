@@ -26,8 +26,10 @@ public final class ReflectorService: Sendable {
     private struct State {
         var nextRunner = 0
         var runners: [Int: Runner] = [:]
-        /// Runners served now per source address.
-        var perAddress: [String: Int] = [:]
+        /// Who holds the places, per source; an evicted runner holds none while its session ends.
+        var places: RunnerPlaces
+        /// The tasks telling evicted runners and disconnecting them, by runner id.
+        var evictions: [Int: Task<Void, Never>] = [:]
         var acceptLoop: Task<Void, Never>?
         var idleSweep: Task<Void, Never>?
         var started = false
@@ -35,9 +37,8 @@ public final class ReflectorService: Sendable {
 
         /// Forgets a runner that left (nothing when it was forgotten already).
         mutating func remove(_ id: Int) {
-            guard let runner = runners.removeValue(forKey: id) else { return }
-            let left = perAddress[runner.address, default: 1] - 1
-            perAddress[runner.address] = left > 0 ? left : nil
+            runners[id] = nil
+            places.left(id)
         }
     }
 
@@ -53,7 +54,7 @@ public final class ReflectorService: Sendable {
     public let resourceDirectory: URL
     private let ownsResourceDirectory: Bool
     let log: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// Binds the raw echo port (if any) and prepares the advertiser; nothing is served until ``start()``.
     ///
@@ -65,6 +66,14 @@ public final class ReflectorService: Sendable {
     public init(configuration: ReflectorConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.log = log
+        state = Mutex(
+            State(
+                places: RunnerPlaces(
+                    maximum: configuration.maximumRunners,
+                    maximumPerSource: configuration.maximumRunnersPerAddress
+                )
+            )
+        )
         peer = try PeerID(displayName: configuration.name)
         ownsResourceDirectory = configuration.resourceDirectory == nil
         resourceDirectory =
@@ -87,6 +96,7 @@ public final class ReflectorService: Sendable {
         advertiserConfiguration.publishesService = configuration.publishesService
         advertiserConfiguration.handshakeTimeout = configuration.handshakeTimeout
         advertiserConfiguration.invitationsPerSecondPerAddress = configuration.invitationsPerSecondPerAddress
+        advertiserConfiguration.ipv6PrefixLength = configuration.ipv6PrefixLength
         advertiserConfiguration.invitationBurstPerAddress = max(
             1,
             Int(configuration.invitationsPerSecondPerAddress * 4)
@@ -138,13 +148,16 @@ public final class ReflectorService: Sendable {
 
     /// Stops advertising, says goodbye to every runner (`Session.disconnect()`) and stops the raw echo server.
     public func stop() async {
-        let (sessions, loop, sweep) = state.withLock { state in
+        let (sessions, loop, sweep, evictions) = state.withLock { state in
             state.stopped = true
-            return (state.runners.values.map(\.session), state.acceptLoop, state.idleSweep)
+            return (
+                state.runners.values.map(\.session), state.acceptLoop, state.idleSweep, Array(state.evictions.values)
+            )
         }
         await advertiser.stop()
         loop?.cancel()
         sweep?.cancel()
+        evictions.forEach { $0.cancel() }
         for session in sessions {
             await session.disconnect()
         }
@@ -158,11 +171,14 @@ public final class ReflectorService: Sendable {
     }
 
     /// Takes a runner's invitation into a session of its own, unless the reflector is full, or full for
-    /// the runner's address: then it is declined as busy.
+    /// the runner's source: then it is declined as busy. When every place is held and the runner's source
+    /// holds none, it takes the place of the longest-held runner of the source that holds the most
+    /// (``RunnerPlaces``).
     private func admit(_ invitation: Invitation) {
         let runner = invitation.peer
         let name = LogSafe.escaped(runner.displayName)
         let address = invitation.address ?? "?"
+        let source = AdmissionKey(address: address, ipv6PrefixLength: configuration.ipv6PrefixLength)
         var sessionConfiguration = Session.Configuration.default
         // Invitations are admitted one at a time: whether others are served cannot change meanwhile.
         let alone = state.withLock { $0.runners.isEmpty }
@@ -173,6 +189,7 @@ public final class ReflectorService: Sendable {
         // A reflector serves runners and joins no mesh: no member listener, no introductions to dial.
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
+        sessionConfiguration.processLargeMessageBudget = configuration.largeMessageBudget
         sessionConfiguration.datagramPorts = configuration.datagramPorts
         // Only for a runner that resumes links itself: on a link that is never resumed, reconnection would
         // still send the echoes through the resend ledger, and move the data test's figures.
@@ -183,15 +200,27 @@ public final class ReflectorService: Sendable {
             encryptionPreference: configuration.encryption,
             configuration: sessionConfiguration
         )
-        let admitted = state.withLock { state -> Result<Int, Refusal> in
+        let admitted = state.withLock { state -> Result<(Int, Eviction?), Refusal> in
             guard !state.stopped else { return .failure(Refusal("the reflector is stopping")) }
-            guard state.runners.count < configuration.maximumRunners else {
-                return .failure(Refusal("\(configuration.maximumRunners) runners served already"))
-            }
-            guard state.perAddress[address, default: 0] < configuration.maximumRunnersPerAddress else {
-                return .failure(
-                    Refusal("\(configuration.maximumRunnersPerAddress) runners from \(address) served already")
-                )
+            var eviction: Eviction?
+            switch state.places.arrived(state.nextRunner + 1, from: source) {
+            case .refused(let detail):
+                return .failure(Refusal(detail))
+            case .admitted:
+                break
+            case .admittedEvicting(let victim):
+                if let evicted = state.runners[victim] {
+                    state.runners[victim]?.dropped = true
+                    let key = AdmissionKey(address: evicted.address, ipv6PrefixLength: configuration.ipv6PrefixLength)
+                    eviction = Eviction(
+                        id: victim,
+                        peer: evicted.peer,
+                        session: evicted.session,
+                        address: evicted.address,
+                        source: key,
+                        placesLeft: state.places.count(of: key)
+                    )
+                }
             }
             state.nextRunner += 1
             state.runners[state.nextRunner] = Runner(
@@ -200,8 +229,7 @@ public final class ReflectorService: Sendable {
                 address: address,
                 activity: RunnerActivity(clock: configuration.idleClock)
             )
-            state.perAddress[address, default: 0] += 1
-            return .success(state.nextRunner)
+            return .success((state.nextRunner, eviction))
         }
         let id: Int
         switch admitted {
@@ -209,8 +237,9 @@ public final class ReflectorService: Sendable {
             log("busy: declined runner=\(name) address=\(address): \(refusal.detail)")
             invitation.declineAsBusy(detail: refusal.detail)
             return
-        case .success(let admittedID):
+        case .success(let (admittedID, eviction)):
             id = admittedID
+            if let eviction { evict(eviction, for: name, address: address, source: source) }
         }
         let context = LogSafe.escaped(String(decoding: invitation.context, as: UTF8.self), limit: 200)
         // On the session's event loop: each echo is sent from the thread that read it.
@@ -233,6 +262,48 @@ public final class ReflectorService: Sendable {
         }
         // A runner that is gone already has no entry to keep its task in.
         state.withLock { $0.runners[id]?.task = task }
+    }
+
+    /// A runner whose place a newcomer takes.
+    private struct Eviction: Sendable {
+        let id: Int
+        let peer: PeerID
+        let session: Session
+        let address: String
+        let source: AdmissionKey
+        /// Places its source holds once it is gone.
+        let placesLeft: Int
+    }
+
+    /// Logs an eviction, tells the runner why (``RunnerEviction``) and disconnects it; its task then ends and
+    /// forgets it. In a task of its own, so that the invitations behind the newcomer's are not held up: the
+    /// notice has a second to go out (a runner that reads nothing cannot hold it up longer), then the session
+    /// ends, and with it a send still waiting.
+    private func evict(_ eviction: Eviction, for newcomer: String, address: String, source: AdmissionKey) {
+        let evicted = LogSafe.escaped(eviction.peer.displayName)
+        let detail =
+            "every place was held, \(eviction.placesLeft + 1) of them by \(eviction.source); "
+            + "a runner from \(source), which held none, took this one's"
+        log(
+            "evicting runner=\(evicted) address=\(eviction.address) for runner=\(newcomer) address=\(address): "
+                + "every place held, \(eviction.placesLeft + 1) by \(eviction.source), none by \(source)"
+        )
+        let notice = RunnerEviction(detail: detail).encoded()
+        // Made under the lock, so that it is kept before it can end and forget itself.
+        state.withLock { state in
+            state.evictions[eviction.id] = Task { [self] in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try? await eviction.session.send(notice, toPeers: [eviction.peer], mode: .reliable)
+                    }
+                    group.addTask { try? await Task.sleep(for: .seconds(1)) }
+                    await group.next()
+                    group.cancelAll()
+                    await eviction.session.disconnect()
+                }
+                _ = self.state.withLock { $0.evictions.removeValue(forKey: eviction.id) }
+            }
+        }
     }
 
     /// Why a runner was turned away.

@@ -1,13 +1,14 @@
 import Foundation
 
 extension BenchmarkDocument {
-    /// The JSON of the document: pretty-printed, sorted keys, ISO-8601 dates in UTC with milliseconds
-    /// (``startedAt`` is the origin of the samples' times).
+    /// The JSON of the document: pretty-printed (or on one line), sorted keys, ISO-8601 dates in UTC with
+    /// milliseconds (``startedAt`` is the origin of the samples' times).
     ///
+    /// - Parameter pretty: whether to indent it over many lines (one line for `--json-stream`).
     /// - Throws: an `EncodingError` (not expected: every field encodes).
-    public func encoded() throws -> Data {
+    public func encoded(pretty: Bool = true) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(Self.dateFormatter(fractionalSeconds: true).string(from: date))

@@ -6,8 +6,14 @@ public struct BulkDirection: Codable, Hashable, Sendable {
     public var receivedBytes: Int
     /// From the first write to the end of the last stream at the reader, in seconds.
     public var seconds: Double
-    /// `receivedBytes` over `seconds`: the link's throughput in this direction.
+    /// `receivedBytes` over `seconds`: the link's throughput in this direction; with `--omit`, the bytes
+    /// after the omitted seconds over the time after them.
     public var bytesPerSecond: Double
+    /// With `--omit`: the bytes left out of the rate, those the runner had written (forward) or read
+    /// (reverse) when the omitted seconds ended.
+    public var omittedBytes: Int?
+    /// With `--omit`: the seconds left out of the rate, from the first write.
+    public var omittedSeconds: Double?
     /// Streams whose bytes differed from the pattern.
     public var corruptedStreams: Int
     /// Streams that did not end normally.
@@ -39,5 +45,22 @@ public struct BulkDirection: Codable, Hashable, Sendable {
         self.corruptedStreams = corruptedStreams
         self.failedStreams = failedStreams
         self.errors = errors
+    }
+
+    /// The same figures with the first `seconds` left out of the rate: `bytes` of the received ones, those
+    /// the far end had by then, as iperf3's `-O` leaves out slow start. Nothing changes when the direction
+    /// did not last longer than `seconds` or had fewer bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: the bytes moved in the omitted seconds.
+    ///   - seconds: the omitted seconds.
+    /// - Returns: the figures, the rate over what followed.
+    public func omitting(_ bytes: Int, over seconds: Double) -> BulkDirection {
+        guard seconds > 0, seconds < self.seconds, bytes <= receivedBytes else { return self }
+        var result = self
+        result.omittedBytes = bytes
+        result.omittedSeconds = seconds
+        result.bytesPerSecond = Double(receivedBytes - bytes) / (self.seconds - seconds)
+        return result
     }
 }

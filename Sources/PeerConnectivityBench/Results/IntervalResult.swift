@@ -20,6 +20,8 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     public var roundTripP50Nanoseconds: UInt64?
     /// The 99th percentile.
     public var roundTripP99Nanoseconds: UInt64?
+    /// Bulk with `--omit`: the interval began in the omitted seconds, so its bytes are not in the totals.
+    public var omitted: Bool?
 
     /// Makes an interval with no figures yet.
     ///
@@ -34,16 +36,17 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     /// The interval's length in seconds.
     public var seconds: Double { max(endSeconds - startSeconds, 0) }
 
-    /// One line: "[  3.0-  4.0 s]  1.62 GB/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
-    public var line: String {
+    /// One line in automatic units: "[  3.0-  4.0 s] 13.0 Gbit/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
+    public var line: String { line(format: .automatic) }
+
+    /// One line with rates in `format`.
+    ///
+    /// - Parameter format: how rates print (as iperf3's `-f`).
+    /// - Returns: the line.
+    public func line(format: RateFormat) -> String {
         var parts: [String] = []
         func rate(_ bytes: Int) -> String {
-            seconds > 0
-                ? String(
-                    format: "%.2f GB/s (%.2f Gbit/s)",
-                    Double(bytes) / seconds / 1e9,
-                    Double(bytes) * 8 / seconds / 1e9
-                ) : "-"
+            seconds > 0 ? format.string(bytesPerSecond: Double(bytes) / seconds) : "-"
         }
         if let sentBytes { parts.append("\(rate(sentBytes)) sent") }
         if let receivedBytes { parts.append("\(rate(receivedBytes)) received") }
@@ -54,6 +57,7 @@ public struct IntervalResult: Codable, Hashable, Sendable {
             if let p99 = roundTripP99Nanoseconds { text += String(format: ", p99 %.1f us", Double(p99) / 1e3) }
             parts.append(text)
         }
-        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ")
+        let omission = omitted == true ? " (omitted)" : ""
+        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ") + omission
     }
 }

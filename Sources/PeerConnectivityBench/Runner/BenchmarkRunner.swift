@@ -51,7 +51,7 @@ public enum BenchmarkRunner {
         document.reflector = connection.reflectorHost
         document.connection = connection.report
         events.connected?(connection.report, connection.reflectorHost)
-        let intervals = IntervalLog(every: plan.intervalSeconds, report: events.interval)
+        let intervals = IntervalLog(every: plan.intervalSeconds, omitting: plan.omitSeconds, report: events.interval)
         let cpuAtStart = CPUTime.ofThisProcess()
         let testStarted = ContinuousClock.now
         do {
@@ -126,6 +126,24 @@ public enum BenchmarkRunner {
         return driver
     }
 
+    /// Waits until the session's UDP path to the reflector is open, so that an unreliable test measures
+    /// datagrams (``UnreliablePath``); polled every 20 ms, for at most ``UnreliablePath/waitLimit``.
+    ///
+    /// - Returns: whether the phases must judge the path by their echoes (a reflector that does not probe).
+    /// - Throws: ``BenchError/blocked(_:)`` when the path is blocked, or no verdict came.
+    private static func awaitDatagramPath(_ driver: any EchoDriver) async throws -> Bool {
+        let started = MonotonicClock.now()
+        while let report = driver.datagramPath() {
+            switch UnreliablePath.decide(report, waited: MonotonicClock.now() - started) {
+            case .start: return false
+            case .startUnchecked: return true
+            case .wait: try await Task.sleep(for: .milliseconds(20))
+            case .fail(let error): throw error
+            }
+        }
+        return false
+    }
+
     /// The message tests: for each size, a warm-up phase and a measured phase; each size's result is
     /// added to `results` as it ends, the one under way too when it fails (with what it counted).
     private static func runSizes(
@@ -137,6 +155,7 @@ public enum BenchmarkRunner {
         progress: (@Sendable (PhaseProgress) -> Void)?
     ) async throws {
         var sequence: UInt64 = 1
+        var judgesPathByEchoes = plan.mode == .unreliable ? try await awaitDatagramPath(driver) : false
         for size in plan.sizes {
             let warmup = try await runPhase(
                 driver,
@@ -146,9 +165,12 @@ public enum BenchmarkRunner {
                 isWarmup: true,
                 firstSequence: sequence,
                 origin: origin,
+                judgesPathByEchoes: judgesPathByEchoes,
                 intervals: nil,
                 progress: progress
             )
+            // Once a datagram came back, the path is not blocked.
+            judgesPathByEchoes = judgesPathByEchoes && warmup.result.echoed == warmup.result.arrivedOnConnection ?? 0
             let measured = try await runPhase(
                 driver,
                 plan: plan,
@@ -157,10 +179,13 @@ public enum BenchmarkRunner {
                 isWarmup: false,
                 firstSequence: warmup.nextSequence,
                 origin: origin,
+                judgesPathByEchoes: judgesPathByEchoes,
                 intervals: intervals,
                 progress: progress
             )
             sequence = measured.nextSequence
+            judgesPathByEchoes =
+                judgesPathByEchoes && measured.result.echoed == measured.result.arrivedOnConnection ?? 0
             var result = measured.result
             result.warmupSent = warmup.result.sent
             result.warmupEchoed = warmup.result.echoed
@@ -179,6 +204,7 @@ public enum BenchmarkRunner {
         isWarmup: Bool,
         firstSequence: UInt64,
         origin: UInt64,
+        judgesPathByEchoes: Bool,
         intervals: IntervalLog?,
         progress: (@Sendable (PhaseProgress) -> Void)?
     ) async throws -> (result: SizeResult, nextSequence: UInt64, failure: (any Error)?) {
@@ -197,7 +223,7 @@ public enum BenchmarkRunner {
             size: size,
             planned: count,
             isWarmup: isWarmup,
-            unreliable: plan.mode == .unreliable,
+            judgesPathByEchoes: judgesPathByEchoes,
             now: now
         )
         let ticker = Task {

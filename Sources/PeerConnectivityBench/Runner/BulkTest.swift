@@ -35,6 +35,8 @@ enum BulkTest {
         let reverse = plan.reverse == true || plan.bidirectional == true
         let pattern = StreamPattern()
         let session = driver.session
+        let mark = omissionMark(after: plan.omitSeconds, counters: counters)
+        defer { mark?.cancel() }
         if let size = plan.sizes.first, !plan.sizes.isEmpty {
             let forward = await sendMessages(
                 size: size,
@@ -45,7 +47,13 @@ enum BulkTest {
                 pattern: pattern,
                 counters: counters
             )
-            return BulkTestResult(streamCount: 1, timeSeconds: plan.timeSeconds ?? 10, forward: forward, reverse: nil)
+            let omitted = await omitted(mark)
+            return BulkTestResult(
+                streamCount: 1,
+                timeSeconds: plan.timeSeconds ?? 10,
+                forward: omitted.map { forward.omitting($0.sent, over: $0.seconds) } ?? forward,
+                reverse: nil
+            )
         }
         async let forwardResult: BulkDirection? =
             forward
@@ -69,12 +77,37 @@ enum BulkTest {
                 pattern: pattern,
                 counters: counters
             ) : nil
+        let (forwardDone, reverseDone) = await (forwardResult, reverseResult)
+        let omitted = await omitted(mark)
         return BulkTestResult(
             streamCount: streams,
             timeSeconds: plan.timeSeconds ?? 10,
-            forward: await forwardResult,
-            reverse: await reverseResult
+            forward: omitted.flatMap { mark in forwardDone?.omitting(mark.sent, over: mark.seconds) } ?? forwardDone,
+            reverse: omitted.flatMap { mark in reverseDone?.omitting(mark.received, over: mark.seconds) } ?? reverseDone
         )
+    }
+
+    /// The counters when the omitted seconds end, and when that was (the timer may fire late).
+    private typealias Mark = (sent: Int, received: Int, seconds: Double)
+
+    /// With `--omit`, reads the counters once the omitted seconds have passed; nil without.
+    private static func omissionMark(after seconds: Double?, counters: Counters) -> Task<Mark?, Never>? {
+        guard let seconds, seconds > 0 else { return nil }
+        let started = ContinuousClock.now
+        return Task {
+            guard (try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))) != nil else { return nil }
+            return (
+                counters.sent.load(ordering: .relaxed),
+                counters.received.load(ordering: .relaxed),
+                started.duration(to: .now).seconds
+            )
+        }
+    }
+
+    /// The mark, if it was reached before the test ended; a test shorter than its omitted seconds has none.
+    private static func omitted(_ mark: Task<Mark?, Never>?) async -> Mark? {
+        mark?.cancel()
+        return await mark?.value
     }
 
     // MARK: - Runner to reflector

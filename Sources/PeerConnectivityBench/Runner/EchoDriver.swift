@@ -1,3 +1,5 @@
+import PeerConnectivity
+
 /// Carries one phase's messages to the reflector and its echoes back into the phase's controller:
 /// a PeerConnectivity session (``SessionEchoDriver``), or the raw baseline over TCP (``RawEchoDriver``) or
 /// TLS (``TLSEchoDriver``).
@@ -10,4 +12,12 @@ protocol EchoDriver: Sendable {
 
     /// Closes the connection.
     func close() async
+
+    /// Where the UDP path to the reflector stands; nil for a driver without one (the raw baselines).
+    func datagramPath() -> DatagramPathReport?
+}
+
+extension EchoDriver {
+    /// None: the raw baselines have no UDP path.
+    func datagramPath() -> DatagramPathReport? { nil }
 }

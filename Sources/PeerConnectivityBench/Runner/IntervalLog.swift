@@ -11,15 +11,18 @@ final class IntervalLog: Sendable {
     }
 
     private let interval: Double?
+    private let omitSeconds: Double
     private let report: (@Sendable (IntervalResult) -> Void)?
     private let start = ContinuousClock.now
     private let state = Mutex(State())
 
     /// - Parameters:
     ///   - interval: seconds per interval; nil keeps no intervals.
+    ///   - omitSeconds: bulk with `--omit`: the intervals that begin before it are marked omitted.
     ///   - report: called with each interval as it ends.
-    init(every interval: Double?, report: (@Sendable (IntervalResult) -> Void)?) {
+    init(every interval: Double?, omitting omitSeconds: Double? = nil, report: (@Sendable (IntervalResult) -> Void)?) {
         self.interval = interval
+        self.omitSeconds = omitSeconds ?? 0
         self.report = report
     }
 
@@ -56,6 +59,7 @@ final class IntervalLog: Sendable {
             // The tail after the last whole interval is kept only when it is a tenth of one or more.
             guard end > state.lastEnd + (last ? (interval ?? 0) / 10 : 0.001) else { return nil }
             var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
+            if state.lastEnd < omitSeconds { result.omitted = true }
             if forward { result.sentBytes = sent - state.lastSent }
             if reverse { result.receivedBytes = received - state.lastReceived }
             state.lastEnd = end

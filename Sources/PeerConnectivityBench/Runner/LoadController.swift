@@ -17,20 +17,18 @@ final class LoadController: @unchecked Sendable {
     private let isWarmup: Bool
     private let size: Int
     private let planned: Int
-    /// Unreliable mode: after this long without one echo by datagram, the phase fails as blocked.
-    private let datagramsDueWithin: UInt64?
+    /// Unreliable mode against a reflector that does not probe: the echoes judge the UDP path
+    /// (``UnreliablePath/judgeByEchoes(lost:datagramEchoes:elapsed:)``).
+    private let judgesPathByEchoes: Bool
     /// The time the sender's schedule and the ticker read: ``MonotonicClock`` unless a test gives one it moves.
     private let clock: @Sendable () -> UInt64
-
-    /// How long an unreliable phase waits for its first echo by datagram before it fails as blocked.
-    static let firstDatagramWithin: UInt64 = 1_000_000_000
 
     init(
         machine: LoadStateMachine,
         size: Int,
         planned: Int,
         isWarmup: Bool,
-        unreliable: Bool = false,
+        judgesPathByEchoes: Bool = false,
         now: UInt64,
         clock: @escaping @Sendable () -> UInt64 = MonotonicClock.now
     ) {
@@ -39,7 +37,7 @@ final class LoadController: @unchecked Sendable {
         self.size = size
         self.planned = planned
         self.isWarmup = isWarmup
-        datagramsDueWithin = unreliable ? Self.firstDatagramWithin : nil
+        self.judgesPathByEchoes = judgesPathByEchoes
         startedAt = now
     }
 
@@ -123,14 +121,14 @@ final class LoadController: @unchecked Sendable {
         } else if let waiter, now >= waiter.deadline {
             resumed = takeWaiter()
         }
-        if let datagramsDueWithin, failure == nil, now - startedAt >= datagramsDueWithin,
-            machine.echoed - connectionArrivals == 0, machine.echoed < machine.sent, machine.sent >= 3
-        {
-            failure = BenchError.blocked(
-                "no UDP datagram came back within a second (\(machine.sent) sent, \(connectionArrivals) answered over "
-                    + "the connection): UDP between the hosts seems blocked; open the reflector's UDP ports (7449-7480 "
-                    + "by default) in its firewall, or run the reliable tests"
+        if judgesPathByEchoes, failure == nil,
+            let blocked = UnreliablePath.judgeByEchoes(
+                lost: machine.lost,
+                datagramEchoes: machine.echoed - connectionArrivals,
+                elapsed: now - startedAt
             )
+        {
+            failure = blocked
             generation += 1
             resumed = resumed ?? takeWaiter()
             condition.broadcast()

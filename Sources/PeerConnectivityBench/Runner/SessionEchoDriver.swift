@@ -11,6 +11,8 @@ final class SessionEchoDriver: EchoDriver {
     private let mode: DeliveryMode
     private let phase = CurrentPhase()
     private let reflector = Mutex<PeerID?>(nil)
+    /// The reflector's notice that it gave this runner's place to a newcomer, once it came.
+    private let eviction: EvictionNotice
     private let firstMessages: AsyncThrowingStream<Data, any Error>
     private let receiver: Task<Void, Never>
     /// Where the stream and resource tests get the reflector's streams and its later messages.
@@ -32,12 +34,16 @@ final class SessionEchoDriver: EchoDriver {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         firstMessages = stream
         let phase = self.phase
+        let eviction = EvictionNotice()
+        self.eviction = eviction
         let countsFallback = mode == .unreliable
         // On the session's event loop, so that an echo is timed when it is read, not after a hop to another thread.
         receiver = Task(executorPreference: session.taskExecutor) {
             var heardHello = false
             for await event in session.events {
                 switch event {
+                case .dataReceived(let data, _, _) where data.starts(with: RunnerEviction.prefix):
+                    eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
                 case .dataReceived(let data, _, let arrivedAs):
                     let now = MonotonicClock.now()
                     if let current = phase.current {
@@ -56,7 +62,7 @@ final class SessionEchoDriver: EchoDriver {
                         inbox?.deliver(data)
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
-                    let error = Self.reflectorLeft(peer, reason: reason)
+                    let error = Self.reflectorLeft(peer, reason: reason, evicted: eviction.notice.withLock { $0 })
                     phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
                     inbox?.fail(error)
@@ -139,7 +145,11 @@ final class SessionEchoDriver: EchoDriver {
                     try await session.send(message, toPeers: peers, mode: mode)
                 } catch let error as SessionError where error.peer.map({ error == .peerNotConnected($0) }) == true {
                     // The send saw the reflector gone before the event stream said so: the same failure.
-                    let gone = Self.reflectorLeft(error.peer!, reason: error.reason)
+                    let gone = Self.reflectorLeft(
+                        error.peer!,
+                        reason: error.reason,
+                        evicted: eviction.notice.withLock { $0 }
+                    )
                     controller.fail(gone)
                     throw gone
                 } catch {
@@ -157,15 +167,26 @@ final class SessionEchoDriver: EchoDriver {
         }
     }
 
-    /// The failure of a run whose reflector left, seen by the event stream or by a send.
-    static func reflectorLeft(_ peer: PeerID, reason: DisconnectReason?) -> BenchError {
-        BenchError.disconnected(
+    /// The failure of a run whose reflector left, seen by the event stream or by a send: the eviction, when
+    /// the reflector said it gave this runner's place to a newcomer.
+    static func reflectorLeft(_ peer: PeerID, reason: DisconnectReason?, evicted: RunnerEviction? = nil) -> BenchError {
+        if let evicted { return evicted.failure }
+        return BenchError.disconnected(
             "the reflector \(peer.displayName) left the session (\(reason.map { "\($0)" } ?? "no reason"))"
         )
+    }
+
+    func datagramPath() -> DatagramPathReport? {
+        reflectorPeer.map { session.datagramPath(to: $0) }
     }
 
     func close() async {
         await session.disconnect()
         receiver.cancel()
     }
+}
+
+/// Where the receiver keeps the reflector's eviction notice for the failure that follows it.
+private final class EvictionNotice: Sendable {
+    let notice = Mutex<RunnerEviction?>(nil)
 }

@@ -1,7 +1,7 @@
-/// Limits the invitations one peer, and one source address, may hand to the application.
+/// Limits the invitations one peer, and one source, may hand to the application.
 ///
-/// Each key (a remote peer id, a source address) has a token bucket: ``Limits/burst`` invitations at
-/// once, refilled at ``Limits/perSecond``. A remote peer id may also have at most
+/// Each key (a remote peer id; a source, an ``AdmissionKey``, so that a global IPv6 /64 is one) has a token
+/// bucket: ``Limits/burst`` invitations at once, refilled at ``Limits/perSecond``. A remote peer id may also have at most
 /// ``Limits/pendingPerPeer`` invitations unanswered at once. An invitation is admitted only when every
 /// limit allows it, and only an admitted one spends tokens, so a peer that floods is refused without
 /// using up its address's budget for other peers on the same host. The peer id is the peer's own
@@ -16,10 +16,12 @@ package struct InvitationRateLimiter: Sendable {
         package var peerBurst: Int
         /// Invitations per second one peer id earns back.
         package var peerPerSecond: Double
-        /// Invitations one source address may send at once.
+        /// Invitations one source may send at once.
         package var addressBurst: Int
-        /// Invitations per second one source address earns back.
+        /// Invitations per second one source earns back.
         package var addressPerSecond: Double
+        /// The bits of a global IPv6 address that name its source (``AdmissionKey``).
+        package var ipv6PrefixLength: Int
 
         /// Makes limits.
         ///
@@ -27,20 +29,23 @@ package struct InvitationRateLimiter: Sendable {
         ///   - pendingPerPeer: unanswered invitations from one peer id.
         ///   - peerBurst: invitations one peer id may send at once.
         ///   - peerPerSecond: invitations per second one peer id earns back.
-        ///   - addressBurst: invitations one source address may send at once.
-        ///   - addressPerSecond: invitations per second one source address earns back.
+        ///   - addressBurst: invitations one source may send at once.
+        ///   - addressPerSecond: invitations per second one source earns back.
+        ///   - ipv6PrefixLength: the bits of a global IPv6 address that name its source.
         package init(
             pendingPerPeer: Int,
             peerBurst: Int,
             peerPerSecond: Double,
             addressBurst: Int,
-            addressPerSecond: Double
+            addressPerSecond: Double,
+            ipv6PrefixLength: Int = AdmissionKey.defaultIPv6PrefixLength
         ) {
             self.pendingPerPeer = max(1, pendingPerPeer)
             self.peerBurst = max(1, peerBurst)
             self.peerPerSecond = max(0, peerPerSecond)
             self.addressBurst = max(1, addressBurst)
             self.addressPerSecond = max(0, addressPerSecond)
+            self.ipv6PrefixLength = ipv6PrefixLength
         }
     }
 
@@ -97,12 +102,11 @@ package struct InvitationRateLimiter: Sendable {
     ///
     /// - Parameters:
     ///   - peer: the inviting peer id's text.
-    ///   - address: the source address (IP, no port; an IPv4-mapped IPv6 address counts as its IPv4
-    ///     address, see ``IPAddressText/normalized(_:)``).
+    ///   - address: the source address (IP, no port), counted as its ``AdmissionKey``.
     ///   - now: a monotonic time in nanoseconds.
     /// - Returns: whether to hand it to the application.
     package mutating func request(peer: String, address: String, now: UInt64) -> Verdict {
-        let address = IPAddressText.normalized(address)
+        let address = AdmissionKey(address: address, ipv6PrefixLength: limits.ipv6PrefixLength).description
         prune(now: now)
         var peerBucket = peerBuckets[peer] ?? Bucket(tokens: Double(limits.peerBurst), updated: now)
         peerBucket.refill(now: now, burst: limits.peerBurst, perSecond: limits.peerPerSecond)

@@ -16,26 +16,33 @@ package struct HandshakeFields: Sendable, Hashable {
         /// The sender reads folder channels (``ChannelKind/folder``); no value. A side that does not
         /// say so is sent a folder one resource per file.
         case readsFolders = 2
+        /// The sender checks its UDP path with probes and answers the peer's (``DatagramProbe``); no value.
+        /// Probes go only to a peer that says so; to one that does not, datagrams go unchecked.
+        case probesDatagrams = 3
     }
 
     /// The largest reliable message the sender accepts, when it says.
     package var maximumMessageLength: UInt32?
     /// Whether the sender reads folder channels.
     package var readsFolders: Bool
+    /// Whether the sender probes its UDP path and answers probes.
+    package var probesDatagrams: Bool
 
     /// The fields; none by default.
-    package init(maximumMessageLength: UInt32? = nil, readsFolders: Bool = false) {
+    package init(maximumMessageLength: UInt32? = nil, readsFolders: Bool = false, probesDatagrams: Bool = false) {
         self.maximumMessageLength = maximumMessageLength
         self.readsFolders = readsFolders
+        self.probesDatagrams = probesDatagrams
     }
 
     /// The fields of a side of this version that accepts messages of up to `maximumMessageLength` bytes
-    /// (and reads folder channels).
+    /// (and reads folder channels, and probes datagrams).
     ///
     /// - Parameter maximumMessageLength: the limit; above 4 GiB - 1 it is announced as that.
     package init(acceptingMessagesUpTo maximumMessageLength: Int) {
         self.maximumMessageLength = UInt32(clamping: maximumMessageLength)
         self.readsFolders = true
+        self.probesDatagrams = true
     }
 
     /// The most bytes a field list may take, count included: fields of later versions fit in it, and a
@@ -47,12 +54,14 @@ package struct HandshakeFields: Sendable, Hashable {
 
     /// The bytes these fields take on the wire.
     package var encodedLength: Int {
-        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4) + (readsFolders ? 1 + 2 : 0)
+        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4) + (readsFolders ? 1 + 2 : 0) + (probesDatagrams ? 1 + 2 : 0)
     }
 
     /// Appends the fields to `buffer`.
     package func encode(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8((maximumMessageLength == nil ? 0 : 1) + (readsFolders ? 1 : 0)))
+        buffer.writeInteger(
+            UInt8((maximumMessageLength == nil ? 0 : 1) + (readsFolders ? 1 : 0) + (probesDatagrams ? 1 : 0))
+        )
         if let maximumMessageLength {
             buffer.writeInteger(FieldType.maximumMessageLength.rawValue)
             buffer.writeInteger(UInt16(4))
@@ -60,6 +69,10 @@ package struct HandshakeFields: Sendable, Hashable {
         }
         if readsFolders {
             buffer.writeInteger(FieldType.readsFolders.rawValue)
+            buffer.writeInteger(UInt16(0))
+        }
+        if probesDatagrams {
+            buffer.writeInteger(FieldType.probesDatagrams.rawValue)
             buffer.writeInteger(UInt16(0))
         }
     }
@@ -95,6 +108,10 @@ package struct HandshakeFields: Sendable, Hashable {
                 guard !fields.readsFolders else { throw .malformed(type, "the folder capability appears twice") }
                 guard length == 0 else { throw .malformed(type, "the folder capability has \(length) bytes, not 0") }
                 fields.readsFolders = true
+            case .probesDatagrams:
+                guard !fields.probesDatagrams else { throw .malformed(type, "the probe capability appears twice") }
+                guard length == 0 else { throw .malformed(type, "the probe capability has \(length) bytes, not 0") }
+                fields.probesDatagrams = true
             case nil:
                 break  // a field of a later version
             }

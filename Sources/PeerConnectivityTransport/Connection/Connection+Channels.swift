@@ -154,27 +154,38 @@ extension Connection {
         if scheduleDrain { self.scheduleDrain() }
     }
 
-    /// Waits for the peer to confirm a resource (DONE).
+    /// Waits for the peer to confirm a resource or a message (DONE).
     ///
-    /// - Parameter channelNumber: the resource's channel.
-    /// - Throws: ``ChannelClosedError`` when the peer resets it or the connection ends first.
+    /// - Parameter channelNumber: the channel.
+    /// - Throws: ``ChannelClosedError`` when the peer resets it or the connection ends first;
+    ///   `CancellationError` when the task is cancelled first (the channel stays open: the caller resets it).
     package func waitForDone(on channelNumber: UInt32) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let verdict = outbound.withLock { state -> Result<Void, any Error>? in
-                do {
-                    var record = try Self.record(channelNumber, in: state)
-                    if record.isDone {
-                        state.channels[channelNumber] = nil
-                        return .success(())
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
+                    do {
+                        var record = try Self.record(channelNumber, in: state)
+                        if record.isDone {
+                            state.channels[channelNumber] = nil
+                            return .success(())
+                        }
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        record.doneWaiter = continuation
+                        state.channels[channelNumber] = record
+                        return nil
+                    } catch {
+                        return .failure(error)
                     }
-                    record.doneWaiter = continuation
-                    state.channels[channelNumber] = record
-                    return nil
-                } catch {
-                    return .failure(error)
                 }
+                if let verdict { continuation.resume(with: verdict) }
             }
-            if let verdict { continuation.resume(with: verdict) }
+        } onCancel: {
+            let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
+                let waiter = state.channels[channelNumber]?.doneWaiter
+                state.channels[channelNumber]?.doneWaiter = nil
+                return waiter
+            }
+            waiter?.resume(throwing: CancellationError())
         }
     }
 

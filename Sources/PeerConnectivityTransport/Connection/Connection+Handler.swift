@@ -80,7 +80,7 @@ extension Connection {
             state.pending.removeAll()
             state.pendingBytes = 0
             state.bulk.removeAll()
-            let waiters = state.waiters + state.messageWaiters
+            let waiters = state.waiters + state.messageTurns.close().compactMap { state.messageWaiters[$0] }
             state.waiters = []
             state.messageWaiters.removeAll()
             let channelWaiters = state.channels.flatMap { number, record in record.continuations.map { (number, $0) } }

@@ -24,9 +24,10 @@ package final class Connection: Sendable {
         var drainScheduled = false
         var closed: ConnectionClosedError?
         var waiters: [CheckedContinuation<Void, any Error>] = []
-        /// A large message is being sent (see `Connection+Messages.swift`); the next ones wait here, in order.
-        var sendingMessage = false
-        var messageWaiters = CircularBuffer<CheckedContinuation<Void, any Error>>()
+        /// Whose turn it is to send a large message (see `Connection+Messages.swift`), and the senders waiting
+        /// for it, by ticket.
+        var messageTurns = LargeMessageTurns()
+        var messageWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
 
         /// Queues a message or control frame, after those already queued.
         mutating func enqueue(_ buffer: ByteBuffer) {
@@ -99,6 +100,12 @@ package final class Connection: Sendable {
     /// handshake said; `false` on a connection that resumed a link (the link's first connection said it).
     package var peerReadsFolders: Bool {
         peerFields.withLock { $0?.readsFolders ?? false }
+    }
+
+    /// Whether the peer probes its UDP path and answers probes (``PeerConnectivityCore/DatagramProbe``), as
+    /// its handshake said; `false` on a connection that resumed a link (the link's first connection said it).
+    package var peerProbesDatagrams: Bool {
+        peerFields.withLock { $0?.probesDatagrams ?? false }
     }
 
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),

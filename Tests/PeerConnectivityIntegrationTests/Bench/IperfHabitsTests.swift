@@ -120,6 +120,83 @@ struct IperfHabitsTests {
         }
     }
 
+    @Test("--json-stream: an interval a line as it ends, then the document; -p names the port; -f and --timestamps")
+    func jsonStream() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let folder = try ScratchDirectory("results").url
+        let path = folder.appendingPathComponent("stream.json").path
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "-c", "127.0.0.1", "-p", "\(port)", "-t", "2", "-i", "0.5",
+                "--encryption", "none", "--json-stream", "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        let events = try lines.map { line in
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                "every line of standard output is one JSON object: \(line)"
+            )
+            #expect(line.hasPrefix(#"{"event":"#), "the event's name comes first")
+            return try #require(object["event"] as? String)
+        }
+        #expect(events.last == "end" && events.dropLast().allSatisfy { $0 == "interval" }, "\(events)")
+        #expect(events.count >= 3, "intervals as they ended: \(events)")
+        let end = try #require(lines.last?.dropFirst(#"{"event":"end","data":"#.count).dropLast())
+        let streamed = try BenchmarkDocument(decoding: Data(end.utf8))
+        #expect(streamed == (try document(at: path)), "the document streamed is the one written")
+        #expect(streamed.connection.remoteAddress == "127.0.0.1:\(port)")
+
+        let units = folder.appendingPathComponent("units.json").path
+        let plain = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "-c", "127.0.0.1:\(port)", "-t", "1", "-f", "M", "--timestamps",
+                "--encryption", "none", "--output", units,
+            ]
+        )
+        #expect(try await plain.exitStatus() == 0, "\(plain.output) \(plain.errors)")
+        let printed = plain.output.split(separator: "\n")
+        #expect(printed.contains { $0.contains("bulk sent: ") && $0.contains(" MB/s, ") }, "\(plain.output)")
+        let stamp = try Regex(#"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z "#)
+        #expect(printed.allSatisfy { $0.contains(stamp) }, "every line starts with the time: \(plain.output)")
+
+        let clash = try ToolProcess("test-runner", ["run", "-c", "127.0.0.1:\(port)", "-p", "1", "--output", units])
+        #expect(try await clash.exitStatus() != 0)
+        #expect(clash.errors.contains("--port"), "\(clash.errors)")
+    }
+
+    @Test("-O: the first seconds are left out of the rate and marked in the intervals")
+    func omit() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let path = try ScratchDirectory("results").url.appendingPathComponent("omit.json").path
+        // 0.5 s omitted of 4: the mark's timer has 3.5 s to fire, room for a loaded machine.
+        let run = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "bulk", "-c", "127.0.0.1:\(port)", "-t", "4", "-O", "0.5", "-i", "0.25",
+                "--encryption", "none", "--output", path,
+            ]
+        )
+        #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
+        let document = try document(at: path)
+        let forward = try #require(document.bulk?.forward)
+        let omittedSeconds = try #require(forward.omittedSeconds, "\(forward)")
+        let omittedBytes = try #require(forward.omittedBytes)
+        #expect(omittedSeconds >= 0.5 && omittedSeconds < forward.seconds)
+        #expect(omittedBytes <= forward.receivedBytes)
+        let rate = Double(forward.receivedBytes - omittedBytes) / (forward.seconds - omittedSeconds)
+        #expect(abs(forward.bytesPerSecond - rate) <= rate * 1e-9, "the rate is over what followed the mark")
+        let intervals = try #require(document.intervals)
+        #expect(intervals.first?.omitted == true && intervals.last?.omitted == nil, "\(intervals)")
+        #expect(intervals.allSatisfy { ($0.omitted == true) == ($0.startSeconds < 0.5) })
+        #expect(run.output.contains("(omitted)") && run.output.contains("omitted from the rate"), "\(run.output)")
+    }
+
     @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
     func reflectorKilled() async throws {
         let (reflector, port) = try await reflector()

@@ -38,6 +38,75 @@ struct HostileMessageTests {
         await target.stop()
     }
 
+    @Test("over the session's memory budget: RESET 8 at OPEN; one that fits arrives whole; a peer that leaves lets go")
+    func overTheBudget() async throws {
+        var configuration = Session.Configuration.default
+        configuration.maximumMessageLength = 2 << 20
+        // Room for one message of the largest size and 256 KiB beside it.
+        configuration.largeMessageBudget = (2 << 20) + (256 << 10)
+        let target = try await RawJoinedSession("message-budget", configuration: configuration)
+        let session = target.session
+        // The first is counted whole at OPEN, before its bytes come; the second (the second message open,
+        // which the channel table takes) would take the session over the budget.
+        target.socket.send(
+            Self.openMessage(channel: 1, size: 2 << 20)
+                + HandFrames.chunk(channel: 1, [UInt8](repeating: 1, count: 1000))
+                + Self.openMessage(channel: 3, size: 2 << 20)
+        )
+        #expect(await target.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [8])
+        #expect(session.largeMessageBytesGathering == 2 << 20)
+        // One that fits beside it is taken, and delivered whole (within the first window: no CREDIT needed).
+        let content = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var frames = Self.openMessage(channel: 5, size: UInt64(content.count))
+        for start in stride(from: 0, to: content.count, by: 1 << 16) {
+            frames += HandFrames.chunk(channel: 5, Array(content[start..<min(start + (1 << 16), content.count)]))
+        }
+        target.socket.send(frames + Self.end(channel: 5))
+        #expect(await target.socket.readFrame(ofType: 0x25) == HandFrames.bigEndian(UInt32(5)))
+        #expect(try await eventually { target.log.messages == [Data(content)] })
+        #expect(session.largeMessageBytesGathering == 2 << 20, "a delivered message is no longer counted")
+        // The writer resets the first (RESET 1): the receiver lets go of it, and a 2 MiB message fits again.
+        target.socket.send(HandFrames.frame(type: 0x23, body: HandFrames.bigEndian(UInt32(1)) + [1]))
+        #expect(try await eventually { session.largeMessageBytesGathering == 0 })
+        target.socket.send(
+            Self.openMessage(channel: 7, size: 2 << 20)
+                + HandFrames.chunk(channel: 7, [UInt8](repeating: 2, count: 1000))
+        )
+        #expect(try await eventually { session.largeMessageBytesGathering == 2 << 20 })
+        // The peer leaves with the message half sent: the session lets go of it.
+        shutdown(target.socket.fd, Int32(SHUT_RDWR))
+        #expect(try await eventually { session.largeMessageBytesGathering == 0 }, "a closed link lets go of all")
+        #expect(try await eventually { session.connectedPeers.isEmpty })
+        #expect(target.log.messages.count == 1, "nothing else was delivered")
+        await target.stop()
+        await session.disconnect()
+    }
+
+    @Test("a peer that refuses a large message busy (RESET 8): send says so, and a later one goes")
+    func refusedBusyBySender() async throws {
+        let target = try await RawJoinedSession(
+            "message-busy",
+            configuration: .default,
+            maximumMessageLength: 4 << 20
+        )
+        let session = target.session
+        let peer = try #require(session.connectedPeers.first)
+        let refused = Task { try await session.send(Data(count: 2 << 20), toPeers: [peer]) }
+        let open = try #require(await target.socket.readFrame(ofType: 0x20))
+        let channel = Array(open[0..<4])
+        target.socket.send(HandFrames.frame(type: 0x23, body: channel + [8]))
+        let error = await #expect(throws: SessionError.self) { try await refused.value }
+        #expect("\(String(describing: error))".contains("busy"), "\(String(describing: error))")
+        // The turn is free: the next large message opens its channel.
+        let next = Task { try await session.send(Data(count: 2 << 20), toPeers: [peer]) }
+        let nextOpen = try #require(await target.socket.readFrame(ofType: 0x20))
+        #expect(Array(nextOpen[0..<4]) != channel)
+        next.cancel()
+        _ = try? await next.value
+        await target.stop()
+        await session.disconnect()
+    }
+
     @Test("bytes past the size, or an END short of it, close the connection with GOODBYE 7")
     func pastTheSize() async throws {
         for tooMuch in [true, false] {

@@ -283,6 +283,8 @@ struct ReconnectionTests {
         try #require(
             try await eventually { members.allSatisfy { Set($0.connectedPeers) == everyone.subtracting([$0.peer]) } }
         )
+        // A session shows the peer connected before its event reaches the log's reader: wait for the log too.
+        try await eventually { logA.states(of: b.peer).count >= 4 && logB.states(of: a.peer).count >= 4 }
         #expect(logA.states(of: b.peer).map(\.0) == [.connecting, .connected, .connecting, .connected])
         #expect(logB.states(of: a.peer).map(\.0) == [.connecting, .connected, .connecting, .connected])
         for session in sessions { await session.disconnect() }

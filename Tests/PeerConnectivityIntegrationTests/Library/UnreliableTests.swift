@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityCore
 import PeerConnectivityTesting
 import Testing
 
@@ -128,6 +129,70 @@ struct UnreliableTests {
         }
         #expect(pair.host.runtime.datagrams.statistics.rejected == rejectedBefore + 3)
         #expect(messages(pair.hostLog).count == before)
+    }
+
+    @Test("both sides probe the path: it opens on the first answer, and the messages go by UDP from then on")
+    func pathOpens() async throws {
+        let pair = try await SessionPair.connect()
+        try await waitForDatagrams(pair)
+        // Each side's path opens on the answer to its own probes: the host's may come a moment after the client's.
+        let sides = [(pair.client, pair.host.peer), (pair.host, pair.client.peer)]
+        try await eventually {
+            sides.allSatisfy { session, peer in
+                if case .checked(let summary) = session.datagramPath(to: peer) { return summary.verdict == .open }
+                return false
+            }
+        }
+        for (session, peer) in sides {
+            guard case .checked(let summary) = session.datagramPath(to: peer) else {
+                Issue.record("\(session.peer): \(session.datagramPath(to: peer))")
+                continue
+            }
+            #expect(summary.verdict == .open && summary.answers >= 1 && summary.probesSent >= 1)
+            #expect(session.runtime.datagrams.statistics.probesSent >= 1)
+            #expect(session.runtime.datagrams.statistics.answersSent >= 1)
+        }
+    }
+
+    @Test("UDP blocked: the path is judged blocked within the window, and unreliable messages go on the connection")
+    func blockedPathFallsBack() async throws {
+        let client = Session(peer: try PeerID(displayName: "walled"))
+        // As behind a firewall that drops every datagram to the client: the host's probes never arrive, the
+        // answers to the client's never come back.
+        client.runtime.datagrams.dropEveryDatagram()
+        let pair = try await SessionPair.connect(clientSession: client)
+        for index in 0..<5 {
+            try await pair.client.send(Data("early \(index)".utf8), toPeers: [pair.host.peer], mode: .unreliable)
+        }
+        // The ceiling is 6 s after the first probe; the rest is room for a loaded machine's timers.
+        var verdicts: [DatagramPathStateMachine.Summary] = []
+        let deadline = ContinuousClock.now + waitLimit
+        while ContinuousClock.now < deadline {
+            verdicts = [pair.client.datagramPath(to: pair.host.peer), pair.host.datagramPath(to: pair.client.peer)]
+                .compactMap { report in
+                    if case .checked(let summary) = report, summary.verdict == .blocked { return summary }
+                    return nil
+                }
+            if verdicts.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(verdicts.count == 2)
+        for summary in verdicts {
+            // On the machine's own clock: never before the 2 s floor, never without the floor's 12 probes
+            // unless the 6 s ceiling came first.
+            #expect(summary.elapsed >= 2_000_000_000 && summary.answers == 0)
+            #expect(summary.probesSent >= 12 || summary.elapsed >= 6_000_000_000)
+        }
+        for index in 0..<5 {
+            try await pair.client.send(Data("late \(index)".utf8), toPeers: [pair.host.peer], mode: .unreliable)
+        }
+        let expected = Set((0..<5).flatMap { ["early \($0)", "late \($0)"] })
+        let arrived = try await eventually {
+            Set(messages(pair.hostLog).map { String(decoding: $0, as: UTF8.self) }) == expected
+        }
+        #expect(arrived)
+        #expect(pair.client.runtime.datagrams.statistics.sent == 0)
+        #expect(pair.client.runtime.datagrams.statistics.sentOnConnection >= 10)
     }
 
     @Test("unreliable to a peer not connected throws, naming it")

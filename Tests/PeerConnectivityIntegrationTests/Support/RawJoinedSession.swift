@@ -17,7 +17,8 @@ struct RawJoinedSession {
     ///   - name: the advertiser's display name.
     ///   - configuration: the session's; its liveness timeout becomes 60 s, since the raw socket answers
     ///     no keepalive and a loaded machine could otherwise end the link before a test is through.
-    init(_ name: String, configuration: Session.Configuration) async throws {
+    ///   - maximumMessageLength: the largest message the raw peer says it accepts, in its INVITE.
+    init(_ name: String, configuration: Session.Configuration, maximumMessageLength: UInt32 = 1 << 20) async throws {
         var configuration = configuration
         configuration.livenessTimeout = .seconds(60)
         advertiser = try await loopbackAdvertiser(name, encryption: .none)
@@ -25,7 +26,7 @@ struct RawJoinedSession {
         log = EventLog(session)
         acceptor = acceptAll(advertiser, into: session)
         socket = try await RawSocket(port: advertiser.port!)
-        socket.send(HandFrames.hello() + HandFrames.invite())
+        socket.send(HandFrames.hello() + HandFrames.invite(maximumMessageLength: maximumMessageLength))
         let accept = await socket.readFrame(ofType: 0x03)
         #expect(accept != nil, "the invitation was accepted")
     }

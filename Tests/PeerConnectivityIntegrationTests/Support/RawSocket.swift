@@ -154,8 +154,15 @@ enum HandFrames {
         [1, 1, 0, 4] + bigEndian(maximumMessageLength)
     }
 
-    static func invite(context: [UInt8] = [], timeoutMilliseconds: UInt32 = 10_000) -> [UInt8] {
-        frame(type: 0x02, body: bigEndian(timeoutMilliseconds) + fields() + context)
+    static func invite(
+        context: [UInt8] = [],
+        timeoutMilliseconds: UInt32 = 10_000,
+        maximumMessageLength: UInt32 = 1 << 20
+    ) -> [UInt8] {
+        frame(
+            type: 0x02,
+            body: bigEndian(timeoutMilliseconds) + fields(maximumMessageLength: maximumMessageLength) + context
+        )
     }
 
     static func data(_ bytes: [UInt8]) -> [UInt8] { frame(type: 0x10, body: bytes) }

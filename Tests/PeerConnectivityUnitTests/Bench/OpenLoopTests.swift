@@ -81,39 +81,80 @@ struct OpenLoopTests {
         #expect(second.roundTrip.count == 1 && second.roundTrip.p50Nanoseconds >= 8 * Self.millisecond)
     }
 
-    @Test("unreliable: no datagram back within a second fails the phase as blocked, saying what to open")
-    func blockedUDP() throws {
-        // On a clock the test moves: the second is the controller's, however long the machine takes meanwhile.
+    @Test(
+        "unreliable, against a reflector that does not probe: blocked only when no datagram came back over the window"
+    )
+    func blockedUDPJudgedByEchoes() throws {
+        // On a clock the test moves: the window is the controller's, however long the machine takes meanwhile.
         let start: UInt64 = 1_000_000_000_000
         let time = Mutex(start)
-        let plan = TestPlan(mode: .unreliable, sizes: [64], count: 100, window: 16, timeoutSeconds: 5)
-        let machine = LoadStateMachine(
-            size: 64,
-            count: 100,
-            plan: plan,
-            firstSequence: 1,
-            clockOrigin: start,
-            now: start
-        )
-        let controller = LoadController(
-            machine: machine,
-            size: 64,
-            planned: 100,
-            isWarmup: true,
-            unreliable: true,
-            now: start,
-            clock: { time.withLock { $0 } }
-        )
-        for _ in 0..<5 { _ = try controller.nextSend() }
-        _ = controller.tick()
-        #expect(throws: Never.self) { _ = try controller.nextSend() }
-        // A nanosecond short of the second: not yet.
-        time.withLock { $0 = start + LoadController.firstDatagramWithin - 1 }
-        _ = controller.tick()
-        #expect(throws: Never.self) { _ = try controller.nextSend() }
-        time.withLock { $0 = start + LoadController.firstDatagramWithin }
-        _ = controller.tick()
-        let error = #expect(throws: BenchError.self) { _ = try controller.nextSend() }
+        let plan = TestPlan(mode: .unreliable, sizes: [64], count: 1000, window: 16, timeoutSeconds: 1)
+        func controller() -> LoadController {
+            let machine = LoadStateMachine(
+                size: 64,
+                count: 1000,
+                plan: plan,
+                firstSequence: 1,
+                clockOrigin: start,
+                now: start
+            )
+            return LoadController(
+                machine: machine,
+                size: 64,
+                planned: 1000,
+                isWarmup: true,
+                judgesPathByEchoes: true,
+                now: start,
+                clock: { time.withLock { $0 } }
+            )
+        }
+        func sendWindow(_ controller: LoadController) throws {
+            while case .send = try controller.nextSend().action {}
+        }
+        let blocked = controller()
+        try sendWindow(blocked)
+        // A second: the 16 time out, but the floor is 2 s.
+        time.withLock { $0 = start + 1_000_000_000 }
+        _ = blocked.tick()
+        try sendWindow(blocked)
+        // Just short of 2 s, 16 lost: still not.
+        time.withLock { $0 = start + 1_999_999_999 }
+        #expect(blocked.tick().lost == 16)
+        #expect(throws: Never.self) { _ = try blocked.nextSend() }
+        // At 2 s, 32 lost: past the window for the loss assumed (21): blocked, saying what to open.
+        time.withLock { $0 = start + 2_000_000_000 }
+        _ = blocked.tick()
+        let error = #expect(throws: BenchError.self) { _ = try blocked.nextSend() }
         #expect(error?.message.contains("UDP between the hosts seems blocked") == true)
+        #expect(error?.message.contains("7449-7480") == true)
+
+        // One datagram back among as many losses: the path is not blocked, whatever else is lost.
+        time.withLock { $0 = start }
+        let lossy = controller()
+        try sendWindow(lossy)
+        lossy.received(PayloadInspection(sequenceTag: 3, tagBytes: 8, isIntact: true), at: start + 1_000)
+        for second in UInt64(1)...8 {
+            time.withLock { $0 = start + second * 1_000_000_000 }
+            _ = lossy.tick()
+            try sendWindow(lossy)
+        }
+        #expect(lossy.tick().lost > 100)
+        #expect(throws: Never.self) { _ = try lossy.nextSend() }
+
+        // Echoes over the connection (before the endpoint was known) do not count as datagrams.
+        time.withLock { $0 = start }
+        let onConnection = controller()
+        try sendWindow(onConnection)
+        onConnection.received(
+            PayloadInspection(sequenceTag: 3, tagBytes: 8, isIntact: true),
+            at: start,
+            onConnection: true
+        )
+        time.withLock { $0 = start + 1_000_000_000 }
+        _ = onConnection.tick()
+        try sendWindow(onConnection)
+        time.withLock { $0 = start + 2_000_000_000 }
+        #expect(onConnection.tick().lost == 31)
+        #expect(throws: BenchError.self) { _ = try onConnection.nextSend() }
     }
 }

@@ -76,6 +76,30 @@ struct TestPlanTests {
         )
     }
 
+    @Test("--omit: 0 or more and less than --time, for the bulk test only")
+    func omit() {
+        func plan(_ omit: Double, test: TestKind = .bulk) -> TestPlan {
+            TestPlan(test: test, sizes: [], streams: 1, timeSeconds: 10, omitSeconds: omit)
+        }
+        for seconds in [0, 0.5, 9.9] { #expect(problem(plan(seconds)) == nil, "\(seconds)") }
+        for seconds in [10, 11, -1, .nan, .infinity] {
+            #expect(problem(plan(seconds))?.contains("less than --time (10.0 s)") == true, "\(seconds)")
+        }
+        #expect(problem(TestPlan(omitSeconds: 1))?.contains("--omit applies to --test bulk only") == true)
+    }
+
+    @Test("a direction with its first seconds omitted: the rate over what followed; nothing to omit changes nothing")
+    func omittedDirection() {
+        let direction = BulkDirection(sentBytes: 1_000, receivedBytes: 1_000, seconds: 4)
+        let omitted = direction.omitting(200, over: 2)
+        #expect(omitted.bytesPerSecond == 400, "800 bytes over the last 2 s")
+        #expect(omitted.omittedBytes == 200 && omitted.omittedSeconds == 2)
+        #expect(omitted.receivedBytes == 1_000 && omitted.seconds == 4, "the totals stay whole")
+        for (bytes, seconds) in [(200, 4.0), (200, 0), (1_001, 2)] {
+            #expect(direction.omitting(bytes, over: seconds) == direction, "\(bytes) bytes over \(seconds) s")
+        }
+    }
+
     @Test("out-of-range values name the option and the range")
     func ranges() {
         #expect(problem(TestPlan(sizes: []))?.contains("--size") == true)

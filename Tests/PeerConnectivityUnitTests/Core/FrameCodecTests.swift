@@ -85,8 +85,9 @@ struct FrameCodecTests {
         func bytes(_ frame: Frame) -> [UInt8] {
             Array(FrameEncoder.buffer(for: frame).readableBytesView)
         }
-        // ACCEPT: two fields, the largest message (type 1, length 4, 16 MiB) and reads folders (type 2, length 0).
-        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 12, 0x03, 2, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0])
+        // ACCEPT: three fields, the largest message (type 1, length 4, 16 MiB), reads folders (type 2, length 0)
+        // and probes datagrams (type 3, length 0).
+        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 15, 0x03, 3, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0])
         #expect(
             bytes(.accept(HandshakeFields(maximumMessageLength: 1 << 24))) == [
                 0, 0, 0, 9, 0x03, 1, 1, 0, 4, 1, 0, 0, 0,
@@ -108,7 +109,7 @@ struct FrameCodecTests {
                     )
                 )
             )
-                == [0, 0, 0, 17, 0x02, 1, 2, 3, 4, 2, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 9]
+                == [0, 0, 0, 20, 0x02, 1, 2, 3, 4, 3, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0, 9]
         )
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()

@@ -38,6 +38,19 @@ struct HandshakeFieldsTests {
         }
     }
 
+    @Test("the probe capability: no value, once; a side of this version announces it")
+    func probeCapability() throws {
+        #expect(try Self.parse([1, 3, 0, 0]) == HandshakeFields(probesDatagrams: true))
+        #expect(throws: ProtocolError.malformed(.accept, "the probe capability appears twice")) {
+            try Self.parse([2, 3, 0, 0, 3, 0, 0])
+        }
+        #expect(throws: ProtocolError.malformed(.accept, "the probe capability has 1 bytes, not 0")) {
+            try Self.parse([1, 3, 0, 1, 1])
+        }
+        #expect(HandshakeFields.defaultLimits.probesDatagrams)
+        #expect(!HandshakeFields().probesDatagrams)
+    }
+
     @Test("INVITE and ACCEPT without the largest message length are malformed; HELLO may go without")
     func requiredInInviteAndAccept() throws {
         #expect(throws: ProtocolError.malformed(.accept, "the maximum message length is missing")) {

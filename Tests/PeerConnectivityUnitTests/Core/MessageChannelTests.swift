@@ -141,4 +141,37 @@ struct MessageChannelTests {
         #expect(WireProtocol.maximumFrameLength(forMessageLength: 1000) == 1 + 4 + 1024 + (1 << 16))
         #expect(WireProtocol.defaultMaximumMessageLength == 16 << 20)
     }
+
+    @Test("the writer gives a message up while its chunks go: RESET 1 drops it; late frames are dropped too")
+    func cancelledWhileSending() {
+        var table = table()
+        #expect(table.frameReceived(.open(open(1, size: 3000))) == .opened(open(1, size: 3000)))
+        let first = F.pattern(count: 1000)
+        #expect(table.frameReceived(.chunk(channel: 1, first)) == .received(channel: 1, first))
+        #expect(table.frameReceived(.reset(channel: 1, .cancelled)) == .reset(channel: 1, .cancelled))
+        #expect(table.inboundCount == 0, "its place is free")
+        #expect(table.frameReceived(.chunk(channel: 1, F.pattern(count: 10))) == .none)
+        #expect(table.frameReceived(.end(channel: 1, digest: nil)) == .none)
+        #expect(table.frameReceived(.open(open(3, size: 10))) == .opened(open(3, size: 10)))
+    }
+
+    @Test("the writer gives a message up after its END (waiting for DONE): the RESET is passed on, nothing breaks")
+    func cancelledAfterEnd() {
+        var table = table()
+        let bytes = F.pattern(count: 3000)
+        #expect(table.frameReceived(.open(open(1, size: 3000))) == .opened(open(1, size: 3000)))
+        #expect(table.frameReceived(.chunk(channel: 1, bytes)) == .received(channel: 1, bytes))
+        #expect(table.frameReceived(.end(channel: 1, digest: nil)) == .ended(channel: 1, digest: nil))
+        // Delivered and confirmed here already; the session finds no transfer for it and ignores it.
+        #expect(table.frameReceived(.reset(channel: 1, .cancelled)) == .reset(channel: 1, .cancelled))
+        #expect(table.inboundCount == 0)
+    }
+
+    @Test("the writer's side: a DONE that crosses its RESET is passed on, not a violation")
+    func doneCrossesReset() {
+        // The inviter opened channel 1, sent it whole, gave it up; the invitee's DONE was on its way.
+        var writer = ChannelTable(localIsInviter: true, maximumIncomingChannels: 8, maximumMessageLength: 4 << 20)
+        #expect(writer.frameReceived(.done(channel: 1)) == .done(channel: 1))
+        #expect(writer.frameReceived(.reset(channel: 1, .busy)) == .reset(channel: 1, .busy))
+    }
 }

@@ -34,6 +34,8 @@ struct SessionStateMachine<Connection: AnyObject, Waiter> {
         var peerAccepts: Int?
         /// Whether the peer reads folder channels, as its first connection announced (kept across resumes).
         var peerReadsFolders = false
+        /// Whether the peer probes its UDP path, as its first connection announced (kept across resumes).
+        var peerProbesDatagrams = false
     }
 
     /// A change of a peer's state, to report as ``SessionEvent/peerStateChanged(_:_:reason:)``.
