@@ -71,7 +71,9 @@ extension Session {
         /// receiver sees one pair of events per file.
         public var sendsFoldersWhole = true
         /// The most files a folder received whole may hold; a folder stream with more ends with a failure
-        /// at the first file over.
+        /// at the first file over, before its file is made, and nothing of the folder is left in
+        /// ``resourceDirectory``. Each folder is also held, file by file, to the inodes and bytes free
+        /// there when it started (a file counted at its length rounded up to 4 KiB).
         public var maximumFolderEntries = 1_000_000
         /// Whether the session keeps itself a full mesh, as MPC: a peer accepted into a session that
         /// holds others is connected to every member automatically (each session listens on a TCP port

@@ -19,6 +19,8 @@ public enum SessionEvent: Sendable {
     /// each block checked with its XXH64 digest, and the SHA-256 root over them), or why it failed. A failed resource
     /// leaves no file under its name; when its link dropped, the blocks already checked stay in a
     /// hidden partial file for the sender to resume (``Session/Configuration/partialResourceLifetime``).
+    /// A folder received whole is there, whole, when this arrives, and a failed one is not: its files
+    /// stay only hidden, in a staging directory kept for the sender to resume, or not at all.
     /// A resource the sender resumes, or opens again after a damaged block, arrives as a new
     /// ``startedReceivingResource(name:from:progress:)``.
     case finishedReceivingResource(name: String, from: PeerID, result: Result<URL, TransferError>)

@@ -13,9 +13,11 @@ import Synchronization
 /// the folder stream, one event when it starts and one when it ends, with the folder's URL.
 ///
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
-/// `onFinish` is called exactly once. Files placed before a failure stay. A folder that fails with blocks
-/// taken because its link dropped, its sender failed or a block was damaged is kept for a resume; one
-/// cancelled, or whose stream breaks a rule, is not, and the file being written is removed.
+/// `onFinish` is called exactly once. The folder's files are placed in a hidden staging directory and the
+/// folder moves to its name only at END, once it is whole and checked. A folder that fails with blocks
+/// taken because its link dropped, its sender failed or a block was damaged is kept for a resume, staging
+/// directory and all; one cancelled, or whose stream breaks a rule or a limit, is not: its staging
+/// directory and the file being written are removed.
 final class FolderReceiver: IncomingResource, Sendable {
     private struct State {
         var writer: FolderWriter
@@ -86,10 +88,12 @@ final class FolderReceiver: IncomingResource, Sendable {
     /// The rest of ``start()``, on the queue. No BLOCK comes before HAVE.
     private func open(mark: DispatchGroup?) {
         let kept = lifetime > .zero ? KeptFolders.shared.claim(storeKey, peer: peer, lifetime: lifetime) : nil
+        let budget = Self.budget(in: storeKey.directory)
         let answer = state.withLock { state -> (Frame.Have, taken: UInt64)? in
             state.storeMark = mark
             guard !state.finished else { return nil }
             if let kept { state.writer = kept }
+            state.writer.budget = budget
             return (state.writer.have(), state.writer.taken.bytes)
         }
         guard let (have, taken) = answer else {
@@ -99,6 +103,15 @@ final class FolderReceiver: IncomingResource, Sendable {
             return
         }
         answerOpen(have, resumed: taken, on: channel, of: connection, window: window, size: size)
+    }
+
+    /// The disk a folder's files may take from now: the inodes and bytes free where they land (or, while
+    /// the receive directory is not made yet, in the folder that will hold it).
+    private static func budget(in directory: String) -> FolderBudget {
+        let parent = URL(filePath: directory).deletingLastPathComponent().path
+        let bytes = Platform.freeBytes(atPath: directory) ?? Platform.freeBytes(atPath: parent)
+        let inodes = Platform.freeInodes(atPath: directory) ?? Platform.freeInodes(atPath: parent)
+        return FolderBudget(freeInodes: inodes, freeBytes: bytes)
     }
 
     // MARK: - From the connection (event loop)

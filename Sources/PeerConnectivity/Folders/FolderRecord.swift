@@ -2,18 +2,18 @@ import Foundation
 import PeerConnectivityCore
 
 /// What is kept on disk of a folder received as one channel and cut short, so that its sender can resume
-/// it after this process restarts: whose it is, the blocks taken, where the stream's reading stood, and
-/// the file being written. Stored as JSON in `.partial-<id>.folder` in the receive directory
-/// (``KeptFolders``).
+/// it after this process restarts: whose it is, the blocks taken, where the stream's reading stood, the
+/// file being written, and the staging directory holding the files written. Stored as JSON in
+/// `.partial-<id>.folder` in the receive directory (``KeptFolders``).
 ///
-/// The blocks taken cannot be hashed again (their bytes are in files already placed): the sender's check
+/// The blocks taken cannot be hashed again (their bytes are in files already written): the sender's check
 /// of HAVE's digest against its own stream is what keeps a different folder from resuming.
 struct FolderRecord: Codable, Sendable {
     /// The file being written when the folder was cut short.
     struct OpenFile: Codable, Sendable {
         /// Its hidden partial file, in the receive directory.
         var partialPath: String
-        /// The name it is placed under: the folder's name, "/", its path.
+        /// Its path in the folder, as sent.
         var name: [UInt8]
         /// Its bytes written.
         var written: UInt64
@@ -31,21 +31,29 @@ struct FolderRecord: Codable, Sendable {
     var parser: FolderStreamParser
     /// The file being written, if the blocks taken end inside one.
     var file: OpenFile?
-    /// Where the folder landed, once a file was placed.
-    var folderPath: String?
+    /// The hidden staging directory holding the files placed (`.partial-<id>.d` in the receive
+    /// directory); a record without one (written before folders were staged) is not taken up.
+    var stagingPath: String?
     /// When it was kept.
     var saved: Date
 
     /// Whether it describes a folder that can be: blocks within the stream, a parser at their end, a
-    /// partial file in `directory` (a record read from disk is not trusted further).
+    /// partial file and a staging directory in `directory` (a record read from disk is not trusted
+    /// further).
     func isValid(in directory: String) -> Bool {
         let layout = ResourceLayout(size: size)
         guard layout.fitsProtocol, !digests.isEmpty, digests.count <= layout.blockCount, parser.size == size,
             parser.isConsistent, parser.consumed == layout.bytes(in: 0..<digests.count),
             digests.allSatisfy({ $0.count == WireProtocol.blockDigestLength })
         else { return false }
+        guard let stagingPath, Self.isPartial(stagingPath, in: directory) else { return false }
         guard let file else { return true }
+        return Self.isPartial(file.partialPath, in: directory)
+    }
+
+    /// Whether `path` names a hidden partial entry right inside `directory`.
+    static func isPartial(_ path: String, in directory: String) -> Bool {
         let prefix = directory + "/.partial-"
-        return file.partialPath.hasPrefix(prefix) && !file.partialPath.dropFirst(prefix.count).contains("/")
+        return path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/")
     }
 }

@@ -6,15 +6,19 @@ import SystemPackage
 
 /// Writes a folder received as one channel (``ChannelKind/folder``) into the receive directory: takes
 /// the folder stream's blocks in order, checks each block's digest once it is whole, and only then
-/// reads the entries in it (``FolderStreamParser``); writes each file to a hidden partial file and
-/// moves it to its place (``ResourcePlacement``) as its last byte is written. END's root digest is
-/// checked over all the blocks.
+/// reads the entries in it (``FolderStreamParser``); admits each entry against the disk
+/// (``FolderBudget``) before its file is made, writes it to a hidden partial file and moves it to its
+/// path in the folder's hidden staging directory (`.partial-<id>.d` in the receive directory) as its
+/// last byte is written. At END, once every block and the root hold, the staging directory is moved to
+/// the folder's name in one rename (``ResourcePlacement/placeFolder(_:named:inDirectoryAt:)``): the
+/// application sees the folder whole or not at all.
 ///
-/// Nothing of a block is written before its digest holds; a file placed stays placed when a later block
-/// fails. A folder that ends early with blocks taken may be kept (``KeptFolders``) and offered to the
-/// sender when it sends the folder again (``have``): the sender then goes on from the next block, or
-/// sends from block 0 if its folder differs, and the writer starts again (``blockStarted(_:digest:)``),
-/// leaving what it placed. Called on one queue at a time (``FolderReceiver``).
+/// Nothing of a block is written before its digest holds. A folder that ends early is removed with its
+/// staging directory (``abandon()``), unless it has blocks taken and is kept (``KeptFolders``), staging
+/// directory and all, and offered to the sender when it sends the folder again (``have()``): the
+/// sender then goes on from the next block, or sends from block 0 if its folder differs, and the writer
+/// starts again (``blockStarted(_:digest:)``), removing what it staged. Called on one queue at a time
+/// (``FolderReceiver``).
 struct FolderWriter {
     /// Why the folder ends early: the RESET code for the sender, and the error for this side.
     struct Failure: Error {
@@ -26,7 +30,7 @@ struct FolderWriter {
     private struct OpenFile {
         let descriptor: SystemPackage.FileDescriptor
         let partialPath: String
-        /// The name it is placed under: the folder's name, "/", its path.
+        /// Its path in the folder, as sent.
         let name: [UInt8]
         var written: UInt64 = 0
         var writeBehind = WriteBehind()
@@ -51,8 +55,10 @@ struct FolderWriter {
     private var block: Block?
     private var digests: [[UInt8]] = []
     private var file: OpenFile?
-    /// Where the folder landed (its first file's first component), once a file is placed.
-    private(set) var folderURL: URL?
+    /// The hidden directory the folder's files are placed in until it is whole; made with its first file.
+    private var stagingPath: String?
+    /// What the folder's files may still take of the disk; set when the transfer starts.
+    var budget = FolderBudget.unlimited
     /// The blocks offered to the sender in HAVE when this writer was taken up again; 0 for a new one.
     private var offered = 0
 
@@ -79,7 +85,8 @@ struct FolderWriter {
         self.layout = ResourceLayout(size: record.size)
         self.parser = record.parser
         self.digests = record.digests
-        self.folderURL = record.folderPath.map { URL(filePath: $0, directoryHint: .isDirectory) }
+        guard let staging = record.stagingPath, (try? Self.kind(ofEntryAt: staging)) == .directory else { return nil }
+        self.stagingPath = staging
         if let kept = record.file {
             guard
                 let descriptor = try? SystemPackage.FileDescriptor.open(
@@ -111,7 +118,7 @@ struct FolderWriter {
             digests: digests,
             parser: parser,
             file: file.map { FolderRecord.OpenFile(partialPath: $0.partialPath, name: $0.name, written: $0.written) },
-            folderPath: folderURL?.path,
+            stagingPath: stagingPath,
             saved: Date()
         )
     }
@@ -145,12 +152,12 @@ struct FolderWriter {
         return restarted
     }
 
-    /// Forgets the stream read so far; the file being written is removed, the files placed stay.
+    /// Forgets the stream read so far; the file being written and the files staged are removed.
     private mutating func restart() {
         abandon()
         parser = FolderStreamParser(size: parser.size, maximumEntries: parser.maximumEntries)
         digests.removeAll(keepingCapacity: true)
-        folderURL = nil
+        budget = FolderBudget(freeInodes: budget.freeInodes, freeBytes: budget.freeBytes)
         offered = 0
     }
 
@@ -178,7 +185,8 @@ struct FolderWriter {
         return layout.length(of: current.index)
     }
 
-    /// END: every block must have come, the stream must end between entries, and the root must hold.
+    /// END: every block must have come, the stream must end between entries, and the root must hold;
+    /// then the folder moves from its staging directory to its name.
     ///
     /// - Returns: the folder's URL.
     mutating func ended(root: [UInt8]?) throws(Failure) -> URL {
@@ -194,23 +202,37 @@ struct FolderWriter {
         guard ResourceFileIO.digest(of: layout.rootInput(digests: digests)) == root else {
             throw Failure(code: .digestMismatch, error: .digestMismatch(peer: peer, name: name))
         }
-        guard let folderURL else { throw failed("a folder with no file") }
-        return folderURL
+        guard let staging = stagingPath else { throw failed("a folder with no file") }
+        let url: URL
+        do {
+            url = try ResourcePlacement.placeFolder(staging, named: rawName, inDirectoryAt: directoryPath)
+        } catch {
+            throw failed("placing the folder: \(error)")
+        }
+        stagingPath = nil
+        return url
     }
 
-    /// Closes the file being written, leaving it on disk (for a record of it to take it up again).
+    /// Closes the file being written, leaving it and the staging directory on disk (for a record of them
+    /// to take them up again).
     mutating func closeFile() {
         guard let open = file else { return }
         file = nil
         try? open.descriptor.close()
     }
 
-    /// The folder ends early: the file being written is closed and removed.
+    /// The folder ends early: the file being written is closed and removed, and the staging directory
+    /// with every file placed in it.
     mutating func abandon() {
-        guard let open = file else { return }
-        file = nil
-        try? open.descriptor.close()
-        PartialResourceStore.remove(open.partialPath, withRecord: false)
+        if let open = file {
+            file = nil
+            try? open.descriptor.close()
+            PartialResourceStore.remove(open.partialPath, withRecord: false)
+        }
+        if let staging = stagingPath {
+            stagingPath = nil
+            Platform.removeTree(atPath: staging)
+        }
     }
 
     // MARK: - Entries
@@ -223,8 +245,8 @@ struct FolderWriter {
         do {
             try parser.parse(buffer) { event in
                 switch event {
-                case .entryStarted(let path, _):
-                    try startFile(path)
+                case .entryStarted(let path, let length):
+                    try startFile(path, length: length)
                 case .bytes(let bytes):
                     try write(bytes)
                 case .entryEnded:
@@ -233,8 +255,17 @@ struct FolderWriter {
             }
         } catch let failure as Failure {
             throw failure
+        } catch let error as FolderStreamError where error.isOverLimit {
+            throw Failure(code: .tooLarge, error: .refused(peer: peer, name: name, detail: "\(error)"))
         } catch let error as FolderStreamError {
             throw failed("\(error)")
+        } catch let refusal as FolderBudget.Refusal {
+            let code: ChannelResetCode
+            switch refusal {
+            case .tooManyEntries: code = .tooLarge
+            case .noSpace: code = .noSpace
+            }
+            throw Failure(code: code, error: .refused(peer: peer, name: name, detail: "\(refusal)"))
         } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
             throw Failure(code: .noSpace, error: .failed(peer: peer, name: name, detail: "writing: \(failure)"))
         } catch {
@@ -242,12 +273,39 @@ struct FolderWriter {
         }
     }
 
-    private mutating func startFile(_ path: [UInt8]) throws {
-        let fullName = rawName + [UInt8(ascii: "/")] + path
-        // Refused here, before anything is written, when the path is too deep or too long.
-        _ = try ResourcePlacement.components(of: fullName)
+    private mutating func startFile(_ path: [UInt8], length: UInt64) throws {
+        // Refused here, before anything is written, when the path is too deep or too long where the
+        // folder lands, or the disk has no room for it.
+        _ = try ResourcePlacement.components(of: rawName + [UInt8(ascii: "/")] + path)
+        try budget.admit(length: length)
+        if stagingPath == nil { stagingPath = try Self.makeStaging(in: directoryPath) }
         let (descriptor, partial) = try PartialResourceStore.createPartial(in: directoryPath)
-        file = OpenFile(descriptor: descriptor, partialPath: partial, name: fullName)
+        file = OpenFile(descriptor: descriptor, partialPath: partial, name: path)
+    }
+
+    /// Makes a new hidden staging directory, `.partial-<id>.d`, in the receive directory.
+    ///
+    /// - Returns: its path.
+    private static func makeStaging(in directoryPath: String) throws -> String {
+        let name = PartialResourceStore.newPartialName() + ".d"
+        let directory: Int32
+        do {
+            directory = try Platform.openDirectory(atPath: directoryPath)
+        } catch let error as SystemCallError where error.isMissing {
+            try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+            directory = try Platform.openDirectory(atPath: directoryPath)
+        }
+        defer { Platform.close(directory) }
+        try Platform.makeDirectory(Array(name.utf8), in: directory)
+        return directoryPath + "/" + name
+    }
+
+    /// What the entry at `path` is, without following a symbolic link.
+    private static func kind(ofEntryAt path: String) throws -> Platform.EntryKind {
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let directory = try Platform.openDirectory(atPath: String(path[..<slash]))
+        defer { Platform.close(directory) }
+        return try Platform.entryKind(Array(path[path.index(after: slash)...].utf8), in: directory)
     }
 
     private mutating func write(_ bytes: ByteBuffer) throws {
@@ -262,17 +320,12 @@ struct FolderWriter {
         guard let open = file else { return }
         file = nil
         try? open.descriptor.close()
-        let url: URL
+        guard let staging = stagingPath else { return }
         do {
-            url = try ResourcePlacement.place(open.partialPath, named: open.name, inDirectoryAt: directoryPath)
+            _ = try ResourcePlacement.place(open.partialPath, named: open.name, inDirectoryAt: staging)
         } catch {
             PartialResourceStore.remove(open.partialPath, withRecord: false)
             throw error
-        }
-        if folderURL == nil {
-            let below = url.path.dropFirst(directoryPath.count + 1)
-            let top = below.split(separator: "/", maxSplits: 1).first.map(String.init) ?? String(below)
-            folderURL = URL(filePath: directoryPath + "/" + top, directoryHint: .isDirectory)
         }
     }
 

@@ -8,10 +8,11 @@ import Synchronization
 /// the file it was writing still open. One per process, shared by its sessions.
 ///
 /// Each kept folder also has a record on disk (``FolderRecord``, `.partial-<id>.folder` in its receive
-/// directory), read back the first time a folder arrives in that directory in a later run, so that a
-/// receiver that restarts resumes too. A kept folder goes after ``Session/Configuration/partialResourceLifetime``,
-/// and the oldest beyond ``maximumFolders``; each holds one file open at most, which is then closed and
-/// removed with the record.
+/// directory, beside the folder's staging directory `.partial-<id>.d`), read back the first time a
+/// folder arrives in that directory in a later run, so that a receiver that restarts resumes too. A kept
+/// folder goes after ``Session/Configuration/partialResourceLifetime``, and the oldest beyond
+/// ``maximumFolders``; each holds one file open at most, which is then closed and removed with the
+/// record and the staging directory.
 final class KeptFolders: Sendable {
     private struct Kept {
         /// What is held of the folder.
@@ -30,7 +31,9 @@ final class KeptFolders: Sendable {
         func discard() {
             switch held {
             case .writer(var writer): writer.abandon()
-            case .record(let record): if let path = record.file?.partialPath { Platform.unlink(path) }
+            case .record(let record):
+                if let path = record.file?.partialPath { Platform.unlink(path) }
+                if let path = record.stagingPath { Platform.removeTree(atPath: path) }
             }
             Platform.unlink(recordPath)
         }
@@ -134,16 +137,26 @@ final class KeptFolders: Sendable {
         return Array(expired.values)
     }
 
-    /// The folder records in `directory`; one that cannot be read is removed.
+    /// The folder records in `directory`; one that cannot be read is removed, and, when it can be
+    /// decoded, the hidden partial file and staging directory it names there.
     private static func read(_ directory: String) -> [Kept] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var kept: [Kept] = []
         for name in names where name.hasPrefix(".partial-") && name.hasSuffix(".folder") {
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path),
-                let record = try? JSONDecoder().decode(FolderRecord.self, from: data),
-                record.isValid(in: directory)
+                let record = try? JSONDecoder().decode(FolderRecord.self, from: data)
             else {
+                Platform.unlink(path)
+                continue
+            }
+            guard record.isValid(in: directory) else {
+                if let file = record.file?.partialPath, FolderRecord.isPartial(file, in: directory) {
+                    Platform.unlink(file)
+                }
+                if let staging = record.stagingPath, FolderRecord.isPartial(staging, in: directory) {
+                    Platform.removeTree(atPath: staging)
+                }
                 Platform.unlink(path)
                 continue
             }

@@ -1,14 +1,11 @@
 import Foundation
+import PeerConnectivityCore
 import PeerConnectivityTransport
 
 /// Where a finished resource goes in the receive directory, from the name its sender gave it
-/// (untrusted bytes), and the step that puts it there.
-///
-/// A name without "/" is one file name, made safe by ``ResourceFileName/sanitized(_:)``. A name with
-/// "/" is a relative path (a file of a folder sent with ``Session/sendResource(at:withName:toPeer:)``):
-/// it is split on "/"; empty, "." and ".." components are dropped (a path never climbs); every other
-/// component is made safe as a file name is. More than ``maximumDepth`` components, or a path longer
-/// than ``maximumPathLength`` bytes, is refused.
+/// (untrusted bytes), and the step that puts it there. The path is Core's ``ResourcePath`` (pure: a
+/// path never climbs, each component a safe name, "resource" for a name that makes none, a depth and a
+/// length refused past their limits).
 ///
 /// Placing opens the path's folders below the receive directory in one step that follows no symbolic
 /// link and cannot leave it (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`); when that fails (a
@@ -21,37 +18,23 @@ import PeerConnectivityTransport
 /// never replaces anything (`renameat2` with `RENAME_NOREPLACE`; a hard link and an unlink on a file
 /// system without it).
 enum ResourcePlacement {
-    /// The most components a path keeps, the folder's own name included.
-    static let maximumDepth = 32
+    /// The most components a path keeps, the folder's own name included (``ResourcePath/maximumDepth``).
+    static let maximumDepth = ResourcePath.maximumDepth
 
-    /// The longest path made, in UTF-8 bytes, its components joined by "/".
-    static let maximumPathLength = 1024
+    /// The longest path made, in UTF-8 bytes (``ResourcePath/maximumPathLength``).
+    static let maximumPathLength = ResourcePath.maximumPathLength
 
     /// Why a name cannot be placed.
-    struct Refusal: Error, Hashable, CustomStringConvertible {
-        /// What is wrong, in a sentence.
-        let description: String
-    }
+    typealias Refusal = ResourcePath.Refusal
 
-    /// The safe relative path for `raw`, one component a step, never empty.
+    /// The safe relative path for `raw`, one component a step, never empty (``ResourcePath``).
     ///
     /// - Parameter raw: the name as sent.
     /// - Returns: the components: each a safe file name, none "." or "..".
     /// - Throws: ``Refusal`` when the path is deeper than ``maximumDepth`` or longer than
     ///   ``maximumPathLength``.
     static func components(of raw: [UInt8]) throws -> [String] {
-        guard raw.contains(UInt8(ascii: "/")) else { return [ResourceFileName.sanitized(raw)] }
-        let kept = raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-            .filter { $0.elementsEqual([0x2E]) == false && $0.elementsEqual([0x2E, 0x2E]) == false }
-        guard kept.count <= maximumDepth else {
-            throw Refusal(description: "the path has \(kept.count) components, at most \(maximumDepth) are taken")
-        }
-        let components = kept.isEmpty ? ["resource"] : kept.map { ResourceFileName.sanitized(Array($0)) }
-        let length = components.reduce(components.count - 1) { $0 + $1.utf8.count }
-        guard length <= maximumPathLength else {
-            throw Refusal(description: "the path is \(length) bytes long, at most \(maximumPathLength) are taken")
-        }
-        return components
+        try ResourcePath(raw).components
     }
 
     /// Moves the finished file at `partial` into the receive directory under the path made from `raw`.
@@ -66,6 +49,31 @@ enum ResourcePlacement {
     /// - Throws: ``Refusal`` for a path too deep or too long, or when no free name is left;
     ///   `SystemCallError` when the file system fails.
     static func place(_ partial: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
+        try place(partial, named: raw, inDirectoryAt: directory, isDirectory: false)
+    }
+
+    /// Moves a folder received whole, complete and checked in its hidden staging directory, into the
+    /// receive directory under the path made from `raw`, in one rename: before it the folder is not
+    /// there, after it it is there whole. A name that is taken, by a file or a folder, is never replaced
+    /// nor merged into: the first free alternative, "photos (2)", ..., is used. A name that makes no
+    /// path ("", ".", "..", "/") gives "resource", as for a file.
+    ///
+    /// - Parameters:
+    ///   - staging: the staging directory; once this returns, it has its new name only.
+    ///   - raw: the folder's name as sent.
+    ///   - directory: the receive directory's path.
+    /// - Returns: the folder's final URL.
+    /// - Throws: as ``place(_:named:inDirectoryAt:)``.
+    static func placeFolder(_ staging: String, named raw: [UInt8], inDirectoryAt directory: String) throws -> URL {
+        try place(staging, named: raw, inDirectoryAt: directory, isDirectory: true)
+    }
+
+    private static func place(
+        _ partial: String,
+        named raw: [UInt8],
+        inDirectoryAt directory: String,
+        isDirectory: Bool
+    ) throws -> URL {
         let components = try components(of: raw)
         // The names used, joined once at the end: a URL appended to a component at a time costs more
         // than the system calls of a small file.
@@ -89,9 +97,16 @@ enum ResourcePlacement {
         }
         let last = components[components.count - 1]
         for candidate in ResourceFileName.candidates(for: last) {
-            guard try move(partial, to: Array(candidate.utf8), in: current) else { continue }
+            let moved =
+                isDirectory
+                ? try moveDirectory(partial, to: Array(candidate.utf8), in: current)
+                : try move(partial, to: Array(candidate.utf8), in: current)
+            guard moved else { continue }
             used.append(candidate)
-            return URL(filePath: directory + "/" + used.joined(separator: "/"), directoryHint: .notDirectory)
+            return URL(
+                filePath: directory + "/" + used.joined(separator: "/"),
+                directoryHint: isDirectory ? .isDirectory : .notDirectory
+            )
         }
         let folder = used.isEmpty ? directory : directory + "/" + used.joined(separator: "/")
         throw Refusal(description: "no free name for \(last) in \(folder)")
@@ -114,6 +129,32 @@ enum ResourcePlacement {
                 return false
             }
             Platform.unlink(partial)
+            return true
+        }
+    }
+
+    /// Moves the directory at `staging` to `name` in `directory` unless the name is taken: a rename that
+    /// never replaces, or, where the file system cannot do that, an empty directory made under the name
+    /// (which fails if it is taken) and replaced by the rename.
+    ///
+    /// - Returns: whether it moved; `false` when the name is taken (the staging directory stays).
+    private static func moveDirectory(_ staging: String, to name: [UInt8], in directory: Int32) throws -> Bool {
+        do {
+            try Platform.moveWithoutReplacing(staging, to: name, in: directory)
+            return true
+        } catch let error as SystemCallError where error.isNameTaken {
+            return false
+        } catch let error as SystemCallError where error.isUnsupported {
+            do {
+                try Platform.makeDirectory(name, in: directory)
+            } catch let error as SystemCallError where error.isNameTaken {
+                return false
+            }
+            do {
+                try Platform.moveOntoEmptyDirectory(staging, to: name, in: directory)
+            } catch let error as SystemCallError where error.isNameTaken || error.isNotEmpty || error.isNotDirectory {
+                return false
+            }
             return true
         }
     }

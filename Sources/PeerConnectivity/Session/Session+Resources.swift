@@ -30,8 +30,10 @@ extension Session {
     /// link: symbolic links, sockets, FIFOs and devices inside it are skipped, and so are empty folders
     /// (a folder with no regular file sends nothing and succeeds). To a peer of this version (with
     /// ``Configuration/sendsFoldersWhole`` on, the default) the tree is one resource: its files one after
-    /// the other on one channel, checked in blocks, each placed as its last byte lands; the peer sees one
-    /// started and one finished event named `name`, whose URL is the folder. The `progress` then counts
+    /// the other on one channel, checked in blocks and gathered in a hidden staging directory; the peer
+    /// sees one started and one finished event named `name`, whose URL is the folder, which appears in
+    /// its receive directory whole, in one rename, just before that event (a folder that fails never
+    /// appears there). The `progress` then counts
     /// the files' bytes and, for each file, a header of 10 bytes and its path. A folder cut short resumes
     /// as a file does, from the blocks the peer took. To an older peer, or with whole folders off, each
     /// regular file is a resource named `<name>/<path below the folder>`, several at once: the peer sees

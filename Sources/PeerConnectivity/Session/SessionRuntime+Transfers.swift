@@ -185,6 +185,14 @@ extension SessionRuntime {
         IncomingResourceSlots.process.give()
         transfers.withLock { $0[key] = nil }
         resourcesInFlight.ended(.channel(key))
+        if case .failure(let error) = result, error == .refused(peer: peer, name: name) {
+            // A folder over one of this side's limits, refused midway: logged as a refusal at OPEN is.
+            let why = error.detail ?? "over a limit"
+            connectionConfiguration.warnings.warn(
+                "refused folder \"\(LogSafe.escaped(name, limit: 80))\" from \(peer): \(why)",
+                to: configuration.logger
+            )
+        }
         events.yield(.finishedReceivingResource(name: name, from: peer, result: result))
     }
 }

@@ -68,7 +68,27 @@ extension ReflectorService {
         }
     }
 
-    /// Hashes a received resource, tells its sender the size and SHA-256, and deletes the file.
+    /// Removes what a runner's resource made in the receive directory: the file (or the folder received
+    /// whole, which arrives in one piece), and the folders made for its path (a folder's file sent as a
+    /// resource of its own, `<folder>/<path>`) that it leaves empty, up to the receive directory. A folder
+    /// holding something else stays.
+    ///
+    /// - Parameters:
+    ///   - url: where the resource landed, inside `directory`.
+    ///   - directory: the receive directory.
+    static func removeReceived(_ url: URL, in directory: URL) {
+        try? FileManager.default.removeItem(at: url)
+        let root = directory.standardizedFileURL.path
+        var folder = url.standardizedFileURL.deletingLastPathComponent()
+        while folder.path.hasPrefix(root + "/") {
+            // rmdir removes an empty folder only, and no symbolic link: what holds anything stays.
+            guard rmdir(folder.path) == 0 else { return }
+            folder = folder.deletingLastPathComponent()
+        }
+    }
+
+    /// Hashes a received resource, tells its sender the size and SHA-256, and deletes it with the folders
+    /// its path made (``removeReceived(_:in:)``).
     static func confirm(
         _ name: String,
         _ result: Result<URL, TransferError>,
@@ -90,7 +110,7 @@ extension ReflectorService {
                     error: "reading the file: \(error)"
                 )
             }
-            try? FileManager.default.removeItem(at: url)
+            removeReceived(url, in: session.configuration.resourceDirectory)
         case .failure(let error):
             confirmation = ResourceConfirmation(name: name, size: nil, sha256: nil, error: "\(error)")
         }

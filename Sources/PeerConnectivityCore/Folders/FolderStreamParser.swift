@@ -94,7 +94,7 @@ package struct FolderStreamParser: Codable, Sendable {
                 )
             }
             guard entries < maximumEntries else {
-                throw FolderStreamError("more than \(maximumEntries) entries in the folder")
+                throw FolderStreamError("more than \(maximumEntries) entries in the folder", isOverLimit: true)
             }
             // The path and the entry's bytes must fit in what is left of the folder after the fixed header.
             let length = entryLength

@@ -112,6 +112,47 @@ extension Platform {
         }
     }
 
+    /// Moves the directory at `existing` onto the empty directory `name` in `directory` (`renameat`), for
+    /// a file system that cannot rename without replacing: the caller made `name` itself, so what it
+    /// replaces is that empty directory and nothing else; a directory no longer empty is not replaced.
+    ///
+    /// - Throws: ``SystemCallError``: `ENOTEMPTY` or `EEXIST` when `name` holds something.
+    package static func moveOntoEmptyDirectory(_ existing: String, to name: [UInt8], in directory: Int32) throws {
+        guard withName(name, { renameat(AT_FDCWD, existing, directory, $0) }) == 0 else {
+            throw SystemCallError("renameat", name, errno)
+        }
+    }
+
+    /// Removes the directory at `path` and everything below it, entering no symbolic link (a link is
+    /// removed, not followed), at most ``maximumRemovalDepth`` directories deep; what cannot be removed
+    /// stays. A missing `path` is no error.
+    package static func removeTree(atPath path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            unlink(path)
+            return
+        }
+        removeContents(of: descriptor, depth: 0)
+        close(descriptor)
+        _ = rmdir(path)
+    }
+
+    /// How deep ``removeTree(atPath:)`` goes: more than a placed path holds.
+    package static let maximumRemovalDepth = 64
+
+    private static func removeContents(of directory: Int32, depth: Int) {
+        guard depth < maximumRemovalDepth, let names = try? entryNames(of: directory) else { return }
+        for name in names {
+            if withName(name, { unlinkat(directory, $0, 0) }) == 0 { continue }
+            guard errno == EISDIR || errno == EPERM, let inner = try? openDirectory(name, in: directory) else {
+                continue
+            }
+            removeContents(of: inner, depth: depth + 1)
+            close(inner)
+            _ = withName(name) { unlinkat(directory, $0, AT_REMOVEDIR) }
+        }
+    }
+
     /// What `name` in `directory` is, without following a symbolic link.
     ///
     /// - Throws: ``SystemCallError``.

@@ -77,6 +77,16 @@ package enum Platform {
         return overflow ? .max : bytes
     }
 
+    /// Inodes (files and directories that can still be made) free for an unprivileged user in the file
+    /// system that holds `path` (`statvfs`); zero from a file system that makes them as needed.
+    ///
+    /// - Returns: nil when `path` cannot be asked (it does not exist, say).
+    package static func freeInodes(atPath path: String) -> UInt64? {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return nil }
+        return UInt64(status.f_favail)
+    }
+
     /// Tells the page cache that a range of a file is not needed soon (written back and dropped);
     /// advice only, and only on Linux.
     ///

@@ -43,6 +43,8 @@ package struct SystemCallError: Error, Hashable, CustomStringConvertible {
     /// Whether the call is not supported for this file system or on this system (`EINVAL`, `ENOSYS`,
     /// `ENOTSUP`).
     package var isUnsupported: Bool { code == EINVAL || code == ENOSYS || code == ENOTSUP }
+    /// Whether a directory to be replaced holds something (`ENOTEMPTY`).
+    package var isNotEmpty: Bool { code == ENOTEMPTY }
     /// Whether the name is a symbolic link opened with `O_NOFOLLOW` (`ELOOP`).
     package var isSymbolicLink: Bool { code == ELOOP }
 

@@ -80,6 +80,8 @@ struct FolderResumeTests {
         }
         let hidden = try scratch.contents("received").filter { $0.hasPrefix(".partial-") }
         #expect(hidden.contains { $0.hasSuffix(".folder") }, "a record of the folder: \(hidden)")
+        #expect(hidden.contains { $0.hasSuffix(".d") }, "its staging directory: \(hidden)")
+        #expect(try scratch.contents("received") == hidden, "the folder is not in place before it is whole")
         // A new process knows nothing but what is on disk.
         KeptFolders.shared.forget(received.path)
         let second = try await SessionPair.connect(
@@ -138,8 +140,9 @@ struct FolderResumeTests {
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         try writeFolder(first, in: source)
         try await sendAndCut(source, as: "same", over: pair) { $0.client.abortConnection(to: $0.host.peer) }
-        let placedFirst = try folderFiles(in: received.appendingPathComponent("same"))
-        #expect(!placedFirst.isEmpty, "files placed before the cut stay")
+        let kept = try scratch.contents("received")
+        #expect(kept.allSatisfy { $0.hasPrefix(".partial-") }, "only what a resume keeps: \(kept)")
+        #expect(kept.contains { $0.hasSuffix(".d") }, "the files taken, staged: \(kept)")
 
         let other = try await SessionPair.connect(
             host: resumeConfiguration(receivingInto: received, reconnects: false),
@@ -154,16 +157,8 @@ struct FolderResumeTests {
         #expect(again.bytesSent == UInt64(folderStreamLength(second)))
         _ = try await other.hostLog.waitForResources(1)
 
-        let landed = try folderFiles(in: received.appendingPathComponent("same"))
-        let secondContents = Set(second.values)
-        let firstContents = Set(first.values)
-        #expect(landed.values.allSatisfy { secondContents.contains($0) || firstContents.contains($0) }, "no mixed file")
-        for (path, content) in second {
-            let spare = path.replacingOccurrences(of: ".bin", with: " (2).bin")
-            #expect(landed[path] == content || landed[spare] == content, "\(path) of the second folder")
-        }
-        #expect(landed.count == second.count + placedFirst.count)
-        let left = (FileManager.default.enumerator(atPath: received.path)?.allObjects as? [String]) ?? []
-        #expect(!left.contains { $0.contains(".partial-") }, "no partial file is left")
+        // What the first folder staged went when the second started over: only the second lands.
+        #expect(try folderFiles(in: received.appendingPathComponent("same")) == second, "no file of the first")
+        #expect(try scratch.contents("received") == ["same"], "no partial file, record or staging directory")
     }
 }

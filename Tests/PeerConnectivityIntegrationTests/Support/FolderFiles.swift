@@ -28,3 +28,8 @@ func folderFiles(in root: URL) throws -> [String: Data] {
     }
     return found
 }
+
+/// The names in a receive directory, hidden ones too, sorted; none when it was never made.
+func receiveDirectoryEntries(_ directory: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+}

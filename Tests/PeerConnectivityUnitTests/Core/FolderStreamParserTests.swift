@@ -68,7 +68,7 @@ struct FolderStreamParserTests {
             try Self.parse(long, piece: 100)
         }
         let three = Self.stream([("a", [1]), ("b", [2]), ("c", [3])])
-        #expect(throws: FolderStreamError("more than 2 entries in the folder")) {
+        #expect(throws: FolderStreamError("more than 2 entries in the folder", isOverLimit: true)) {
             try Self.parse(three, piece: 5, maximumEntries: 2)
         }
         // The header says 1,000 bytes; the folder has 20 after it.

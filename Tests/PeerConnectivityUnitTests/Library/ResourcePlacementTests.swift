@@ -1,4 +1,5 @@
 import Foundation
+import PeerConnectivityCore
 import PeerConnectivityTesting
 import Testing
 

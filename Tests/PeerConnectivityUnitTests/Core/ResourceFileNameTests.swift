@@ -1,6 +1,5 @@
+import PeerConnectivityCore
 import Testing
-
-@testable import PeerConnectivity
 
 /// The file names made from the names peers send (in memory).
 @Suite("ResourceFileName")

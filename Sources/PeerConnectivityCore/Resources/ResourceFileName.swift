@@ -2,22 +2,22 @@ import Foundation
 
 /// Turns the name a peer gave a resource (untrusted bytes) into a file name that stays inside the
 /// receive directory, and places a finished file there without overwriting anything.
-enum ResourceFileName {
+package enum ResourceFileName {
     /// The longest file name made, in UTF-8 bytes (file systems allow 255; room is left for " (999)").
-    static let maximumLength = 200
+    package static let maximumLength = 200
 
     /// A safe file name for `raw`: one path component, never "." or "..", no hidden file, no
     /// control characters, at most ``maximumLength`` bytes; "resource" when nothing is left.
     ///
     /// - Parameter raw: the name as sent; invalid UTF-8 is repaired (U+FFFD).
     /// - Returns: the file name.
-    static func sanitized(_ raw: [UInt8]) -> String {
+    package static func sanitized(_ raw: [UInt8]) -> String {
         isSafeAsSent(raw) ? String(decoding: raw, as: UTF8.self) : sanitizedScalars(raw)
     }
 
     /// What ``sanitized(_:)`` makes of any name, scalar by scalar (the path every name could take;
     /// most take the shortcut of ``isSafeAsSent(_:)``, which gives the same name).
-    static func sanitizedScalars(_ raw: [UInt8]) -> String {
+    package static func sanitizedScalars(_ raw: [UInt8]) -> String {
         let repaired = String(decoding: raw, as: UTF8.self)
         var scalars = String.UnicodeScalarView()
         for scalar in repaired.unicodeScalars {
@@ -46,7 +46,7 @@ enum ResourceFileName {
     /// Whether `raw` is already what ``sanitized(_:)`` would make of it, as most names are: printable
     /// ASCII without "/" or "\\", neither starting with "." or a space nor ending with a space, at most
     /// ``maximumLength`` bytes. Such a name is taken as it is, without the Unicode pass.
-    static func isSafeAsSent(_ raw: [UInt8]) -> Bool {
+    package static func isSafeAsSent(_ raw: [UInt8]) -> Bool {
         guard let first = raw.first, let last = raw.last, raw.count <= maximumLength,
             first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ")
         else { return false }
@@ -58,7 +58,7 @@ enum ResourceFileName {
     /// The candidates for `name`, in order: "name.ext", "name (2).ext", ... "name (999).ext"; each made
     /// only when it is reached (the first is usually free, and a folder's every file asks), and the
     /// name split into stem and extension only for the second.
-    static func candidates(for name: String) -> LazyMapCollection<ClosedRange<Int>, String> {
+    package static func candidates(for name: String) -> LazyMapCollection<ClosedRange<Int>, String> {
         (1...999).lazy.map { number in
             if number == 1 { return name }
             let ext = URL(fileURLWithPath: name, isDirectory: false).pathExtension
