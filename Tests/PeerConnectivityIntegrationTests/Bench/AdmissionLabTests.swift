@@ -2,10 +2,6 @@ import Foundation
 import PeerConnectivityTesting
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `Scripts/lab-admission.sh` from the test suite: in a network namespace the script makes, runners from 10
 /// addresses of one IPv6 /64 take every place of a reflector, and a runner from another /64 and one from
 /// 127.0.0.1 are still served, each taking the place of the /64's longest-held runner. Runs only as root
@@ -13,23 +9,7 @@ import Testing
 @Suite("One address range floods a reflector", .timeLimit(.minutes(2 * slowdown)))
 struct AdmissionLabTests {
     /// Why the lab cannot run here, or nil when it can.
-    static let unavailable: String? = {
-        guard getuid() == 0 else { return "the lab needs root (a network namespace)" }
-        for tool in ["/usr/bin/unshare", "/usr/sbin/ip", "/usr/bin/python3"]
-        where !FileManager.default.isExecutableFile(atPath: tool) {
-            return "the lab needs \(tool)"
-        }
-        // A container may forbid new network namespaces even to root.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        probe.arguments = ["--net", "true"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return "cannot run unshare" }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else { return "this machine does not allow new network namespaces" }
-        return nil
-    }()
+    static let unavailable = LabAvailability.unavailable(needing: ["unshare", "ip", "python3"])
 
     @Test(
         "a runner from another /64, and one from 127.0.0.1, are served while one /64 holds every place",

@@ -2,10 +2,6 @@ import Foundation
 import PeerConnectivityTesting
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `Scripts/lab-unreliable.sh` from the test suite, with 5 runs per loss: `test-runner --mode unreliable`
 /// between two hosts of a lab completes with 10 % and 30 % of the datagrams to the reflector dropped, never
 /// saying UDP is blocked, and says it, exit 1, within seconds when all of them are. Runs only as root with
@@ -13,26 +9,9 @@ import Testing
 @Suite("Unreliable mode over a lossy link, in the lab", .timeLimit(.minutes(3 * slowdown)))
 struct LabUnreliableTests {
     /// Why the lab cannot run here, or nil when it can.
-    static let unavailable: String? = {
-        guard getuid() == 0 else { return "the lab needs root (network namespaces)" }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin"
-        let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
-        let tools = ["ip", "nsenter", "unshare", "nft", "dbus-daemon", "avahi-daemon", "python3"]
-        for tool in tools
-        where !folders.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }) {
-            return "the lab needs \(tool) (Scripts/setup.sh --lab)"
-        }
-        // A container may forbid new network namespaces even to root.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        probe.arguments = ["--net", "true"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return "cannot run unshare" }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else { return "this machine does not allow new network namespaces" }
-        return nil
-    }()
+    static let unavailable = LabAvailability.unavailable(needing: [
+        "ip", "nsenter", "unshare", "nft", "dbus-daemon", "avahi-daemon", "python3",
+    ])
 
     @Test(
         "10 % and 30 % of the datagrams dropped: every run completes, none says blocked; all dropped: exit 1 in seconds",

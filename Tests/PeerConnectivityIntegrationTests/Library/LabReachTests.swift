@@ -2,39 +2,15 @@ import Foundation
 import PeerConnectivityTesting
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `Scripts/lab-reach.sh` from the test suite: an IPv6-only link, a link-local-only link and hosts without
 /// nss-mdns, each a lab of network namespaces with their own avahi-daemon, all ending connected. Runs only as
 /// root with the lab's tools installed (`Scripts/setup.sh --lab`); about 40 s.
 @Suite("Network reach in the lab", .timeLimit(.minutes(3 * slowdown)))
 struct LabReachTests {
     /// Why the lab cannot run here, or nil when it can.
-    static let unavailable: String? = {
-        guard getuid() == 0 else { return "the lab needs root (network namespaces)" }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin"
-        let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
-        let tools = [
-            "ip", "nsenter", "unshare", "dbus-daemon", "dbus-send", "avahi-daemon", "avahi-resolve", "python3",
-            "getent",
-        ]
-        for tool in tools
-        where !folders.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }) {
-            return "the lab needs \(tool) (Scripts/setup.sh --lab)"
-        }
-        // A container may forbid new network namespaces even to root.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        probe.arguments = ["--net", "true"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return "cannot run unshare" }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else { return "this machine does not allow new network namespaces" }
-        return nil
-    }()
+    static let unavailable = LabAvailability.unavailable(needing: [
+        "ip", "nsenter", "unshare", "dbus-daemon", "dbus-send", "avahi-daemon", "avahi-resolve", "python3", "getent",
+    ])
 
     /// The package's root folder.
     static let root = repositoryRoot()
