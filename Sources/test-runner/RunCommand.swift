@@ -321,7 +321,7 @@ struct RunCommand: AsyncParsableCommand {
             connected: { report, host in out.line(Self.firstLine(report, host: host, test: test)) },
             progress: { progress in out.progress(progress.line) },
             interval: { [units] interval in
-                out.line(interval.line(format: units))
+                for line in interval.lines(format: units) { out.line(line) }
                 out.jsonEvent(interval)
             }
         )

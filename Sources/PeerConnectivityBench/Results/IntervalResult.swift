@@ -22,6 +22,10 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     public var roundTripP99Nanoseconds: UInt64?
     /// Bulk with `--omit`: the interval began in the omitted seconds, so its bytes are not in the totals.
     public var omitted: Bool?
+    /// Bulk with `-P` above 1: each forward stream's bytes written in it, in stream order.
+    public var streamSentBytes: [Int]?
+    /// Bulk with `-P` above 1: each reverse stream's bytes read in it.
+    public var streamReceivedBytes: [Int]?
 
     /// Makes an interval with no figures yet.
     ///
@@ -38,6 +42,24 @@ public struct IntervalResult: Codable, Hashable, Sendable {
 
     /// One line in automatic units: "[  3.0-  4.0 s] 13.0 Gbit/s sent" or "... 1,000 echoed, 0 lost, p50 81 us".
     public var line: String { line(format: .automatic) }
+
+    /// The lines to print: with streams each way (`-P`), a line per stream ("[  1] [ 0.0-  1.0 s] ...") and
+    /// their sum ("[SUM] ..."), as iperf3 prints them; else ``line(format:)``.
+    ///
+    /// - Parameter format: how rates print.
+    /// - Returns: the lines.
+    public func lines(format: RateFormat) -> [String] {
+        let count = max(streamSentBytes?.count ?? 0, streamReceivedBytes?.count ?? 0)
+        guard count > 1 else { return [line(format: format)] }
+        let streams = (0..<count).map { index in
+            var stream = IntervalResult(startSeconds: startSeconds, endSeconds: endSeconds)
+            stream.sentBytes = streamSentBytes.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            stream.receivedBytes = streamReceivedBytes.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            stream.omitted = omitted
+            return String(format: "[%3d] ", index + 1) + stream.line(format: format)
+        }
+        return streams + ["[SUM] " + line(format: format)]
+    }
 
     /// One line with rates in `format`.
     ///

@@ -59,7 +59,7 @@ public enum BenchmarkRunner {
             case .bulk:
                 let driver = try sessionDriver(connection)
                 if plan.mode == .unreliable { _ = try await awaitDatagramPath(driver) }
-                let counters = BulkTest.Counters()
+                let counters = BulkTest.Counters(streams: plan.streams ?? 1)
                 let reporter = Task {
                     await intervals.follow(
                         counters,

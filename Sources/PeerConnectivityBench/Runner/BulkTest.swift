@@ -11,10 +11,35 @@ enum BulkTest {
     /// How long after its writing time a direction may take to finish before its streams count as failed.
     static let grace = Duration.seconds(10)
 
-    /// Bytes written forward and read back so far, for the interval reports.
+    /// Bytes written forward and read back so far, for the interval reports: in all, and with more than one
+    /// stream each way, per stream (`-P`, printed as iperf3 does, each stream and a sum).
     final class Counters: Sendable {
         let sent = Atomic<Int>(0)
         let received = Atomic<Int>(0)
+        /// Per stream, with more than one; empty otherwise.
+        private let perStream: Mutex<(sent: [Int], received: [Int])>
+
+        /// Counters for `streams` streams each way.
+        init(streams: Int = 1) {
+            perStream = Mutex(
+                streams > 1 ? (Array(repeating: 0, count: streams), Array(repeating: 0, count: streams)) : ([], [])
+            )
+        }
+
+        /// `bytes` more written on stream `index`.
+        func sent(_ bytes: Int, stream index: Int) {
+            sent.add(bytes, ordering: .relaxed)
+            perStream.withLock { if $0.sent.indices.contains(index) { $0.sent[index] += bytes } }
+        }
+
+        /// `bytes` more read on stream `index`.
+        func received(_ bytes: Int, stream index: Int) {
+            received.add(bytes, ordering: .relaxed)
+            perStream.withLock { if $0.received.indices.contains(index) { $0.received[index] += bytes } }
+        }
+
+        /// Each stream's bytes so far; empty with one stream.
+        var streams: (sent: [Int], received: [Int]) { perStream.withLock { $0 } }
     }
 
     /// Runs the test on a connected session.
@@ -221,7 +246,7 @@ enum BulkTest {
                 let bytes = pattern.bytes(index: index, offset: offset, count: StreamTest.writeSize)
                 try await stream.write(bytes)
                 offset += bytes.count
-                counters.sent.add(bytes.count, ordering: .relaxed)
+                counters.sent(bytes.count, stream: index)
             }
             try stream.finish()
             return (offset, nil)
@@ -362,7 +387,7 @@ enum BulkTest {
                         chunk.withUnsafeBytes { pattern.firstMismatch(in: $0, index: index, offset: offset) } != nil
                 }
                 offset += chunk.count
-                counters.received.add(chunk.count, ordering: .relaxed)
+                counters.received(chunk.count, stream: index)
             }
             return (offset, corrupted, nil)
         } catch {

@@ -8,6 +8,7 @@ final class IntervalLog: Sendable {
         var lastEnd: Double = 0
         var lastSent = 0
         var lastReceived = 0
+        var lastStreams: (sent: [Int], received: [Int]) = ([], [])
     }
 
     private let interval: Double?
@@ -55,6 +56,7 @@ final class IntervalLog: Sendable {
         let end = now
         let sent = counters.sent.load(ordering: .relaxed)
         let received = counters.received.load(ordering: .relaxed)
+        let streams = counters.streams
         let result = state.withLock { state -> IntervalResult? in
             // The tail after the last whole interval is kept only when it is a tenth of one or more.
             guard end > state.lastEnd + (last ? (interval ?? 0) / 10 : 0.001) else { return nil }
@@ -62,6 +64,14 @@ final class IntervalLog: Sendable {
             if state.lastEnd < omitSeconds { result.omitted = true }
             if forward { result.sentBytes = sent - state.lastSent }
             if reverse { result.receivedBytes = received - state.lastReceived }
+            if streams.sent.count > 1 {
+                func change(_ now: [Int], _ before: [Int]) -> [Int] {
+                    now.indices.map { now[$0] - (before.indices.contains($0) ? before[$0] : 0) }
+                }
+                if forward { result.streamSentBytes = change(streams.sent, state.lastStreams.sent) }
+                if reverse { result.streamReceivedBytes = change(streams.received, state.lastStreams.received) }
+            }
+            state.lastStreams = streams
             state.lastEnd = end
             state.lastSent = sent
             state.lastReceived = received

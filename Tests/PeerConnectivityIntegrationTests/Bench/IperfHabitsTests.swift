@@ -68,6 +68,16 @@ struct IperfHabitsTests {
             let intervals = try #require(document.intervals)
             #expect(intervals.count >= 2, "\(label): \(intervals.count) intervals")
             #expect(intervals.allSatisfy { ($0.sentBytes != nil) == (label != "reverse") })
+            // Each stream's bytes, which sum to the interval's, and a line each and a sum, as iperf3 prints.
+            for interval in intervals {
+                #expect(interval.streamSentBytes.map { $0.count == 2 && $0.reduce(0, +) == interval.sentBytes } ?? true)
+                #expect(
+                    interval.streamReceivedBytes.map { $0.count == 2 && $0.reduce(0, +) == interval.receivedBytes }
+                        ?? true
+                )
+                #expect((interval.streamSentBytes ?? interval.streamReceivedBytes) != nil, "\(label): \(interval)")
+            }
+            #expect(run.output.contains("[  2] [   0.0-") && run.output.contains("[SUM] [   0.0-"), "\(run.output)")
             // The first interval's end is when its timer fired: 1.1 s, or seconds later on a loaded machine.
             #expect(run.output.contains("[   0.0-"), "intervals printed live: \(run.output)")
             let cpu = try #require(document.cpu)

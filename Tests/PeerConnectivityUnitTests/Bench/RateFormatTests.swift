@@ -44,4 +44,20 @@ struct RateFormatTests {
         #expect(interval.line.hasSuffix("20.0 Mbit/s sent"), "\(interval.line)")
         #expect(interval.line(format: .bytes(.mega)).hasSuffix("2.50 MB/s sent"))
     }
+
+    @Test("with streams each way, a line per stream and their sum, as iperf3 prints them")
+    func streamLines() {
+        var interval = IntervalResult(startSeconds: 0, endSeconds: 1)
+        interval.sentBytes = 3_000_000
+        interval.streamSentBytes = [1_000_000, 2_000_000]
+        let lines = interval.lines(format: .automatic)
+        #expect(
+            lines == [
+                "[  1] [   0.0-   1.0 s] 8.00 Mbit/s sent", "[  2] [   0.0-   1.0 s] 16.0 Mbit/s sent",
+                "[SUM] [   0.0-   1.0 s] 24.0 Mbit/s sent",
+            ]
+        )
+        interval.streamSentBytes = nil
+        #expect(interval.lines(format: .automatic) == [interval.line])
+    }
 }
