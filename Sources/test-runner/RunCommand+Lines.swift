@@ -50,6 +50,10 @@ extension RunOutput {
                         + " over \(streams); \(direction.corruptedStreams) corrupted, \(direction.failedStreams) failed"
                         + omission
                 )
+                if let seconds = direction.reflectorBytesPerSecond, !seconds.isEmpty {
+                    let rates = seconds.map { units.string(bytesPerSecond: Double($0)) }
+                    line("  the reflector read, second by second: " + rates.joined(separator: ", "))
+                }
             }
             line("(the link's throughput: bytes read and checked at the far end, over the time from the first write)")
         } else if document.test != .bulk {

@@ -45,6 +45,8 @@ extension ReflectorService {
         var bytes = 0
         var mismatch: Int?
         var failure: String?
+        var seconds: [Int] = []
+        var firstByte: UInt64?
         do {
             for try await chunk in stream {
                 if mismatch == nil {
@@ -52,11 +54,19 @@ extension ReflectorService {
                         .map { bytes + $0 }
                 }
                 bytes += chunk.count
+                let now = MonotonicClock.now()
+                let second = Int((now - (firstByte ?? now)) / 1_000_000_000)
+                firstByte = firstByte ?? now
+                if seconds.count <= second {
+                    seconds.append(contentsOf: repeatElement(0, count: second + 1 - seconds.count))
+                }
+                seconds[second] += chunk.count
             }
         } catch {
             failure = "\(error)"
         }
-        let receipt = StreamReceipt(name: stream.name, bytes: bytes, firstMismatchOffset: mismatch, error: failure)
+        var receipt = StreamReceipt(name: stream.name, bytes: bytes, firstMismatchOffset: mismatch, error: failure)
+        receipt.bytesPerSecond = seconds
         log(
             "stream \"\(LogSafe.escaped(stream.name, limit: 80))\" from runner=\(LogSafe.escaped(stream.peer.displayName)) read bytes=\(bytes)"
                 + (mismatch.map { " first-mismatch=\($0)" } ?? "") + (failure.map { " failed: \($0)" } ?? "")

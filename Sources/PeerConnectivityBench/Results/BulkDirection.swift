@@ -14,6 +14,9 @@ public struct BulkDirection: Codable, Hashable, Sendable {
     public var omittedBytes: Int?
     /// With `--omit`: the seconds left out of the rate, from the first write.
     public var omittedSeconds: Double?
+    /// Forward streams: the bytes the reflector read in each second from each stream's first byte, all
+    /// streams together, as it reported them (iperf3's `--get-server-output`); nil when it did not.
+    public var reflectorBytesPerSecond: [Int]?
     /// Streams whose bytes differed from the pattern.
     public var corruptedStreams: Int
     /// Streams that did not end normally.

@@ -16,6 +16,9 @@ public struct StreamReceipt: PrefixedMessage, Hashable, Sendable {
     public var firstMismatchOffset: Int?
     /// Why the stream did not end normally.
     public var error: String?
+    /// One-way streams: the bytes the reflector read in each second from the stream's first byte, as it saw
+    /// them (iperf3's server output); nil from a reflector that does not count them.
+    public var bytesPerSecond: [Int]?
 
     /// Makes a receipt.
     ///

@@ -183,7 +183,7 @@ enum BulkTest {
         }
         errors += receipts.values.compactMap { receipt in receipt.error.map { "\(receipt.name): the reflector: \($0)" }
         }
-        return BulkDirection(
+        var direction = BulkDirection(
             sentBytes: written.map(\.0).reduce(0, +),
             receivedBytes: receipts.values.map(\.bytes).reduce(0, +),
             seconds: seconds.seconds,
@@ -191,6 +191,14 @@ enum BulkTest {
             failedStreams: errors.count,
             errors: errors
         )
+        // The reflector's own view, each second, its streams added up.
+        let views = receipts.values.compactMap(\.bytesPerSecond)
+        if !views.isEmpty {
+            direction.reflectorBytesPerSecond = (0..<(views.map(\.count).max() ?? 0)).map { second in
+                views.reduce(0) { $0 + ($1.indices.contains(second) ? $1[second] : 0) }
+            }
+        }
+        return direction
     }
 
     /// The reflector's receipts for the forward streams, until each has one or `deadline` passes; and why

@@ -64,6 +64,10 @@ struct IperfHabitsTests {
             }
             if let forward = bulk.forward {
                 #expect(forward.receivedBytes == forward.sentBytes, "every byte written was read and checked")
+                // The reflector's own view: each second's bytes, all streams, adding up to what it read.
+                let view = try #require(forward.reflectorBytesPerSecond, "\(label)")
+                #expect(view.reduce(0, +) == forward.receivedBytes && view.count >= 2, "\(label): \(view)")
+                #expect(run.output.contains("the reflector read, second by second: "), "\(run.output)")
             }
             let intervals = try #require(document.intervals)
             #expect(intervals.count >= 2, "\(label): \(intervals.count) intervals")
