@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
@@ -12,6 +13,13 @@ extension SessionRuntime {
     ///   or ``InvitationError`` when `other` cannot take this session's peer.
     func joinInProcess(_ other: SessionRuntime, context: Data?, timeout: Duration) async throws {
         let invitee = PendingInvitation()
+        // Both ends of the pair take as long for the handshake as the join may take: nothing on the way can
+        // be slow but the process itself, which an app's tests may load heavily.
+        var inviterConfiguration = connectionConfiguration
+        var inviteeConfiguration = other.connectionConfiguration
+        let joinTimeout = TimeAmount(timeout)
+        inviterConfiguration.handshakeTimeout = max(inviterConfiguration.handshakeTimeout, joinTimeout)
+        inviteeConfiguration.handshakeTimeout = max(inviteeConfiguration.handshakeTimeout, joinTimeout)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // A connection that closes before its invitation arrives: the inviter's error says why.
@@ -30,14 +38,14 @@ extension SessionRuntime {
                         SocketPairConnector.End(
                             localPeer: peer,
                             role: .inviter(invitation),
-                            configuration: connectionConfiguration,
+                            configuration: inviterConfiguration,
                             eventLoop: eventLoop,
                             delegate: self
                         ),
                         SocketPairConnector.End(
                             localPeer: other.peer,
                             role: .invitee,
-                            configuration: other.connectionConfiguration,
+                            configuration: inviteeConfiguration,
                             eventLoop: other.eventLoop,
                             delegate: invitee
                         )

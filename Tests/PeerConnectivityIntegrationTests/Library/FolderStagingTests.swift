@@ -74,7 +74,7 @@ struct FolderStagingTests {
             await Self.open("cut", size: Self.twoBlocks.count, channel: 1, on: joined)
             joined.socket.send(Self.firstBlock(of: Self.twoBlocks, channel: 1))
             // Cut once the first block is written (the receiver's progress counts blocks checked and written).
-            try await waitFor(try await joined.log.waitForStartedResources(1)[0], fraction: 0.6)
+            try await waitFor(try #require(await joined.log.waitForStartedResources(1).first), fraction: 0.6)
             shutdown(joined.socket.fd, Int32(SHUT_RDWR))
             let finished = try await joined.log.waitForResources(1)
             #expect(throws: TransferError.self) { try finished[0].result.get() }
@@ -96,7 +96,7 @@ struct FolderStagingTests {
         let (joined, directory) = try await joined("folder-staging-reset", into: scratch)
         await Self.open("reset", size: Self.twoBlocks.count, channel: 1, on: joined)
         joined.socket.send(Self.firstBlock(of: Self.twoBlocks, channel: 1))
-        try await waitFor(try await joined.log.waitForStartedResources(1)[0], fraction: 0.6)
+        try await waitFor(try #require(await joined.log.waitForStartedResources(1).first), fraction: 0.6)
         joined.socket.send(HandFrames.frame(type: 0x23, body: HandFrames.bigEndian(UInt32(1)) + [1]))
         let finished = try await joined.log.waitForResources(1)
         #expect(throws: TransferError.self) { try finished[0].result.get() }

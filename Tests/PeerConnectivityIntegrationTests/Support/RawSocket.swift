@@ -154,9 +154,11 @@ enum HandFrames {
         [1, 1, 0, 4] + bigEndian(maximumMessageLength)
     }
 
+    /// An INVITE; by default the invitation waits ``waitLimit`` for the application's answer, room for a
+    /// loaded machine whose acceptor runs late.
     static func invite(
         context: [UInt8] = [],
-        timeoutMilliseconds: UInt32 = 10_000,
+        timeoutMilliseconds: UInt32 = UInt32(waitLimit.components.seconds * 1_000),
         maximumMessageLength: UInt32 = 1 << 20
     ) -> [UInt8] {
         frame(
