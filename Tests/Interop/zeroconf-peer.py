@@ -95,10 +95,21 @@ def unregister(zc, command):
     # An answer to a query that came just before the goodbye waits to be grouped with others (up to half a second,
     # longer on a loaded machine) and can go out after the goodbye, bringing the service back into every cache, this
     # process's own browser's included, for the record's whole TTL. One more goodbye once such answers are out
-    # withdraws it for good.
+    # withdraws it for good. A loaded machine can hold such answers back for seconds: more goodbyes follow, 2, 4
+    # and 8 seconds after the first, from a thread of their own (bounded: four in all).
     time.sleep(1)
     zc.send(zc.generate_service_broadcast(info, 0))
     say(event="unregistered", name=name)
+
+    def later_goodbyes():
+        for delay in (1, 2, 4):
+            time.sleep(delay)
+            try:
+                zc.send(zc.generate_service_broadcast(info, 0))
+            except Exception:  # the peer is closing: nothing left to withdraw
+                return
+
+    threading.Thread(target=later_goodbyes, daemon=True).start()
 
 
 def browse(zc, command):
