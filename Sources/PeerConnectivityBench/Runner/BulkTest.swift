@@ -16,30 +16,29 @@ enum BulkTest {
     final class Counters: Sendable {
         let sent = Atomic<Int>(0)
         let received = Atomic<Int>(0)
-        /// Per stream, with more than one; empty otherwise.
-        private let perStream: Mutex<(sent: [Int], received: [Int])>
+        /// Per stream, with more than one (nil with one: its bytes are the totals, and no write takes a lock).
+        private let perStream: Mutex<(sent: [Int], received: [Int])>?
 
         /// Counters for `streams` streams each way.
         init(streams: Int = 1) {
-            perStream = Mutex(
-                streams > 1 ? (Array(repeating: 0, count: streams), Array(repeating: 0, count: streams)) : ([], [])
-            )
+            let zeros = Array(repeating: 0, count: streams)
+            perStream = streams > 1 ? Mutex((zeros, zeros)) : nil
         }
 
         /// `bytes` more written on stream `index`.
         func sent(_ bytes: Int, stream index: Int) {
             sent.add(bytes, ordering: .relaxed)
-            perStream.withLock { if $0.sent.indices.contains(index) { $0.sent[index] += bytes } }
+            perStream?.withLock { if $0.sent.indices.contains(index) { $0.sent[index] += bytes } }
         }
 
         /// `bytes` more read on stream `index`.
         func received(_ bytes: Int, stream index: Int) {
             received.add(bytes, ordering: .relaxed)
-            perStream.withLock { if $0.received.indices.contains(index) { $0.received[index] += bytes } }
+            perStream?.withLock { if $0.received.indices.contains(index) { $0.received[index] += bytes } }
         }
 
         /// Each stream's bytes so far; empty with one stream.
-        var streams: (sent: [Int], received: [Int]) { perStream.withLock { $0 } }
+        var streams: (sent: [Int], received: [Int]) { perStream?.withLock { $0 } ?? ([], []) }
     }
 
     /// Runs the test on a connected session.
