@@ -78,8 +78,10 @@ struct HostileInputTests {
         let advertiser = try await loopbackAdvertiser("patient", encryption: .none) {
             $0.handshakeTimeout = .milliseconds(500)
         }
-        let socket = try await RawSocket(port: advertiser.port!)
+        // The clock starts before the connection does: the advertiser's timer cannot start earlier, while the
+        // connecting task may resume long after it on a loaded machine.
         let start = ContinuousClock.now
+        let socket = try await RawSocket(port: advertiser.port!)
         #expect(await socket.readUntilClosed() != nil)
         let elapsed = start.duration(to: .now)
         #expect(elapsed >= .milliseconds(450) && elapsed < .milliseconds(500) + promptly, "closed after \(elapsed)")
