@@ -82,7 +82,7 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         self.encryptionPreference = security?.preference ?? .none
         self.incomingResources = IncomingResourceSlots(limit: configuration.maximumIncomingResources)
         self.freeSpace = FreeSpaceGauge(directoryPath: configuration.resourceDirectory.path)
-        self.connectionConfiguration = ConnectionConfiguration(
+        var connectionConfiguration = ConnectionConfiguration(
             maximumMessageLength: configuration.maximumMessageLength,
             handshakeTimeout: TimeAmount(configuration.handshakeTimeout),
             keepaliveInterval: TimeAmount(configuration.keepaliveInterval),
@@ -91,6 +91,11 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
             security: security,
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
+        if let lowWatermark = configuration.notSentLowWatermark.map({ max(16 << 10, $0) }) {
+            connectionConfiguration.notSentLowWatermark = lowWatermark
+            connectionConfiguration.channelQueueLimit = min(connectionConfiguration.channelQueueLimit, lowWatermark)
+        }
+        self.connectionConfiguration = connectionConfiguration
         datagrams.start(
             on: eventLoop,
             ports: configuration.datagramPorts,

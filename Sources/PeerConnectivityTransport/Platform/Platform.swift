@@ -21,6 +21,10 @@ package enum Platform {
         return Int(clamping: limit.rlim_cur)
     }
 
+    /// `TCP_NOTSENT_LOWAT`'s option name: the kernel reports a socket writable only while fewer unsent bytes
+    /// than its value wait.
+    package static let tcpNotSentLowWatermark = CInt(TCP_NOTSENT_LOWAT)
+
     /// Whether an accept failed for want of resources (descriptors, buffers, memory), so that accepting
     /// should pause rather than go on failing.
     ///

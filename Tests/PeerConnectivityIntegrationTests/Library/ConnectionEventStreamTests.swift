@@ -101,4 +101,45 @@ struct ConnectionEventStreamTests {
         #expect(reason == .peerDisconnected, "the closing side's GOODBYE arrived: \(reason)")
         #expect(await accepted.next() == nil, "nothing comes after the close")
     }
+
+    @Test("a connection dialed with a low watermark has it as TCP_NOTSENT_LOWAT, and NIO holds no more for it")
+    func notSentLowWatermark() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let invitee = try PeerID(displayName: "invitee")
+        let listenerEvents = ConnectionEventStream(finishesOnClose: false)
+        let listener = try await ConnectionListener.bind(
+            host: "127.0.0.1",
+            port: 0,
+            localPeer: invitee,
+            configuration: Self.configuration(),
+            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
+            group: group,
+            delegate: listenerEvents
+        )
+        defer {
+            listenerEvents.finish()
+            Task { await listener.close() }
+        }
+        for lowWatermark in [nil, 128 << 10] as [Int?] {
+            var configuration = Self.configuration()
+            configuration.notSentLowWatermark = lowWatermark
+            let outgoing = try await ConnectionDialer.dial(
+                DialTarget(host: "127.0.0.1", port: listener.port),
+                localPeer: try PeerID(displayName: "inviter"),
+                invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
+                configuration: configuration,
+                group: group,
+                delegate: ConnectionEventStream()
+            )
+            let option = try await outgoing.channel.getOption(ConnectionDialer.notSentLowWatermarkOption).get()
+            let marks = try await outgoing.channel.getOption(.writeBufferWaterMark).get()
+            if let lowWatermark {
+                #expect(option == lowWatermark && marks.high == lowWatermark)
+            } else {
+                // Unset on the socket (0): the system's net.ipv4.tcp_notsent_lowat holds.
+                #expect(option == 0 && marks.high == 4 << 20, "\(option)")
+            }
+            outgoing.abort()
+        }
+    }
 }
