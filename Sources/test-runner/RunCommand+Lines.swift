@@ -32,7 +32,9 @@ extension RunCommand {
 /// The figures, and what they measure.
 extension RunOutput {
     func summary(_ document: BenchmarkDocument, units: RateFormat) {
-        if let datagrams = document.bulk?.datagrams {
+        if let responsiveness = document.responsiveness {
+            responsivenessSummary(responsiveness, units: units)
+        } else if let datagrams = document.bulk?.datagrams {
             datagramSummary(datagrams, units: units)
         } else if let bulk = document.bulk {
             for (label, direction) in [("sent", bulk.forward), ("received", bulk.reverse)] {
@@ -56,7 +58,7 @@ extension RunOutput {
                 }
             }
             line("(the link's throughput: bytes read and checked at the far end, over the time from the first write)")
-        } else if document.test != .bulk {
+        } else if document.test != .bulk, document.test != .responsiveness {
             line(ComparisonTable.render([document]), newline: false)
             if document.test.isMessageTest {
                 line(Self.measures(document.plan))
@@ -69,6 +71,34 @@ extension RunOutput {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
         }
+    }
+
+    /// Latency under load: each phase's throughput, its probes' round trips and its RPM.
+    private func responsivenessSummary(_ result: ResponsivenessResult, units: RateFormat) {
+        func probes(_ name: String, _ probes: ProbeResult) -> String {
+            guard probes.answered > 0 else { return "\(name) none of \(probes.sent) back" }
+            let summary = probes.roundTrip
+            return "\(name) p50 \(IntervalResult.duration(summary.p50Nanoseconds)) "
+                + "(p90 \(IntervalResult.duration(summary.p90Nanoseconds)), "
+                + "p99 \(IntervalResult.duration(summary.p99Nanoseconds)); \(probes.answered)/\(probes.sent))"
+        }
+        for phase in result.phases {
+            var parts: [String] = []
+            if let download = phase.download {
+                parts.append("\(units.string(bytesPerSecond: download.bytesPerSecond)) down")
+            }
+            if let upload = phase.upload { parts.append("\(units.string(bytesPerSecond: upload.bytesPerSecond)) up") }
+            parts.append("probes " + probes("foreign", phase.foreign) + ", " + probes("self", phase.selfProbes))
+            let rpm = phase.rpm.map { String(format: "RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "no RPM"
+            let name = phase.name.rawValue + ":"
+            line(name.padding(toLength: 10, withPad: " ", startingAt: 0) + parts.joined(separator: "; ") + "; " + rpm)
+        }
+        let lowat = result.runnerNotSentLowWatermark.map { "TCP_NOTSENT_LOWAT \($0) bytes" } ?? "no TCP_NOTSENT_LOWAT"
+        line(
+            "(\(result.loadFlows) load flows each loaded way, in one session; foreign probes on a connection of "
+                + "their own, self probes inside the load; RPM: \(result.rpmStatistic); \(lowat) on the runner's "
+                + "loaded connection)"
+        )
     }
 
     /// Datagrams at a bitrate: each end's rate, loss, order and jitter, as iperf3's UDP summary.

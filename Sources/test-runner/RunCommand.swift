@@ -18,6 +18,7 @@ struct RunCommand: AsyncParsableCommand {
             HOST[:PORT] (its session port, 7447 by default; the runner then needs no DNS-SD, and a reflector on \
             a host without avahi-daemon runs with --no-dnssd). \
             Tests: bulk measures the link's throughput as iperf3 does (--time, --parallel, --reverse, --bidir); \
+            responsiveness its round trips under load, as Crusader and Apple's networkQuality do; \
             data measures round trips of messages (one in flight: latency; --rate: latency under a load, open \
             loop); raw-tcp runs the data plan over raw TCP (the baseline: TLS 1.3 unless --encryption none, as \
             the data test); stream and resource echo and confirm transfers. A document is written even when the \
@@ -28,9 +29,10 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            bulk (throughput one way, as iperf3), data (message round trips), raw-tcp (the data plan over raw \
-            TCP: TLS 1.3 unless --encryption none), stream (--streams streams of --bytes, echoed back) or \
-            resource (a file of --bytes, --count times, confirmed by SHA-256).
+            bulk (throughput one way, as iperf3), responsiveness (latency under load: phases idle, download, \
+            upload, both, with RPM), data (message round trips), raw-tcp (the data plan over raw TCP: TLS 1.3 \
+            unless --encryption none), stream (--streams streams of --bytes, echoed back) or resource (a file of \
+            --bytes, --count times, confirmed by SHA-256).
             """
     )
     var test = TestKind.data
@@ -99,14 +101,25 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "--test stream: streams opened at once, each echoed back.")
     var streams = 1
 
-    @Option(name: [.customShort("P"), .long], help: "--test bulk: streams in each direction at once.")
-    var parallel = 1
+    @Option(
+        name: [.customShort("P"), .long],
+        help: "--test bulk: streams in each direction at once (default 1); responsiveness: load flows (default 8)."
+    )
+    var parallel: Int?
+
+    @Option(
+        help: """
+            --test responsiveness: TCP_NOTSENT_LOWAT of the loaded connection, in bytes, so that the runner's own \
+            send buffer does not hold the self probes (0: the kernel's default). (default: 131072)
+            """
+    )
+    var notSentLowat: Int?
 
     @Option(
         name: [.customShort("t"), .long],
         help: """
-            Seconds the test runs: --test bulk writes this long (default 10); data and raw-tcp send each size's \
-            messages this long (--count then defaults to no limit).
+            Seconds the test runs: --test bulk writes this long (default 10); responsiveness runs each phase this \
+            long (default 5); data and raw-tcp send each size's messages this long (--count then defaults to no limit).
             """
     )
     var time: Double?
@@ -260,7 +273,17 @@ struct RunCommand: AsyncParsableCommand {
             )
         }
         if test != .stream, streams != 1 { throw ValidationError("--streams applies to --test stream only") }
-        if test != .bulk, parallel != 1 { throw ValidationError("--parallel applies to --test bulk only") }
+        if test != .bulk, test != .responsiveness, parallel != nil {
+            throw ValidationError("--parallel applies to --test bulk and responsiveness only")
+        }
+        if let notSentLowat {
+            guard test == .responsiveness else {
+                throw ValidationError("--not-sent-lowat applies to --test responsiveness")
+            }
+            guard (0...(64 << 20)).contains(notSentLowat) else {
+                throw ValidationError("--not-sent-lowat must be 0...67108864 bytes")
+            }
+        }
         if let streamWindow, !ReflectorConfiguration.streamWindowRange.contains(streamWindow) {
             throw ValidationError("--stream-window must be \(ReflectorConfiguration.streamWindowRange) bytes")
         }
@@ -376,6 +399,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.encryption = encryption ?? .default
         configuration.streamWindow = streamWindow ?? RunnerConfiguration.defaultStreamWindow
+        if let notSentLowat { configuration.notSentLowWatermark = notSentLowat == 0 ? nil : notSentLowat }
         return configuration
     }
 
@@ -395,15 +419,17 @@ struct RunCommand: AsyncParsableCommand {
             timeoutSeconds: timeout,
             durationSeconds: timed ? time ?? duration : duration,
             recordsSamples: samples || format == .mpcfTestbench,
-            streams: test == .stream ? streams : test == .bulk ? parallel : nil,
-            bytes: test.isMessageTest || test == .bulk ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+            streams: test == .stream
+                ? streams : test == .bulk ? parallel ?? 1 : test == .responsiveness ? parallel ?? 8 : nil,
+            bytes: test.isMessageTest || test == .bulk || test == .responsiveness
+                ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
             oneWay: oneWay ? true : nil,
-            timeSeconds: test == .bulk ? time ?? 10 : time,
+            timeSeconds: test == .bulk ? time ?? 10 : test == .responsiveness ? time ?? 5 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
             omitSeconds: omit,
             bitrate: datagrams ? bitrate.flatMap(parseBitrate) ?? Self.defaultBitrate : nil,
-            intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk ? 1 : nil),
+            intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk || test == .responsiveness ? 1 : nil),
             rate: rate,
             interruptAtPercent: interruptAt
         )

@@ -12,6 +12,10 @@ public enum TestKind: String, Codable, CaseIterable, Sendable {
     /// seconds (`--reverse`: the reflector writes, `--bidir`: both), read and checked at the far end,
     /// reported every `--interval`.
     case bulk
+    /// Latency under load, as Crusader and the IETF responsiveness draft measure it: phases idle, download,
+    /// upload and both of `--time` seconds, `--parallel` load flows, probes on a connection of their own and
+    /// inside the load; each phase's throughput, round trips and RPM.
+    case responsiveness
 
     /// Whether the test sends messages of the plan's sizes (data, raw-tcp), as opposed to transfers.
     public var isMessageTest: Bool {

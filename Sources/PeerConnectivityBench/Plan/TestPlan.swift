@@ -157,6 +157,10 @@ public struct TestPlan: Codable, Hashable, Sendable {
             try validateBulk()
             return
         }
+        if test == .responsiveness {
+            try validateResponsiveness()
+            return
+        }
         if timeSeconds != nil, !test.isMessageTest {
             throw .invalidPlan("--time applies to --test bulk, data and raw-tcp")
         }
@@ -250,6 +254,23 @@ public struct TestPlan: Codable, Hashable, Sendable {
                     "--test bulk with --size sends messages one way on one connection: no -P, -R or --bidir"
                 )
             }
+        }
+    }
+
+    /// The most load flows of the responsiveness test, as the responsiveness draft's most load connections.
+    public static let maximumLoadFlows = 16
+
+    private func validateResponsiveness() throws(BenchError) {
+        guard let timeSeconds, (1...3_600).contains(timeSeconds) else {
+            throw .invalidPlan("--test responsiveness: --time is each phase's, 1...3600 s")
+        }
+        guard let streams, (1...Self.maximumLoadFlows).contains(streams) else {
+            throw .invalidPlan("--test responsiveness: --parallel load flows must be 1...\(Self.maximumLoadFlows)")
+        }
+        if bytes != nil || !sizes.isEmpty || rate != nil {
+            throw .invalidPlan(
+                "--test responsiveness runs its phases for --time: --bytes, --size and --rate do not apply"
+            )
         }
     }
 

@@ -22,6 +22,19 @@ extension BenchmarkDocument {
                 failures.append("resource \(transfer.name): \(transfer.outcome.rawValue): \(transfer.error ?? "")")
             }
         }
+        for phase in responsiveness?.phases ?? [] {
+            for (direction, figures) in [("download", phase.download), ("upload", phase.upload)] {
+                guard let figures, figures.failedStreams + figures.corruptedStreams > 0 else { continue }
+                failures.append(
+                    "\(phase.name.rawValue) phase, \(direction): \(figures.failedStreams) flows failed, "
+                        + "\(figures.corruptedStreams) corrupted"
+                )
+            }
+            for (kind, probes) in [("foreign", phase.foreign), ("self", phase.selfProbes)]
+            where probes.sent > 0 && probes.answered == 0 {
+                failures.append("\(phase.name.rawValue) phase: none of \(probes.sent) \(kind) probes came back")
+            }
+        }
         return failures
     }
 }

@@ -38,6 +38,8 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     public var resources: ResourceTestResult?
     /// The bulk test's figures; nil for the other tests.
     public var bulk: BulkTestResult?
+    /// The responsiveness test's phases; nil for the other tests.
+    public var responsiveness: ResponsivenessResult?
     /// The interval reports (`--interval`), in order; nil without intervals.
     public var intervals: [IntervalResult]?
     /// The CPU time both ends spent during the test.

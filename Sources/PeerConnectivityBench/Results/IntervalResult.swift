@@ -26,6 +26,11 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     public var streamSentBytes: [Int]?
     /// Bulk with `-P` above 1: each reverse stream's bytes read in it.
     public var streamReceivedBytes: [Int]?
+    /// Responsiveness: the phase under way when the interval ended.
+    public var phase: String?
+    /// Responsiveness: the median round trip of the self probes answered in it (the foreign probes' is
+    /// ``roundTripP50Nanoseconds``), in nanoseconds.
+    public var selfRoundTripP50Nanoseconds: UInt64?
 
     /// Makes an interval with no figures yet.
     ///
@@ -72,7 +77,12 @@ public struct IntervalResult: Codable, Hashable, Sendable {
         }
         if let sentBytes { parts.append("\(rate(sentBytes)) sent") }
         if let receivedBytes { parts.append("\(rate(receivedBytes)) received") }
-        if let messagesEchoed {
+        if phase != nil || selfRoundTripP50Nanoseconds != nil {
+            var probes: [String] = []
+            if let p50 = roundTripP50Nanoseconds { probes.append("\(Self.duration(p50)) foreign") }
+            if let p50 = selfRoundTripP50Nanoseconds { probes.append("\(Self.duration(p50)) self") }
+            if !probes.isEmpty { parts.append("probes p50 " + probes.joined(separator: ", ")) }
+        } else if let messagesEchoed {
             var text = "\(messagesEchoed) echoed"
             if let messagesLost { text += ", \(messagesLost) lost" }
             if let p50 = roundTripP50Nanoseconds { text += String(format: ", p50 %.1f us", Double(p50) / 1e3) }
@@ -80,6 +90,18 @@ public struct IntervalResult: Codable, Hashable, Sendable {
             parts.append(text)
         }
         let omission = omitted == true ? " (omitted)" : ""
-        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + parts.joined(separator: ", ") + omission
+        let phase = self.phase.map { "\($0): " } ?? ""
+        return String(format: "[%6.1f-%6.1f s] ", startSeconds, endSeconds) + phase + parts.joined(separator: ", ")
+            + omission
+    }
+
+    /// A round trip in microseconds under a millisecond, else in milliseconds: "81.2 us", "142.3 ms".
+    ///
+    /// - Parameter nanoseconds: the round trip.
+    /// - Returns: its text.
+    public static func duration(_ nanoseconds: UInt64) -> String {
+        nanoseconds < 1_000_000
+            ? String(format: "%.1f us", Double(nanoseconds) / 1e3)
+            : String(format: "%.1f ms", Double(nanoseconds) / 1e6)
     }
 }

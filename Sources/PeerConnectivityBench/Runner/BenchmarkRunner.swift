@@ -67,8 +67,23 @@ public enum BenchmarkRunner {
                         reverse: plan.reverse == true || plan.bidirectional == true
                     )
                 }
-                defer { reporter.cancel() }
-                document.bulk = try await BulkTest.run(plan, driver: driver, counters: counters)
+                let result: Result<BulkTestResult, any Error>
+                do {
+                    result = .success(try await BulkTest.run(plan, driver: driver, counters: counters))
+                } catch {
+                    result = .failure(error)
+                }
+                // The last, partial interval is reported before the totals, and kept in the document.
+                reporter.cancel()
+                await reporter.value
+                document.bulk = try result.get()
+            case .responsiveness:
+                document.responsiveness = try await runResponsiveness(
+                    configuration,
+                    load: try sessionDriver(connection),
+                    pattern: pattern,
+                    intervals: intervals
+                )
             case .stream:
                 let driver = try sessionDriver(connection)
                 let result = try await StreamTest.run(plan, driver: driver)
@@ -118,6 +133,42 @@ public enum BenchmarkRunner {
         await connection.driver.close()
         document.finishedAt = Date()
         return document
+    }
+
+    /// The responsiveness test: a second session to the reflector for the foreign probes, closed at the end.
+    private static func runResponsiveness(
+        _ configuration: RunnerConfiguration,
+        load: SessionEchoDriver,
+        pattern: PayloadPattern,
+        intervals: IntervalLog
+    ) async throws -> ResponsivenessResult {
+        var probing = configuration
+        probing.runName = String("\(configuration.runName)-probes".utf8.prefix(50)) ?? "probes"
+        probing.notSentLowWatermark = nil
+        let probe = try sessionDriver(try await ReflectorConnection.open(probing, pattern: pattern))
+        // The load's bytes in all (a line per flow each second would bury the probes' round trips).
+        let counters = BulkTest.Counters()
+        let book = ProbeBook(phases: ResponsivenessTest.phases)
+        let reporter = Task { await intervals.follow(counters, forward: true, reverse: true, probes: book) }
+        let result: Result<ResponsivenessResult, any Error>
+        do {
+            result = .success(
+                try await ResponsivenessTest.run(
+                    configuration.plan,
+                    load: load,
+                    probe: probe,
+                    counters: counters,
+                    book: book,
+                    notSentLowWatermark: configuration.notSentLowWatermark
+                )
+            )
+        } catch {
+            result = .failure(error)
+        }
+        reporter.cancel()
+        await reporter.value
+        await probe.close()
+        return try result.get()
     }
 
     private static func sessionDriver(_ connection: ReflectorConnection) throws -> SessionEchoDriver {

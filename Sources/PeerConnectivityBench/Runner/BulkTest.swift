@@ -147,7 +147,7 @@ enum BulkTest {
 
     // MARK: - Runner to reflector
 
-    private static func sendForward(
+    static func sendForward(
         _ count: Int,
         for time: Duration,
         session: Session,
@@ -314,7 +314,7 @@ enum BulkTest {
 
     // MARK: - Reflector to runner
 
-    private static func receiveReverse(
+    static func receiveReverse(
         _ count: Int,
         for time: Duration,
         session: Session,
@@ -324,6 +324,9 @@ enum BulkTest {
         counters: Counters
     ) async -> BulkDirection {
         let started = ContinuousClock.now
+        // The counters may have counted earlier directions (the responsiveness test's phases): this one's bytes
+        // are those read from now on.
+        let receivedBefore = counters.received.load(ordering: .relaxed)
         let milliseconds = Int(time.components.seconds * 1_000 + time.components.attoseconds / 1_000_000_000_000_000)
         var errors: [String] = []
         for index in 0..<count {
@@ -369,7 +372,7 @@ enum BulkTest {
         errors += results.compactMap(\.2)
         return BulkDirection(
             sentBytes: 0,
-            receivedBytes: counters.received.load(ordering: .relaxed),
+            receivedBytes: counters.received.load(ordering: .relaxed) - receivedBefore,
             seconds: seconds.seconds,
             corruptedStreams: results.filter(\.1).count,
             failedStreams: errors.count,

@@ -44,23 +44,41 @@ final class IntervalLog: Sendable {
     ///   - counters: the bytes written forward and read back so far.
     ///   - forward: whether the runner writes (its bytes are reported).
     ///   - reverse: whether the reflector writes (the bytes read are reported).
-    func follow(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool) async {
+    ///   - probes: responsiveness: the probes, whose round trips in each interval are reported beside the bytes.
+    func follow(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool, probes: ProbeBook? = nil) async {
         guard let interval else { return }
         while (try? await Task.sleep(for: .milliseconds(Int(interval * 1_000)))) != nil {
-            close(counters, forward: forward, reverse: reverse)
+            close(counters, forward: forward, reverse: reverse, probes: probes)
         }
-        close(counters, forward: forward, reverse: reverse, last: true)
+        close(counters, forward: forward, reverse: reverse, probes: probes, last: true)
     }
 
-    private func close(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool, last: Bool = false) {
+    private func close(
+        _ counters: BulkTest.Counters,
+        forward: Bool,
+        reverse: Bool,
+        probes: ProbeBook?,
+        last: Bool = false
+    ) {
         let end = now
         let sent = counters.sent.load(ordering: .relaxed)
         let received = counters.received.load(ordering: .relaxed)
         let streams = counters.streams
+        let roundTrips = probes?.takeInterval() ?? [:]
+        let phase = probes?.currentPhase
         let result = state.withLock { state -> IntervalResult? in
             // The tail after the last whole interval is kept only when it is a tenth of one or more.
             guard end > state.lastEnd + (last ? (interval ?? 0) / 10 : 0.001) else { return nil }
             var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
+            result.phase = phase
+            if let foreign = roundTrips[.foreign], !foreign.isEmpty {
+                let summary = LatencySummary(nanoseconds: foreign)
+                result.roundTripP50Nanoseconds = summary.p50Nanoseconds
+                result.roundTripP99Nanoseconds = summary.p99Nanoseconds
+            }
+            if let own = roundTrips[.selfFlow], !own.isEmpty {
+                result.selfRoundTripP50Nanoseconds = LatencySummary(nanoseconds: own).p50Nanoseconds
+            }
             if state.lastEnd < omitSeconds { result.omitted = true }
             if forward { result.sentBytes = sent - state.lastSent }
             if reverse { result.receivedBytes = received - state.lastReceived }

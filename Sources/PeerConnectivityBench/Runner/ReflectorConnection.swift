@@ -78,6 +78,9 @@ struct ReflectorConnection {
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.streamWindow = configuration.streamWindow
+        if configuration.plan.test == .responsiveness {
+            sessionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
+        }
         if configuration.plan.interruptAtPercent != nil {
             // The cut link must be resumed for the transfer to go on: reconnection, on both sides.
             sessionConfiguration.reconnection = ResourceTest.reconnection

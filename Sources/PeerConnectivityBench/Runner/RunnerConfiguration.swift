@@ -19,6 +19,13 @@ public struct RunnerConfiguration: Sendable {
     public var encryption: EncryptionPreference = .default
     /// The flow-control window of the streams the runner reads, in bytes.
     public var streamWindow = RunnerConfiguration.defaultStreamWindow
+    /// The responsiveness test: the `TCP_NOTSENT_LOWAT` of the loaded session's connection, in bytes (nil:
+    /// the kernel's default); see ``PeerConnectivity/Session/Configuration/notSentLowWatermark``.
+    public var notSentLowWatermark: Int? = RunnerConfiguration.defaultNotSentLowWatermark
+    /// The loaded connection's `TCP_NOTSENT_LOWAT` unless told otherwise: 128 KiB, as the responsiveness
+    /// draft advises a low one, so that the test's own send buffer does not stand between a self probe and
+    /// the link.
+    public static let defaultNotSentLowWatermark = 128 << 10
     /// The runner's stream window unless told otherwise: 4 MiB, so that a `--reverse` bulk test is not
     /// held back by its window (the library's default, 512 KiB, bounds what a peer's unread streams hold).
     public static let defaultStreamWindow = 4 << 20

@@ -17,6 +17,8 @@ final class SessionEchoDriver: EchoDriver {
     private let receiver: Task<Void, Never>
     /// Where the stream and resource tests get the reflector's streams and its later messages.
     let inbox: TransferInbox?
+    /// Where the echoes of latency probes go (the responsiveness test), once routed.
+    private let probes: ProbeRoute
 
     /// Starts reading the session's events; call before connecting, so that nothing is missed.
     ///
@@ -36,6 +38,8 @@ final class SessionEchoDriver: EchoDriver {
         let phase = self.phase
         let eviction = EvictionNotice()
         self.eviction = eviction
+        let probes = ProbeRoute()
+        self.probes = probes
         let countsFallback = mode == .unreliable
         // On the session's event loop, so that an echo is timed when it is read, not after a hop to another thread.
         receiver = Task(executorPreference: session.taskExecutor) {
@@ -44,6 +48,8 @@ final class SessionEchoDriver: EchoDriver {
                 switch event {
                 case .dataReceived(let data, _, _) where data.starts(with: RunnerEviction.prefix):
                     eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
+                case .dataReceived(let data, _, _) where data.starts(with: LatencyProbe.prefix):
+                    probes.book.withLock { $0 }?.received(data, at: MonotonicClock.now())
                 case .dataReceived(let data, _, let arrivedAs):
                     let now = MonotonicClock.now()
                     if let current = phase.current {
@@ -79,6 +85,11 @@ final class SessionEchoDriver: EchoDriver {
     /// Records the reflector the session connected to.
     func connected(to peer: PeerID) {
         reflector.withLock { $0 = peer }
+    }
+
+    /// Hands the echoes of latency probes to `book` from now on, timed as they are read.
+    func routeProbes(to book: ProbeBook) {
+        probes.book.withLock { $0 = book }
     }
 
     /// The reflector, once connected.
@@ -189,4 +200,9 @@ final class SessionEchoDriver: EchoDriver {
 /// Where the receiver keeps the reflector's eviction notice for the failure that follows it.
 private final class EvictionNotice: Sendable {
     let notice = Mutex<RunnerEviction?>(nil)
+}
+
+/// Where the receiver hands the echoes of latency probes, once the responsiveness test routes them.
+private final class ProbeRoute: Sendable {
+    let book = Mutex<ProbeBook?>(nil)
 }

@@ -1,0 +1,8 @@
+/// Where a latency probe of the responsiveness test travels, as the IETF responsiveness draft names them.
+public enum ProbeKind: String, Codable, CaseIterable, Sendable {
+    /// On a connection of its own that carries no load: the round trip of the link's queues.
+    case foreign
+    /// Inside the loaded session, behind the load's own bytes: the round trip an application's message
+    /// sees while its session moves a transfer (the senders' queues added to the link's).
+    case selfFlow = "self"
+}

@@ -1,0 +1,23 @@
+/// One kind of latency probe in one phase of the responsiveness test.
+public struct ProbeResult: Codable, Hashable, Sendable {
+    /// Probes sent in the phase.
+    public var sent: Int
+    /// Their echoes that came back (before the test's end and its grace).
+    public var answered: Int
+    /// The round trips of those that came back.
+    public var roundTrip: LatencySummary
+    /// Their mean without the slowest 5%, in nanoseconds (the RPM's input); nil for none.
+    public var trimmedMeanNanoseconds: Double?
+
+    /// The result of probes sent in one phase.
+    ///
+    /// - Parameters:
+    ///   - sent: probes sent.
+    ///   - roundTrips: the round trips of those answered, in nanoseconds.
+    public init(sent: Int, roundTrips: [UInt64]) {
+        self.sent = sent
+        answered = roundTrips.count
+        roundTrip = LatencySummary(nanoseconds: roundTrips)
+        trimmedMeanNanoseconds = ResponsivenessScore.trimmedMean(roundTrips)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// The responsiveness test's ``ProbeLedger``, shared by the probe senders, the sessions' receiver tasks
+/// (which time each echo as they read it) and the interval reports.
+final class ProbeBook: Sendable {
+    private let ledger: Mutex<ProbeLedger>
+    private let phaseNames: [String]
+
+    /// No probe sent yet.
+    ///
+    /// - Parameter phases: the test's phases, in order.
+    init(phases: [ResponsivenessPhase.Name]) {
+        ledger = Mutex(ProbeLedger(phases: phases.count))
+        phaseNames = phases.map(\.rawValue)
+    }
+
+    /// Probes sent from now on belong to the phase at `index`.
+    func begin(phase index: Int) {
+        ledger.withLock { $0.begin(phase: index) }
+    }
+
+    /// The name of the phase probes are now sent in.
+    var currentPhase: String {
+        let index = ledger.withLock { $0.phase }
+        return phaseNames.indices.contains(index) ? phaseNames[index] : ""
+    }
+
+    /// A new probe of `kind`, counted as sent now: the message to send.
+    func nextProbe(_ kind: ProbeKind) -> Data {
+        let now = MonotonicClock.now()
+        return LatencyProbe.encoded(ledger.withLock { $0.send(kind, at: now) })
+    }
+
+    /// A message that came back, read at `now`: counted when it is the echo of an outstanding probe.
+    ///
+    /// - Returns: whether it was a probe's echo.
+    @discardableResult
+    func received(_ message: Data, at now: UInt64) -> Bool {
+        guard let sequence = LatencyProbe.sequence(of: message) else { return false }
+        ledger.withLock { _ = $0.answered(sequence, at: now) }
+        return true
+    }
+
+    /// The round trips answered since the last call, per kind.
+    func takeInterval() -> [ProbeKind: [UInt64]] {
+        ledger.withLock { $0.takeInterval() }
+    }
+
+    /// Waits until every probe sent has come back, or `limit` has passed (polled every 10 ms).
+    func awaitOutstanding(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while ledger.withLock({ $0.outstandingCount }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// What `kind`'s probes sent in the phase at `index` gave.
+    func result(_ kind: ProbeKind, phase index: Int) -> ProbeResult {
+        ledger.withLock {
+            ProbeResult(sent: $0.sentCount(kind, phase: index), roundTrips: $0.roundTrips(kind, phase: index))
+        }
+    }
+}
