@@ -40,12 +40,12 @@ extension Session {
         /// file) only once its block digests and their root match. Created when needed.
         public var resourceDirectory: URL = FileManager.default.temporaryDirectory
             .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
-        /// The most bytes a connection this session dials keeps unsent in the kernel (`TCP_NOTSENT_LOWAT`)
-        /// and in its own socket buffer each, and the most one stream queues ahead of the socket; nil (the
-        /// default) keeps the kernel's send buffer and 4 MiB. Set it, e.g. to 128 KiB, when small messages
-        /// must not wait behind a transfer's megabytes on a slow link (a message sent during a transfer
-        /// then waits for the link's queue, not the sender's); the price is more wake-ups per byte.
-        /// Connections this session accepts (the mesh's) keep the defaults.
+        /// The most bytes each of the session's connections keeps unsent in the kernel (`TCP_NOTSENT_LOWAT`)
+        /// and in its own socket buffer, and the most one stream queues ahead of the socket (16 KiB at
+        /// least); nil (the default) keeps the kernel's send buffer, 4 MiB and 512 KiB. Set it, e.g. to
+        /// 16 KiB, when small messages must not wait behind a transfer's megabytes on a slow link: a message
+        /// sent during a transfer then waits for the link's queue, not the sender's. The price is more
+        /// wake-ups per byte, so less throughput where the CPU is the bottleneck.
         public var notSentLowWatermark: Int?
         /// The flow-control window of a stream being received: how many bytes the writer may send
         /// that the application has not read yet (the most a stalled reader holds in memory).

@@ -81,10 +81,11 @@ struct Reflector: AsyncParsableCommand {
             Runners served at once from one source (an IPv4 address; a global IPv6 address counts as its \
             --ipv6-prefix-length network); more from it are declined as busy. When all --max-runners places are \
             held, a runner from a source that holds none takes the place of the longest-held runner of the \
-            source that holds the most.
+            source that holds the most. The default serves a responsiveness run whole (up to 16 load flows and \
+            its probes, a session each).
             """
     )
-    var maxRunnersPerAddress = 8
+    var maxRunnersPerAddress = TestPlan.maximumLoadFlows + 1
 
     @Option(
         help: """

@@ -93,11 +93,13 @@ extension RunOutput {
             let name = phase.name.rawValue + ":"
             line(name.padding(toLength: 10, withPad: " ", startingAt: 0) + parts.joined(separator: "; ") + "; " + rpm)
         }
-        let lowat = result.runnerNotSentLowWatermark.map { "TCP_NOTSENT_LOWAT \($0) bytes" } ?? "no TCP_NOTSENT_LOWAT"
+        func lowat(_ bytes: Int?) -> String { bytes.map { "\($0) bytes" } ?? "not set" }
+        let omitted = result.omitSeconds.map { String(format: "; each loaded phase's first %g s left out", $0) } ?? ""
         line(
-            "(\(result.loadFlows) load flows each loaded way, in one session; foreign probes on a connection of "
-                + "their own, self probes inside the load; RPM: \(result.rpmStatistic); \(lowat) on the runner's "
-                + "loaded connection)"
+            "(\(result.loadFlows) load flows each loaded way, a connection each; foreign probes on a connection "
+                + "of their own, self probes inside the first load flow\(omitted); RPM: \(result.rpmStatistic); the loaded connection's "
+                + "TCP_NOTSENT_LOWAT: runner \(lowat(result.runnerNotSentLowWatermark)), reflector "
+                + "\(lowat(result.reflectorNotSentLowWatermark)))"
         )
     }
 

@@ -110,7 +110,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(
         help: """
             --test responsiveness: TCP_NOTSENT_LOWAT of the loaded connection, in bytes, so that the runner's own \
-            send buffer does not hold the self probes (0: the kernel's default). (default: 131072)
+            send buffer does not hold the self probes (0: the kernel's default). (default: 16384)
             """
     )
     var notSentLowat: Int?
@@ -129,7 +129,10 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: [.customShort("O"), .long],
-        help: "--test bulk: the first seconds left out of the totals (slow start), still printed as intervals."
+        help: """
+            --test bulk: the first seconds left out of the totals (slow start), still printed as intervals; \
+            responsiveness: the first seconds of each loaded phase whose probes are left out (default 1).
+            """
     )
     var omit: Double?
 
@@ -427,7 +430,7 @@ struct RunCommand: AsyncParsableCommand {
             timeSeconds: test == .bulk ? time ?? 10 : test == .responsiveness ? time ?? 5 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
-            omitSeconds: omit,
+            omitSeconds: test == .responsiveness ? omit ?? 1 : omit,
             bitrate: datagrams ? bitrate.flatMap(parseBitrate) ?? Self.defaultBitrate : nil,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk || test == .responsiveness ? 1 : nil),
             rate: rate,

@@ -181,6 +181,10 @@ extension SessionRuntime {
         }
         await listenerBound()
         do {
+            // Accepted by an advertiser, with its limits: this session's apply from now on.
+            if let lowWatermark = configuration.notSentLowWatermark {
+                try await connection.limitUnsentBytes(to: lowWatermark)
+            }
             try await connection.accept(
                 delegate: self,
                 keepaliveInterval: connectionConfiguration.keepaliveInterval,

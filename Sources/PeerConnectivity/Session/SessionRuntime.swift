@@ -91,10 +91,7 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
             security: security,
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
-        if let lowWatermark = configuration.notSentLowWatermark.map({ max(16 << 10, $0) }) {
-            connectionConfiguration.notSentLowWatermark = lowWatermark
-            connectionConfiguration.channelQueueLimit = min(connectionConfiguration.channelQueueLimit, lowWatermark)
-        }
+        connectionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
         self.connectionConfiguration = connectionConfiguration
         datagrams.start(
             on: eventLoop,

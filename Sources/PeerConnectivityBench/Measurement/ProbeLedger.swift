@@ -8,10 +8,15 @@ struct ProbeLedger: Sendable {
         var kind: ProbeKind
         var phase: Int
         var at: UInt64
+        var omitted: Bool
     }
 
-    /// The phase probes are now sent in (0 before the first ``begin(phase:)``).
+    /// The phase probes are now sent in (0 before the first ``begin(phase:omitting:)``).
     private(set) var phase = 0
+    /// Whether probes sent now are left out of their phase's figures (its load still ramping up).
+    private(set) var omitting = false
+    /// Answered probes left out, per kind, per phase.
+    private var omitted: [ProbeKind: [Int]]
     private var nextSequence: UInt64 = 1
     private var outstanding: [UInt64: Sent] = [:]
     /// Round trips per kind, per phase.
@@ -30,13 +35,22 @@ struct ProbeLedger: Sendable {
         sent = Dictionary(
             uniqueKeysWithValues: ProbeKind.allCases.map { ($0, Array(repeating: 0, count: empty.count)) }
         )
+        omitted = sent
     }
 
     /// Probes sent from now on belong to `phase`.
     ///
-    /// - Parameter phase: the phase's index, within the phases given at the start.
-    mutating func begin(phase: Int) {
+    /// - Parameters:
+    ///   - phase: the phase's index, within the phases given at the start.
+    ///   - omitting: whether they are left out of its figures until ``settle()``.
+    mutating func begin(phase: Int, omitting: Bool = false) {
         self.phase = min(max(0, phase), (sent[.foreign]?.count ?? 1) - 1)
+        self.omitting = omitting
+    }
+
+    /// Probes sent from now on count in the phase's figures.
+    mutating func settle() {
+        omitting = false
     }
 
     /// A probe of `kind` is sent now: its sequence number.
@@ -48,8 +62,8 @@ struct ProbeLedger: Sendable {
     mutating func send(_ kind: ProbeKind, at now: UInt64) -> UInt64 {
         let sequence = nextSequence
         nextSequence += 1
-        outstanding[sequence] = Sent(kind: kind, phase: phase, at: now)
-        sent[kind]?[phase] += 1
+        outstanding[sequence] = Sent(kind: kind, phase: phase, at: now, omitted: omitting)
+        if !omitting { sent[kind]?[phase] += 1 }
         return sequence
     }
 
@@ -63,7 +77,11 @@ struct ProbeLedger: Sendable {
     mutating func answered(_ sequence: UInt64, at now: UInt64) -> UInt64? {
         guard let probe = outstanding.removeValue(forKey: sequence) else { return nil }
         let roundTrip = now >= probe.at ? now - probe.at : 0
-        samples[probe.kind]?[probe.phase].append(roundTrip)
+        if probe.omitted {
+            omitted[probe.kind]?[probe.phase] += 1
+        } else {
+            samples[probe.kind]?[probe.phase].append(roundTrip)
+        }
         interval[probe.kind, default: []].append(roundTrip)
         return roundTrip
     }
@@ -88,7 +106,18 @@ struct ProbeLedger: Sendable {
         return phases[phase]
     }
 
-    /// The count of `kind`'s probes sent in `phase`.
+    /// The count of `kind`'s probes sent in `phase` while it was omitting them, and answered.
+    ///
+    /// - Parameters:
+    ///   - kind: the kind.
+    ///   - phase: the phase's index.
+    /// - Returns: the count.
+    func omittedCount(_ kind: ProbeKind, phase: Int) -> Int {
+        guard let phases = omitted[kind], phases.indices.contains(phase) else { return 0 }
+        return phases[phase]
+    }
+
+    /// The count of `kind`'s probes sent in `phase`, those omitted left out.
     ///
     /// - Parameters:
     ///   - kind: the kind.

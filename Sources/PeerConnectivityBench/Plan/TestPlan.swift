@@ -152,7 +152,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
         if test != .bulk, reverse == true || bidirectional == true {
             throw .invalidPlan("--reverse and --bidir apply to --test bulk only")
         }
-        if test != .bulk, omitSeconds != nil { throw .invalidPlan("--omit applies to --test bulk only") }
+        if test != .bulk, test != .responsiveness, omitSeconds != nil {
+            throw .invalidPlan("--omit applies to --test bulk and responsiveness only")
+        }
         if test == .bulk {
             try validateBulk()
             return
@@ -266,6 +268,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
         }
         guard let streams, (1...Self.maximumLoadFlows).contains(streams) else {
             throw .invalidPlan("--test responsiveness: --parallel load flows must be 1...\(Self.maximumLoadFlows)")
+        }
+        if let omitSeconds, !(0..<timeSeconds).contains(omitSeconds) {
+            throw .invalidPlan("--omit must be 0 or more and less than --time (\(timeSeconds) s)")
         }
         if bytes != nil || !sizes.isEmpty || rate != nil {
             throw .invalidPlan(

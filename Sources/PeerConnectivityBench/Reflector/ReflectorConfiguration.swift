@@ -29,7 +29,9 @@ public struct ReflectorConfiguration: Sendable {
     /// counts as its network of ``ipv6PrefixLength`` bits, as in the advertiser's limits. When every place
     /// is held, a runner from a source that holds none takes the place of the longest-held runner of the
     /// source that holds the most (at least two), which is told it was evicted for a newcomer.
-    public var maximumRunnersPerAddress = 8
+    /// The default lets one responsiveness run from a source (16 load flows at most, and its probes) be
+    /// served whole.
+    public var maximumRunnersPerAddress = TestPlan.maximumLoadFlows + 1
     /// How many leading bits of a global IPv6 address name its source for the per-address limits (runner
     /// places, invitation rate, pending handshakes): 64, one network, by default; 128 counts each address on
     /// its own. IPv4, loopback and link-local addresses always count each on its own.

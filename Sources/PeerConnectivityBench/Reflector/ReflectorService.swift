@@ -195,6 +195,8 @@ public final class ReflectorService: Sendable {
         // still send the echoes through the resend ledger, and move the data test's figures.
         let reconnects = configuration.reconnection != nil && RunnerInvitation.asksForReconnection(invitation.context)
         sessionConfiguration.reconnection = reconnects ? configuration.reconnection : nil
+        // A responsiveness runner's load must not wait in this side's buffers either.
+        sessionConfiguration.notSentLowWatermark = RunnerInvitation.notSentLowWatermark(in: invitation.context)
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -258,6 +260,7 @@ public final class ReflectorService: Sendable {
             guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
             var hello = hello
             hello.streamWindow = sessionConfiguration.streamWindow
+            hello.notSentLowWatermark = sessionConfiguration.notSentLowWatermark
             await echo(session, runner: runner, hello: hello, activity: activity)
         }
         // A runner that is gone already has no entry to keep its task in.

@@ -66,4 +66,28 @@ public struct BulkDirection: Codable, Hashable, Sendable {
         result.bytesPerSecond = Double(receivedBytes - bytes) / (self.seconds - seconds)
         return result
     }
+
+    /// Several flows of one direction as one: their bytes, failures and errors added up, over the longest
+    /// one's time; nil for none.
+    ///
+    /// - Parameter flows: each flow's figures.
+    /// - Returns: the direction's.
+    public static func sum(_ flows: [BulkDirection]) -> BulkDirection? {
+        guard !flows.isEmpty else { return nil }
+        var sum = BulkDirection(
+            sentBytes: flows.map(\.sentBytes).reduce(0, +),
+            receivedBytes: flows.map(\.receivedBytes).reduce(0, +),
+            seconds: flows.map(\.seconds).max() ?? 0,
+            corruptedStreams: flows.map(\.corruptedStreams).reduce(0, +),
+            failedStreams: flows.map(\.failedStreams).reduce(0, +),
+            errors: flows.flatMap(\.errors)
+        )
+        let views = flows.compactMap(\.reflectorBytesPerSecond)
+        if !views.isEmpty {
+            sum.reflectorBytesPerSecond = (0..<(views.map(\.count).max() ?? 0)).map { second in
+                views.reduce(0) { $0 + ($1.indices.contains(second) ? $1[second] : 0) }
+            }
+        }
+        return sum
+    }
 }

@@ -35,6 +35,9 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     public var streamWindow: Int?
     /// The flow-control window of the streams the reflector reads from the runner, bytes, as it said.
     public var reflectorStreamWindow: Int?
+    /// The bound on the unsent bytes of this runner's connection at the reflector (`TCP_NOTSENT_LOWAT`), as its
+    /// hello said; nil when none was set.
+    public var reflectorNotSentLowWatermark: Int?
 
     /// Makes a report; the timings start unset.
     ///

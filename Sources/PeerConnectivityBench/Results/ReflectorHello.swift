@@ -17,6 +17,9 @@ public struct ReflectorHello: PrefixedMessage, Hashable, Sendable {
     /// The flow-control window, in bytes, of the streams the reflector reads from this runner (nil from
     /// a reflector that does not say).
     public var streamWindow: Int?
+    /// The bound on the unsent bytes of this runner's connection at the reflector (`TCP_NOTSENT_LOWAT`), as
+    /// the runner asked; nil when none was set.
+    public var notSentLowWatermark: Int?
 
     /// Makes a hello.
     ///

@@ -1,10 +1,13 @@
 /// The responsiveness test's figures: its phases in order, how it probed, and what each phase's load was.
 public struct ResponsivenessResult: Codable, Hashable, Sendable {
-    /// Load flows each loaded direction ran (`-P`): streams of the loaded session, which carries them on one
-    /// connection as the library carries all of a session's traffic.
+    /// Load flows each loaded direction ran (`-P`): each a session of its own to the reflector, so a TCP
+    /// connection of its own, carrying one stream each loaded way.
     public var loadFlows: Int
     /// Each phase's load time, in seconds (`-t`).
     public var phaseSeconds: Double
+    /// The first seconds of each loaded phase whose probes are left out of its figures, while the load ramps
+    /// up (`--omit`); nil for none.
+    public var omitSeconds: Double?
     /// The time between two probes of each kind, in milliseconds.
     public var probeIntervalMilliseconds: Double
     /// How every phase's RPM is computed.
@@ -12,6 +15,8 @@ public struct ResponsivenessResult: Codable, Hashable, Sendable {
     /// The `TCP_NOTSENT_LOWAT` the runner's loaded connection was given, in bytes; nil when it was not set
     /// (then the kernel's default holds, and the upload's self probes wait behind a full send buffer).
     public var runnerNotSentLowWatermark: Int?
+    /// The same at the reflector, for the download's load, as its hello said; nil when it was not set.
+    public var reflectorNotSentLowWatermark: Int?
     /// The phases that ran, in order: idle, download, upload, both.
     public var phases: [ResponsivenessPhase]
 

@@ -84,6 +84,7 @@ public enum BenchmarkRunner {
                     pattern: pattern,
                     intervals: intervals
                 )
+                document.responsiveness?.reflectorNotSentLowWatermark = connection.report.reflectorNotSentLowWatermark
             case .stream:
                 let driver = try sessionDriver(connection)
                 let result = try await StreamTest.run(plan, driver: driver)
@@ -135,27 +136,40 @@ public enum BenchmarkRunner {
         return document
     }
 
-    /// The responsiveness test: a second session to the reflector for the foreign probes, closed at the end.
+    /// The responsiveness test: a session to the reflector for each load flow (`load`, the run's first, is
+    /// one) and one for the foreign probes, all closed at the end but the first. The others go straight to
+    /// the address the first reached, whether it was found by DNS-SD or not.
     private static func runResponsiveness(
         _ configuration: RunnerConfiguration,
         load: SessionEchoDriver,
         pattern: PayloadPattern,
         intervals: IntervalLog
     ) async throws -> ResponsivenessResult {
-        var probing = configuration
-        probing.runName = String("\(configuration.runName)-probes".utf8.prefix(50)) ?? "probes"
-        probing.notSentLowWatermark = nil
-        let probe = try sessionDriver(try await ReflectorConnection.open(probing, pattern: pattern))
+        var more = configuration
+        if let peer = load.reflectorPeer, let endpoints = load.session.endpoints(of: peer) {
+            more.target = .direct(host: endpoints.remoteAddress, port: endpoints.remotePort)
+        }
+        func open(_ name: String, lowWatermark: Int?) async throws -> SessionEchoDriver {
+            more.runName = String("\(configuration.runName)-\(name)".utf8.prefix(50)) ?? name
+            more.notSentLowWatermark = lowWatermark
+            return try sessionDriver(try await ReflectorConnection.open(more, pattern: pattern))
+        }
+        var opened: [SessionEchoDriver] = []
+        let result: Result<ResponsivenessResult, any Error>
         // The load's bytes in all (a line per flow each second would bury the probes' round trips).
         let counters = BulkTest.Counters()
         let book = ProbeBook(phases: ResponsivenessTest.phases)
         let reporter = Task { await intervals.follow(counters, forward: true, reverse: true, probes: book) }
-        let result: Result<ResponsivenessResult, any Error>
         do {
+            for index in 1..<(configuration.plan.streams ?? 1) {
+                opened.append(try await open("load\(index + 1)", lowWatermark: configuration.notSentLowWatermark))
+            }
+            let probe = try await open("probes", lowWatermark: nil)
+            opened.append(probe)
             result = .success(
                 try await ResponsivenessTest.run(
                     configuration.plan,
-                    load: load,
+                    loads: [load] + opened.dropLast(),
                     probe: probe,
                     counters: counters,
                     book: book,
@@ -167,7 +181,7 @@ public enum BenchmarkRunner {
         }
         reporter.cancel()
         await reporter.value
-        await probe.close()
+        for driver in opened { await driver.close() }
         return try result.get()
     }
 

@@ -324,9 +324,8 @@ enum BulkTest {
         counters: Counters
     ) async -> BulkDirection {
         let started = ContinuousClock.now
-        // The counters may have counted earlier directions (the responsiveness test's phases): this one's bytes
-        // are those read from now on.
-        let receivedBefore = counters.received.load(ordering: .relaxed)
+        // This direction's own bytes: the counters may count other flows too (the responsiveness test's).
+        let own = Counters()
         let milliseconds = Int(time.components.seconds * 1_000 + time.components.attoseconds / 1_000_000_000_000_000)
         var errors: [String] = []
         for index in 0..<count {
@@ -353,7 +352,9 @@ enum BulkTest {
                                 stream.cancel()
                                 continue
                             }
-                            readers.addTask { await read(stream, index: index, pattern: pattern, counters: counters) }
+                            readers.addTask {
+                                await read(stream, index: index, pattern: pattern, counters: counters, own: own)
+                            }
                             opened += 1
                             if opened == count { break }
                         }
@@ -372,7 +373,7 @@ enum BulkTest {
         errors += results.compactMap(\.2)
         return BulkDirection(
             sentBytes: 0,
-            receivedBytes: counters.received.load(ordering: .relaxed) - receivedBefore,
+            receivedBytes: own.received.load(ordering: .relaxed),
             seconds: seconds.seconds,
             corruptedStreams: results.filter(\.1).count,
             failedStreams: errors.count,
@@ -386,7 +387,8 @@ enum BulkTest {
         _ stream: IncomingStream,
         index: Int,
         pattern: StreamPattern,
-        counters: Counters
+        counters: Counters,
+        own: Counters
     ) async -> (Int, Bool, String?) {
         var offset = 0
         var corrupted = false
@@ -398,6 +400,7 @@ enum BulkTest {
                 }
                 offset += chunk.count
                 counters.received(chunk.count, stream: index)
+                own.received.add(chunk.count, ordering: .relaxed)
             }
             return (offset, corrupted, nil)
         } catch {

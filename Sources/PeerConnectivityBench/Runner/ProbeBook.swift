@@ -15,9 +15,15 @@ final class ProbeBook: Sendable {
         phaseNames = phases.map(\.rawValue)
     }
 
-    /// Probes sent from now on belong to the phase at `index`.
-    func begin(phase index: Int) {
-        ledger.withLock { $0.begin(phase: index) }
+    /// Probes sent from now on belong to the phase at `index`, left out of its figures until ``settle()``
+    /// when `omitting`.
+    func begin(phase index: Int, omitting: Bool = false) {
+        ledger.withLock { $0.begin(phase: index, omitting: omitting) }
+    }
+
+    /// Probes sent from now on count in the phase's figures.
+    func settle() {
+        ledger.withLock { $0.settle() }
     }
 
     /// The name of the phase probes are now sent in.
@@ -58,7 +64,11 @@ final class ProbeBook: Sendable {
     /// What `kind`'s probes sent in the phase at `index` gave.
     func result(_ kind: ProbeKind, phase index: Int) -> ProbeResult {
         ledger.withLock {
-            ProbeResult(sent: $0.sentCount(kind, phase: index), roundTrips: $0.roundTrips(kind, phase: index))
+            ProbeResult(
+                sent: $0.sentCount(kind, phase: index),
+                roundTrips: $0.roundTrips(kind, phase: index),
+                omitted: $0.omittedCount(kind, phase: index)
+            )
         }
     }
 }

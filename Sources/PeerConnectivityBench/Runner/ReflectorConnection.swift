@@ -101,7 +101,8 @@ struct ReflectorConnection {
         let context = RunnerInvitation.context(
             runName: configuration.runName,
             test: plan.test,
-            reconnects: sessionConfiguration.reconnection != nil
+            reconnects: sessionConfiguration.reconnection != nil,
+            notSentLowWatermark: sessionConfiguration.notSentLowWatermark
         )
         var report: ConnectionReport
         let peer: PeerID
@@ -149,6 +150,7 @@ struct ReflectorConnection {
             report.connectedToHelloNanoseconds = MonotonicClock.now() - connected
             report.reflectorName = hello.name
             report.reflectorStreamWindow = hello.streamWindow
+            report.reflectorNotSentLowWatermark = hello.notSentLowWatermark
             let connection = ReflectorConnection(driver: driver, reflectorHost: hello.host, report: report)
             return (connection, hello)
         } catch {

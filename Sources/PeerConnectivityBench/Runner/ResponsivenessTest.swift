@@ -7,9 +7,10 @@ import PeerConnectivity
 /// their own (foreign) and inside the loaded session (self). Each phase reports its throughput, both
 /// kinds' round trips and the RPM they give.
 ///
-/// The load flows are the bulk test's streams, in the loaded session; the foreign probes travel in a
-/// second session to the reflector, which carries nothing else. Both sessions' echoes are timed by their
-/// receiver tasks as they are read.
+/// Each load flow is a session of its own to the reflector (its own TCP connection, as the draft's
+/// load-generating connections), carrying one of the bulk test's streams each loaded way; the self probes
+/// travel in the first, the foreign probes in one more session, which carries nothing else. Every
+/// session's echoes are timed by its receiver task as it reads them.
 enum ResponsivenessTest {
     /// The time between two probes of each kind.
     static let probeInterval = Duration.milliseconds(20)
@@ -21,99 +22,76 @@ enum ResponsivenessTest {
     /// Runs the test.
     ///
     /// - Parameters:
-    ///   - plan: the load flows (`streams`) and each phase's time (`timeSeconds`).
-    ///   - load: the loaded session, with its inbox.
+    ///   - plan: each phase's time (`timeSeconds`).
+    ///   - loads: the load flows' sessions, each with its inbox; the first carries the self probes.
     ///   - probe: the session of the foreign probes.
     ///   - counters: the load's bytes, for the interval reports.
     ///   - book: where the probes are counted (and read by the interval reports).
-    ///   - notSentLowWatermark: the loaded session's `TCP_NOTSENT_LOWAT`, for the document.
+    ///   - notSentLowWatermark: the load sessions' `TCP_NOTSENT_LOWAT`, for the document.
     /// - Returns: the test's section of the document.
     /// - Throws: ``BenchError/disconnected(_:)`` when a session has no reflector.
     static func run(
         _ plan: TestPlan,
-        load: SessionEchoDriver,
+        loads: [SessionEchoDriver],
         probe: SessionEchoDriver,
         counters: BulkTest.Counters,
         book: ProbeBook,
         notSentLowWatermark: Int?
     ) async throws -> ResponsivenessResult {
-        guard let loadPeer = load.reflectorPeer, let inbox = load.inbox, let probePeer = probe.reflectorPeer else {
+        let flows = try loads.map { load in
+            guard let peer = load.reflectorPeer, let inbox = load.inbox else {
+                throw BenchError.disconnected("not connected")
+            }
+            return LoadFlow(session: load.session, peer: peer, inbox: inbox)
+        }
+        guard let first = flows.first, let probePeer = probe.reflectorPeer else {
             throw BenchError.disconnected("not connected")
         }
-        load.routeProbes(to: book)
+        loads[0].routeProbes(to: book)
         probe.routeProbes(to: book)
-        let flows = plan.streams ?? 8
         let time = Duration.milliseconds(Int((plan.timeSeconds ?? 5) * 1_000))
         // Each sender on its session's event loop, where the echoes are read: a probe costs no hop to it.
         let senders = [
             Task(executorPreference: probe.session.taskExecutor) {
                 await sendProbes(.foreign, session: probe.session, peer: probePeer, book: book)
             },
-            Task(executorPreference: load.session.taskExecutor) {
-                await sendProbes(.selfFlow, session: load.session, peer: loadPeer, book: book)
+            Task(executorPreference: first.session.taskExecutor) {
+                await sendProbes(.selfFlow, session: first.session, peer: first.peer, book: book)
             },
         ]
         var ran: [(name: ResponsivenessPhase.Name, seconds: Double, download: BulkDirection?, upload: BulkDirection?)] =
             []
-        let pattern = StreamPattern()
+        let omit = plan.omitSeconds.map { Duration.milliseconds(Int($0 * 1_000)) } ?? .zero
         for (index, name) in phases.enumerated() where !Task.isCancelled {
-            book.begin(phase: index)
+            // A loaded phase's probes count once its load has ramped up (`--omit`).
+            let omitting = name != .idle && omit > .zero
+            book.begin(phase: index, omitting: omitting)
+            let settling = Task {
+                guard omitting, (try? await Task.sleep(for: omit)) != nil else { return }
+                book.settle()
+            }
+            defer { settling.cancel() }
             let started = ContinuousClock.now
-            let download: BulkDirection?
-            let upload: BulkDirection?
+            var download: BulkDirection?
+            var upload: BulkDirection?
             switch name {
             case .idle:
                 try? await Task.sleep(for: time)
-                (download, upload) = (nil, nil)
             case .download:
-                download = await BulkTest.receiveReverse(
-                    flows,
-                    for: time,
-                    session: load.session,
-                    peer: loadPeer,
-                    inbox: inbox,
-                    pattern: pattern,
-                    counters: counters
-                )
-                upload = nil
+                download = await load(flows, reverse: true, for: time, counters: counters)
             case .upload:
-                upload = await BulkTest.sendForward(
-                    flows,
-                    for: time,
-                    session: load.session,
-                    peer: loadPeer,
-                    inbox: inbox,
-                    pattern: pattern,
-                    counters: counters
-                )
-                download = nil
+                upload = await load(flows, reverse: false, for: time, counters: counters)
             case .both:
-                async let reverse = BulkTest.receiveReverse(
-                    flows,
-                    for: time,
-                    session: load.session,
-                    peer: loadPeer,
-                    inbox: inbox,
-                    pattern: pattern,
-                    counters: counters
-                )
-                async let forward = BulkTest.sendForward(
-                    flows,
-                    for: time,
-                    session: load.session,
-                    peer: loadPeer,
-                    inbox: inbox,
-                    pattern: pattern,
-                    counters: counters
-                )
+                async let reverse = load(flows, reverse: true, for: time, counters: counters)
+                async let forward = load(flows, reverse: false, for: time, counters: counters)
                 (download, upload) = await (reverse, forward)
             }
             ran.append((name, started.duration(to: .now).seconds, download, upload))
         }
         for sender in senders { sender.cancel() }
         await book.awaitOutstanding(upTo: probeGrace)
-        return ResponsivenessResult(
-            loadFlows: flows,
+        var result = ResponsivenessResult(
+            loadFlows: flows.count,
             phaseSeconds: plan.timeSeconds ?? 5,
             probeIntervalMilliseconds: probeInterval.seconds * 1_000,
             runnerNotSentLowWatermark: notSentLowWatermark,
@@ -128,6 +106,53 @@ enum ResponsivenessTest {
                 )
             }
         )
+        result.omitSeconds = plan.omitSeconds
+        return result
+    }
+
+    /// One load flow: a session to the reflector and where its streams and receipts arrive.
+    private struct LoadFlow: Sendable {
+        let session: Session
+        let peer: PeerID
+        let inbox: TransferInbox
+    }
+
+    /// Every flow loads one way at once, one stream each, for `time`: the reflector writes (`reverse`) or
+    /// the runner does. Returns the direction's figures, the flows' added up.
+    private static func load(
+        _ flows: [LoadFlow],
+        reverse: Bool,
+        for time: Duration,
+        counters: BulkTest.Counters
+    ) async -> BulkDirection? {
+        let pattern = StreamPattern()
+        let each = await withTaskGroup(of: BulkDirection.self) { group in
+            for flow in flows {
+                group.addTask {
+                    reverse
+                        ? await BulkTest.receiveReverse(
+                            1,
+                            for: time,
+                            session: flow.session,
+                            peer: flow.peer,
+                            inbox: flow.inbox,
+                            pattern: pattern,
+                            counters: counters
+                        )
+                        : await BulkTest.sendForward(
+                            1,
+                            for: time,
+                            session: flow.session,
+                            peer: flow.peer,
+                            inbox: flow.inbox,
+                            pattern: pattern,
+                            counters: counters
+                        )
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        return BulkDirection.sum(each)
     }
 
     /// Sends a probe of `kind` every ``probeInterval`` until cancelled or the session fails. A send held

@@ -114,8 +114,11 @@ package final class Connection: Sendable {
 
     let outbound: Mutex<Outbound>
     let highWatermark: Int
-    let channelQueueLimit: Int
+    private let channelQueueLimitValue: Atomic<Int>
     let handler: NIOLoopBound<ConnectionHandler>
+
+    /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
+    var channelQueueLimit: Int { channelQueueLimitValue.load(ordering: .relaxed) }
 
     init(
         channel: any Channel,
@@ -130,7 +133,7 @@ package final class Connection: Sendable {
         self.closed = handler.closedPromise.futureResult
         self.handshakeFinished = handler.handshakeFinishedPromise.futureResult
         self.highWatermark = highWatermark
-        self.channelQueueLimit = channelQueueLimit
+        self.channelQueueLimitValue = Atomic(channelQueueLimit)
         self.outbound = Mutex(Outbound(nextChannel: firstChannel))
     }
 
@@ -198,6 +201,35 @@ package final class Connection: Sendable {
             )
         }.get()
     }
+
+    /// Keeps at most about `lowWatermark` bytes unsent in the kernel (`TCP_NOTSENT_LOWAT`), in NIO (its write
+    /// watermark) and queued on each channel, so that a message sent behind a transfer waits for the link's
+    /// queue rather than the sender's buffers.
+    ///
+    /// - Parameter lowWatermark: the bytes, 16 KiB at least.
+    package func limitUnsentBytes(to lowWatermark: Int) async throws {
+        let lowWatermark = max(16 << 10, lowWatermark)
+        channelQueueLimitValue.store(min(channelQueueLimit, lowWatermark), ordering: .relaxed)
+        let channel = self.channel
+        try await channel.eventLoop.submit {
+            try Self.limitUnsentBytes(of: channel, to: lowWatermark)
+        }.get()
+    }
+
+    /// Sets the socket's and NIO's limits (``limitUnsentBytes(to:)``) from the channel's event loop.
+    static func limitUnsentBytes(of channel: any Channel, to lowWatermark: Int) throws {
+        guard let options = channel.syncOptions else { throw ChannelError.operationUnsupported }
+        // A socket without the option (a socket pair, in process) keeps what it has.
+        try? options.setOption(notSentLowWatermarkOption, value: SocketOptionValue(lowWatermark))
+        try options.setOption(.writeBufferWaterMark, value: .init(low: lowWatermark / 2, high: lowWatermark))
+    }
+
+    /// `TCP_NOTSENT_LOWAT`: the kernel reports the socket writable only while fewer unsent bytes than its value
+    /// wait.
+    package static let notSentLowWatermarkOption = ChannelOptions.Types.SocketOption(
+        level: .tcp,
+        name: NIOBSDSocket.Option(rawValue: Platform.tcpNotSentLowWatermark)
+    )
 
     /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
     /// a lock of their own (the session numbering reliable messages for reconnection).

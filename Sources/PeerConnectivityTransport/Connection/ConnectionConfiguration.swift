@@ -29,8 +29,8 @@ package struct ConnectionConfiguration: Sendable {
     /// Whether this side has seen a peer encrypted before (its key is pinned): a plain connection with
     /// it is refused as a downgrade, whatever the preferences say.
     package var encryptedBefore: @Sendable (PeerID) -> Bool
-    /// `TCP_NOTSENT_LOWAT` for the connections dialed with this configuration, and the bytes NIO holds for
-    /// the socket (its write watermark) bound to it; nil keeps the kernel's and NIO's defaults.
+    /// The unsent bytes of each connection made with this configuration, as ``Connection/limitUnsentBytes(to:)``
+    /// bounds them; nil keeps the kernel's, NIO's and ``channelQueueLimit``'s.
     package var notSentLowWatermark: Int?
 
     /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than

@@ -87,24 +87,14 @@ package enum ConnectionDialer {
         // Reading stays off until the winner has its handler: bytes read before would be lost. The handler goes in on
         // the event loop as the winner connects, not after a hop through the caller's task: with the cooperative pool
         // busy, that hop took seconds, during which the handshake did not begin and the listener's timeout ran.
-        let lowWatermark = configuration.notSentLowWatermark
         return try await HappyEyeballsConnector.connect(to: addresses, on: eventLoop) { address in
-            var bootstrap = ClientBootstrap(group: eventLoop)
+            ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
                 .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
                 .channelOption(.autoRead, value: false)
-            if let lowWatermark {
-                // Little waits unsent in the kernel, and little more in NIO: a message queued behind a transfer
-                // waits for the link, not for megabytes of the sender's own buffers.
-                bootstrap =
-                    bootstrap
-                    .channelOption(Self.notSentLowWatermarkOption, value: SocketOptionValue(lowWatermark))
-                    .channelOption(.writeBufferWaterMark, value: .init(low: lowWatermark / 2, high: lowWatermark))
-            } else {
-                bootstrap = bootstrap.channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
-            }
-            return bootstrap.connect(to: address)
+                .connect(to: address)
         }.flatMapThrowing { channel in
             do {
                 let connection = try ConnectionHandler.install(
@@ -122,10 +112,4 @@ package enum ConnectionDialer {
             }
         }.get()
     }
-
-    /// `TCP_NOTSENT_LOWAT`: the kernel reports the socket writable only while fewer unsent bytes than this wait.
-    package static let notSentLowWatermarkOption = ChannelOptions.Types.SocketOption(
-        level: .tcp,
-        name: NIOBSDSocket.Option(rawValue: Platform.tcpNotSentLowWatermark)
-    )
 }

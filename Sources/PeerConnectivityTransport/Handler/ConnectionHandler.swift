@@ -139,11 +139,16 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             delegate: delegate,
             eventLoop: channel.eventLoop
         )
+        var channelQueueLimit = configuration.channelQueueLimit
+        if let lowWatermark = configuration.notSentLowWatermark.map({ max(16 << 10, $0) }) {
+            try Connection.limitUnsentBytes(of: channel, to: lowWatermark)
+            channelQueueLimit = min(channelQueueLimit, lowWatermark)
+        }
         let connection = Connection(
             channel: channel,
             handler: handler,
             highWatermark: configuration.outboundHighWatermark,
-            channelQueueLimit: configuration.channelQueueLimit,
+            channelQueueLimit: channelQueueLimit,
             firstChannel: handler.stateMachine.firstLocalChannel
         )
         handler.connection = connection

@@ -35,7 +35,14 @@ struct ResponsivenessToolTests {
             let result = try #require(document.responsiveness)
             #expect(result.phases.map(\.name) == [.idle, .download, .upload, .both])
             #expect(result.loadFlows == 2 && result.phaseSeconds == 1)
-            #expect(result.runnerNotSentLowWatermark == (lowat == nil ? 131_072 : nil))
+            #expect(
+                result.runnerNotSentLowWatermark
+                    == (lowat == nil ? RunnerConfiguration.defaultNotSentLowWatermark : nil)
+            )
+            #expect(
+                result.reflectorNotSentLowWatermark == result.runnerNotSentLowWatermark,
+                "the reflector's hello says"
+            )
             for phase in result.phases {
                 #expect((phase.download != nil) == [.download, .both].contains(phase.name), "\(phase.name)")
                 #expect((phase.upload != nil) == [.upload, .both].contains(phase.name), "\(phase.name)")

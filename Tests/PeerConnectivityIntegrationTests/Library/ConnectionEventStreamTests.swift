@@ -131,7 +131,7 @@ struct ConnectionEventStreamTests {
                 group: group,
                 delegate: ConnectionEventStream()
             )
-            let option = try await outgoing.channel.getOption(ConnectionDialer.notSentLowWatermarkOption).get()
+            let option = try await outgoing.channel.getOption(Connection.notSentLowWatermarkOption).get()
             let marks = try await outgoing.channel.getOption(.writeBufferWaterMark).get()
             if let lowWatermark {
                 #expect(option == lowWatermark && marks.high == lowWatermark)

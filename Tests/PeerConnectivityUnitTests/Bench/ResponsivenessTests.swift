@@ -26,6 +26,19 @@ struct ResponsivenessTests {
         #expect(ledger.takeInterval().isEmpty, "an interval's round trips are taken once")
     }
 
+    @Test("probes sent while a phase omits its ramp-up come back, are counted apart and left out of its figures")
+    func omitted() {
+        var ledger = ProbeLedger(phases: 2)
+        ledger.begin(phase: 1, omitting: true)
+        let early = ledger.send(.foreign, at: 0)
+        ledger.settle()
+        let late = ledger.send(.foreign, at: 100)
+        #expect(ledger.answered(early, at: 900) == 900 && ledger.answered(late, at: 150) == 50)
+        #expect(ledger.roundTrips(.foreign, phase: 1) == [50])
+        #expect(ledger.sentCount(.foreign, phase: 1) == 1 && ledger.omittedCount(.foreign, phase: 1) == 1)
+        #expect(ledger.takeInterval() == [.foreign: [900, 50]], "the intervals show every round trip")
+    }
+
     @Test("the trimmed mean leaves out the slowest 5%; the RPM weighs foreign and self half each")
     func score() throws {
         // 95 round trips of 10 ms and 5 of 10 s: the mean without the slowest 5% is 10 ms.
@@ -137,5 +150,32 @@ struct ResponsivenessTests {
             interval.line(format: .automatic)
                 == "[   5.0-   6.0 s] download: 0 bit/s sent, 20.0 Mbit/s received, probes p50 142.3 ms foreign, 81.2 us self"
         )
+    }
+}
+
+/// How a runner asks the reflector to bound its unsent bytes: a word in its invitation's context.
+@Suite("Responsiveness: the invitation's low watermark")
+struct RunnerInvitationLowWatermarkTests {
+    @Test("the word is read back, clamped to 16 KiB...64 MiB, beside the reconnection word, whatever the name")
+    func word() {
+        func read(_ context: Data) -> Int? { RunnerInvitation.notSentLowWatermark(in: context) }
+        let asked = RunnerInvitation.context(
+            runName: "a b",
+            test: .responsiveness,
+            reconnects: false,
+            notSentLowWatermark: 131_072
+        )
+        #expect(String(decoding: asked, as: UTF8.self) == "test-runner a b responsiveness not-sent-lowat=131072")
+        #expect(read(asked) == 131_072)
+        let both = RunnerInvitation.context(
+            runName: "x",
+            test: .responsiveness,
+            reconnects: true,
+            notSentLowWatermark: 1
+        )
+        #expect(read(both) == 16 << 10 && RunnerInvitation.asksForReconnection(both))
+        #expect(read(RunnerInvitation.context(runName: "not-sent-lowat=5 y", test: .bulk, reconnects: false)) == nil)
+        #expect(read(Data("someone not-sent-lowat=99999".utf8)) == nil, "only a test-runner's context")
+        #expect(read(Data("test-runner n responsiveness not-sent-lowat=999999999999".utf8)) == 64 << 20)
     }
 }

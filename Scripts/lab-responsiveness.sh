@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# lab-responsiveness.sh: `test-runner --test responsiveness` against ground truth measured on the same link in
+# the same run. Brings up a 2-host lab (its own: prefix p2pr, 10.82.0.x), shapes both hosts' eth0 with
+# `tbf rate RATE burst 32kb latency BUFFER` (what each host sends), runs `reflector --encryption none` on the
+# first host and, from the second, for each buffer (300 ms: a bloated one; 10 ms: a shallow one):
+#   - the ground truth in each direction: `ping -i 0.05` to the reflector's host while `iperf3 -P 8` loads
+#     that direction (-R for the download), for PHASE_S - 2 seconds from the load's first 2 s;
+#   - `test-runner run --connect HOST --test responsiveness -t PHASE_S -O 2 -P 8 --encryption none` (each
+#     loaded phase's first 2 s left out as well).
+# Checks (RESPONSIVENESS_CHECKS=strict, the default), each printed PASS/FAIL with its figures:
+#   - the bloated buffer: the download and upload phases' foreign round trip p50 within 25 % of ping's median
+#     under iperf3's load in that direction;
+#   - the shallow buffer: the same within 5 ms;
+#   - the shallow buffer's RPM in the download and upload phases at least 5x the bloated one's.
+# RESPONSIVENESS_CHECKS=sanity (the test suite's, on a machine that may be loaded) checks instead that every
+# phase has probes of both kinds back and an RPM, and that the loaded round trip is at least 50 ms and 3x the
+# idle one with the bloated buffer and under 80 ms with the shallow one; it runs no iperf3 or ping.
+# Writes a summary (the figures, the commands, the tool's version) to RESPONSIVENESS_OUT when set, and keeps
+# every document in the logs folder. Takes the lab down whatever happens; exits 1 if a check failed, 2 when it
+# cannot run (not root, no iperf3, ping or tc). Needs root and Scripts/setup.sh --lab. About 2 minutes.
+# Env: LAB_BIN (folder with reflector and test-runner; default: swift build, debug), RESPONSIVENESS_RATE
+#      (20mbit), RESPONSIVENESS_BUFFERS ("300ms 10ms"), RESPONSIVENESS_PHASE_S (8), RESPONSIVENESS_FLOWS (8),
+#      RESPONSIVENESS_CHECKS (strict|sanity),
+#      RESPONSIVENESS_LOWAT (the runner's --not-sent-lowat; default: its own), RESPONSIVENESS_OUT,
+#      RESPONSIVENESS_PREFIX (p2pr), RESPONSIVENESS_DIR, RESPONSIVENESS_SUBNET (10.82.0),
+#      LAB_SKIP_SETUP (1: do not run Scripts/setup.sh --lab).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LAB_PREFIX=${RESPONSIVENESS_PREFIX:-p2pr} LAB_DIR=${RESPONSIVENESS_DIR:-/run/p2p-responsiveness-lab}
+export LAB_SUBNET=${RESPONSIVENESS_SUBNET:-10.82.0} AVAHI_COMPAT_NOWARN=1
+rate=${RESPONSIVENESS_RATE:-20mbit}
+read -r -a buffers <<<"${RESPONSIVENESS_BUFFERS:-300ms 10ms}"
+phase=${RESPONSIVENESS_PHASE_S:-8}
+checks=${RESPONSIVENESS_CHECKS:-strict}
+flows=${RESPONSIVENESS_FLOWS:-8}
+lowat=${RESPONSIVENESS_LOWAT:-}
+
+[[ $(id -u) == 0 ]] || { echo "lab-responsiveness.sh needs root (network namespaces)" >&2; exit 2; }
+[[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
+for tool in iperf3 ping tc; do
+    command -v "$tool" >/dev/null || { echo "$tool is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
+done
+bin=${LAB_BIN:-}
+if [[ -z $bin ]]; then
+    swift build --product reflector 2>&1 | tail -n 1
+    swift build --product test-runner 2>&1 | tail -n 1
+    bin=$(swift build --show-bin-path)
+fi
+bin=$(cd "$bin" && pwd)
+[[ -x $bin/reflector && -x $bin/test-runner ]] || { echo "no reflector/test-runner in $bin" >&2; exit 2; }
+lab=$(pwd)/Scripts/lab.sh
+logs=$(mktemp -d /tmp/lab-responsiveness.XXXXXX)
+"$lab" down >/dev/null 2>&1 || true
+trap '"$lab" down >/dev/null 2>&1 || true' EXIT
+trap 'exit 130' INT TERM
+
+"$lab" up 2 >/dev/null
+mapfile -t hosts < <("$lab" hosts)
+reflector_host=${hosts[0]} runner_host=${hosts[1]}
+address=$("$lab" addr "$reflector_host")
+"$lab" exec "$reflector_host" timeout 1800 "$bin/reflector" --no-dnssd --name lab-responsiveness --port 7100 \
+    --encryption none >"$logs/reflector.log" 2>&1 &
+"$lab" exec "$reflector_host" timeout 1800 iperf3 -s -p 5201 >"$logs/iperf3-server.log" 2>&1 &
+for _ in $(seq 100); do
+    "$lab" exec "$reflector_host" ss -Hltn "sport = :7100" | grep -q . &&
+        "$lab" exec "$reflector_host" ss -Hltn "sport = :5201" | grep -q . && break
+    sleep 0.1
+done
+
+shape() { # BUFFER: the same tbf on both hosts' eth0
+    for host in "$reflector_host" "$runner_host"; do
+        "$lab" exec "$host" tc qdisc replace dev eth0 root tbf rate "$rate" burst 32kb latency "$1"
+    done
+}
+
+# Ping under iperf3's load in one direction: ping's round trips (ms, one a line) in LOG.ping, iperf3's JSON in
+# LOG.iperf3.json. The pings start 2 s into the load and end 1 s before it.
+ground_truth() { # LOG, download|upload
+    local reverse=()
+    [[ $2 == download ]] && reverse=(-R)
+    "$lab" exec "$runner_host" timeout 60 iperf3 -c "$address" -p 5201 -P "$flows" -t $((phase + 1)) \
+        "${reverse[@]}" -J >"$1.iperf3.json" 2>&1 &
+    local load=$!
+    sleep 2
+    "$lab" exec "$runner_host" ping -n -i 0.05 -w $((phase - 2)) "$address" 2>&1 |
+        sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' >"$1.ping" || true
+    wait "$load" || true
+}
+
+commands=()
+for buffer in "${buffers[@]}"; do
+    shape "$buffer"
+    for direction in download upload; do
+        if [[ $checks == sanity ]]; then
+            : >"$logs/$buffer-$direction.ping" # no ground truth to compare with: only the tool's own figures
+        else
+            ground_truth "$logs/$buffer-$direction" "$direction"
+        fi
+    done
+    run=("$bin/test-runner" run --connect "$address:7100" --test responsiveness -t "$phase" -O 2 -P "$flows"
+        --encryption none --name "lab-$buffer" --output "$logs/$buffer.json")
+    [[ -n $lowat ]] && run+=(--not-sent-lowat "$lowat")
+    commands+=("tc qdisc replace dev eth0 root tbf rate $rate burst 32kb latency $buffer (both hosts); ${run[*]##*/}")
+    "$lab" exec "$runner_host" timeout 300 "${run[@]}" >"$logs/$buffer.log" 2>&1 || true
+done
+
+status=0
+python3 - "$logs" "$rate" "$phase" "$flows" "${RESPONSIVENESS_OUT:-}" "$checks" "${buffers[@]}" <<'EOF' || status=$?
+import json, os, statistics, sys
+logs, rate, phase, flows, out, mode = sys.argv[1:7]
+buffers = sys.argv[7:]
+checks, summary, failed = [], {"rate": rate, "phaseSeconds": float(phase), "flows": int(flows), "buffers": {}}, False
+
+def check(name, ok, detail):
+    global failed
+    failed |= not ok
+    line = f"{'PASS' if ok else 'FAIL'}  {name:<60} {detail}"
+    checks.append(line)
+    print(line, flush=True)
+
+rpm = {}
+for buffer in buffers:
+    entry = summary["buffers"][buffer] = {}
+    try:
+        document = json.load(open(os.path.join(logs, f"{buffer}.json")))
+    except Exception as error:
+        check(f"{buffer} buffer: the run wrote its document", False, str(error))
+        continue
+    summary["tool"] = document["tool"]
+    entry["error"] = document.get("error")
+    phases = {p["name"]: p for p in (document.get("responsiveness") or {}).get("phases", [])}
+    for direction in ("download", "upload"):
+        pings = [float(v) for v in open(os.path.join(logs, f"{buffer}-{direction}.ping")).read().split()]
+        try:
+            iperf = json.load(open(os.path.join(logs, f"{buffer}-{direction}.iperf3.json")))
+            iperf_bps = iperf["end"]["sum_received"]["bits_per_second"]
+        except Exception:
+            iperf_bps = None
+        p = phases.get(direction)
+        ping_ms = statistics.median(pings) if pings else None
+        ours_ms = p["foreign"]["roundTrip"]["p50Nanoseconds"] / 1e6 if p and p["foreign"]["answered"] else None
+        self_ms = p["self"]["roundTrip"]["p50Nanoseconds"] / 1e6 if p and p["self"]["answered"] else None
+        load = p.get(direction) if p else None
+        entry[direction] = {
+            "pingMedianMilliseconds": ping_ms, "pings": len(pings), "iperf3BitsPerSecond": iperf_bps,
+            "foreignP50Milliseconds": ours_ms, "selfP50Milliseconds": self_ms,
+            "loadBitsPerSecond": load["bytesPerSecond"] * 8 if load else None,
+            "rpm": p.get("rpm") if p else None,
+        }
+        rpm.setdefault(direction, {})[buffer] = p.get("rpm") if p else None
+        truth = (f", ping {ping_ms:.1f} ms under iperf3 -P {flows} ({len(pings)} pings)" if ping_ms is not None else "")
+        figures = (f"foreign p50 {ours_ms:.1f} ms{truth}; self p50 {self_ms or 0:.1f} ms; load "
+                   f"{(load or {}).get('bytesPerSecond', 0) * 8 / 1e6:.1f} Mbit/s"
+                   + (f", iperf3 {iperf_bps / 1e6:.1f}" if iperf_bps else "")
+                   if ours_ms is not None else "no figure (see the logs)")
+        idle = phases.get("idle")
+        idle_ms = idle["foreign"]["roundTrip"]["p50Nanoseconds"] / 1e6 if idle and idle["foreign"]["answered"] else None
+        if mode == "sanity":
+            # Bounds with room: the queue a 300 ms buffer holds under load is far above any delay of a loaded
+            # machine's scheduling, and a 10 ms one far below 80 ms.
+            answered = bool(p and p["foreign"]["answered"] and p["self"]["answered"] and p.get("rpm"))
+            check(f"{buffer} buffer, {direction}: probes of both kinds back, an RPM", answered, figures)
+            if buffer == buffers[0]:
+                ok = ours_ms is not None and idle_ms is not None and ours_ms >= max(50, 3 * idle_ms)
+                check(f"{buffer} buffer, {direction}: the queue seen (>= 50 ms, >= 3x idle)", ok,
+                      f"{figures}; idle {idle_ms or 0:.2f} ms")
+            else:
+                ok = ours_ms is not None and ours_ms < 80
+                check(f"{buffer} buffer, {direction}: loaded round trip under 80 ms", ok, figures)
+        elif buffer == buffers[0]:
+            ok = ours_ms is not None and ping_ms is not None and abs(ours_ms - ping_ms) <= 0.25 * ping_ms
+            check(f"{buffer} buffer, {direction}: loaded round trip within 25 % of ping's", ok, figures)
+        else:
+            ok = ours_ms is not None and ping_ms is not None and abs(ours_ms - ping_ms) <= 5
+            check(f"{buffer} buffer, {direction}: loaded round trip within 5 ms of ping's", ok, figures)
+# The RPM weighs the self probes half, and they vary from run to run with each flow's share of the link: the
+# sanity checks leave it to the strict ones.
+if len(buffers) >= 2 and mode != "sanity":
+    for direction, by_buffer in rpm.items():
+        bloated, shallow = by_buffer.get(buffers[0]), by_buffer.get(buffers[1])
+        ok = bool(bloated and shallow and shallow >= 5 * bloated)
+        check(f"{direction}: RPM with {buffers[1]} at least 5x with {buffers[0]}", ok,
+              f"RPM {shallow or 0:.0f} against {bloated or 0:.0f}")
+summary["checks"] = checks
+summary["checkMode"] = mode
+if out:
+    with open(out, "w") as f:
+        json.dump(summary, f, indent=2, sort_keys=True)
+        f.write("\n")
+sys.exit(1 if failed else 0)
+EOF
+echo
+echo "lab-responsiveness: logs in $logs"
+printf '%s\n' "${commands[@]}"
+if ((status)); then
+    echo "FAIL"
+    exit 1
+fi
+echo "PASS"
