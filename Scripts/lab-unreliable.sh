@@ -10,7 +10,7 @@
 #   - once with every datagram to the reflector dropped: PASS when the run exits 1 within BLOCKED_LIMIT_S
 #     (8 s from the runner's start, finding and inviting the reflector included), saying that UDP seems
 #     blocked and which ports to open.
-# Runs go UNRELIABLE_PARALLEL (5) at a time, each a runner of its own: the reflector takes 8 per address.
+# Runs go UNRELIABLE_PARALLEL (5) at a time, each a runner of its own: the reflector takes 17 per address.
 # Prints one PASS/FAIL line per check with its figures (loss counted by the runs, their time), takes the lab
 # down whatever happens, and exits 1 if any check failed; 2 when it cannot run (not root, no nft). Needs
 # root and nft (Scripts/setup.sh --lab).

@@ -131,7 +131,8 @@ struct RunCommand: AsyncParsableCommand {
         name: [.customShort("O"), .long],
         help: """
             --test bulk: the first seconds left out of the totals (slow start), still printed as intervals; \
-            responsiveness: the first seconds of each loaded phase whose probes are left out (default 1).
+            responsiveness: the first seconds of each loaded phase whose probes are left out (default 1; a quarter of \
+            -t under 4 s).
             """
     )
     var omit: Double?
@@ -430,7 +431,8 @@ struct RunCommand: AsyncParsableCommand {
             timeSeconds: test == .bulk ? time ?? 10 : test == .responsiveness ? time ?? 5 : time,
             reverse: reverse ? true : nil,
             bidirectional: bidir ? true : nil,
-            omitSeconds: test == .responsiveness ? omit ?? 1 : omit,
+            // A second of ramp-up by default, a quarter of a phase shorter than 4 s.
+            omitSeconds: test == .responsiveness ? omit ?? min(1, (time ?? 5) / 4) : omit,
             bitrate: datagrams ? bitrate.flatMap(parseBitrate) ?? Self.defaultBitrate : nil,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk || test == .responsiveness ? 1 : nil),
             rate: rate,

@@ -4,7 +4,7 @@ import PeerConnectivityCore
 import PeerConnectivityTransport
 
 extension Connection {
-    /// Writes `data` on `channel` as CHUNK frames of at most ``FrameEncoder/chunkPayloadLength`` bytes,
+    /// Writes `data` on `channel` as CHUNK frames of at most ``chunkPayloadLimit`` bytes,
     /// each copied into the connection's pooled send buffers, waiting for credit and room as
     /// ``sendChunk(_:payloadLength:on:)`` does (a stream's write, a large message).
     ///
@@ -25,10 +25,11 @@ extension Connection {
         frame: (Range<Int>) -> ByteBuffer
     ) async throws {
         var offset = 0
+        let chunkLength = chunkPayloadLimit
         while offset < length {
             // A chunk that finds credit and room does not suspend: cancellation is checked here too.
             try Task.checkCancellation()
-            let end = min(offset + FrameEncoder.chunkPayloadLength, length)
+            let end = min(offset + chunkLength, length)
             try await sendChunk(frame(offset..<end), payloadLength: end - offset, on: channel)
             sent(end - offset)
             offset = end

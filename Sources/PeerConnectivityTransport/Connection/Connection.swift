@@ -120,6 +120,10 @@ package final class Connection: Sendable {
     /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
     var channelQueueLimit: Int { channelQueueLimitValue.load(ordering: .relaxed) }
 
+    /// The most bytes one CHUNK frame on this connection carries: ``FrameEncoder/chunkPayloadLength``, less when
+    /// its unsent bytes are bounded (``limitUnsentBytes(to:)``), so that a message waits behind less.
+    package var chunkPayloadLimit: Int { min(FrameEncoder.chunkPayloadLength, channelQueueLimit) }
+
     init(
         channel: any Channel,
         handler: ConnectionHandler,

@@ -76,7 +76,7 @@ struct TestPlanTests {
         )
     }
 
-    @Test("--omit: 0 or more and less than --time, for the bulk test only")
+    @Test("--omit: 0 or more and less than --time, for the bulk and responsiveness tests only")
     func omit() {
         func plan(_ omit: Double, test: TestKind = .bulk) -> TestPlan {
             TestPlan(test: test, sizes: [], streams: 1, timeSeconds: 10, omitSeconds: omit)
@@ -85,7 +85,9 @@ struct TestPlanTests {
         for seconds in [10, 11, -1, .nan, .infinity] {
             #expect(problem(plan(seconds))?.contains("less than --time (10.0 s)") == true, "\(seconds)")
         }
-        #expect(problem(TestPlan(omitSeconds: 1))?.contains("--omit applies to --test bulk only") == true)
+        #expect(problem(TestPlan(omitSeconds: 1))?.contains("--omit applies to --test bulk and responsiveness") == true)
+        for seconds in [0, 4.9] { #expect(problem(plan(seconds, test: .responsiveness)) == nil, "\(seconds)") }
+        #expect(problem(plan(10, test: .responsiveness))?.contains("less than --time (10.0 s)") == true)
     }
 
     @Test("a direction with its first seconds omitted: the rate over what followed; nothing to omit changes nothing")
