@@ -14,7 +14,7 @@
 #   - the shallow buffer's RPM in the download and upload phases at least 5x the bloated one's.
 # RESPONSIVENESS_CHECKS=sanity (the test suite's, on a machine that may be loaded) checks instead that every
 # phase has probes of both kinds back and an RPM, and that the loaded round trip is at least 50 ms and 3x the
-# idle one with the bloated buffer and under 80 ms with the shallow one; it runs no iperf3 or ping.
+# idle one with the bloated buffer and under 100 ms with the shallow one; it runs no iperf3 or ping.
 # Writes a summary (the figures, the commands, the tool's version) to RESPONSIVENESS_OUT when set, and keeps
 # every document in the logs folder. Takes the lab down whatever happens; exits 1 if a check failed, 2 when it
 # cannot run (not root, no iperf3, ping or tc). Needs root and Scripts/setup.sh --lab. About 2 minutes.
@@ -37,7 +37,9 @@ lowat=${RESPONSIVENESS_LOWAT:-}
 
 [[ $(id -u) == 0 ]] || { echo "lab-responsiveness.sh needs root (network namespaces)" >&2; exit 2; }
 [[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
-for tool in iperf3 ping tc; do
+needed=(tc)
+[[ $checks == sanity ]] || needed+=(iperf3 ping) # the ground truth
+for tool in "${needed[@]}"; do
     command -v "$tool" >/dev/null || { echo "$tool is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
 done
 bin=${LAB_BIN:-}
@@ -60,10 +62,14 @@ reflector_host=${hosts[0]} runner_host=${hosts[1]}
 address=$("$lab" addr "$reflector_host")
 "$lab" exec "$reflector_host" timeout 1800 "$bin/reflector" --no-dnssd --name lab-responsiveness --port 7100 \
     --encryption none >"$logs/reflector.log" 2>&1 &
-"$lab" exec "$reflector_host" timeout 1800 iperf3 -s -p 5201 >"$logs/iperf3-server.log" 2>&1 &
+ports=(7100)
+if [[ $checks != sanity ]]; then
+    "$lab" exec "$reflector_host" timeout 1800 iperf3 -s -p 5201 >"$logs/iperf3-server.log" 2>&1 &
+    ports+=(5201)
+fi
+listening() { for port in "${ports[@]}"; do "$lab" exec "$reflector_host" ss -Hltn "sport = :$port" | grep -q . || return 1; done; }
 for _ in $(seq 100); do
-    "$lab" exec "$reflector_host" ss -Hltn "sport = :7100" | grep -q . &&
-        "$lab" exec "$reflector_host" ss -Hltn "sport = :5201" | grep -q . && break
+    listening && break
     sleep 0.1
 done
 
@@ -157,7 +163,7 @@ for buffer in buffers:
         idle_ms = idle["foreign"]["roundTrip"]["p50Nanoseconds"] / 1e6 if idle and idle["foreign"]["answered"] else None
         if mode == "sanity":
             # Bounds with room: the queue a 300 ms buffer holds under load is far above any delay of a loaded
-            # machine's scheduling, and a 10 ms one far below 80 ms.
+            # machine's scheduling, and a 10 ms one (about 16 ms measured) far below 100 ms.
             answered = bool(p and p["foreign"]["answered"] and p["self"]["answered"] and p.get("rpm"))
             check(f"{buffer} buffer, {direction}: probes of both kinds back, an RPM", answered, figures)
             if buffer == buffers[0]:
@@ -165,8 +171,8 @@ for buffer in buffers:
                 check(f"{buffer} buffer, {direction}: the queue seen (>= 50 ms, >= 3x idle)", ok,
                       f"{figures}; idle {idle_ms or 0:.2f} ms")
             else:
-                ok = ours_ms is not None and ours_ms < 80
-                check(f"{buffer} buffer, {direction}: loaded round trip under 80 ms", ok, figures)
+                ok = ours_ms is not None and ours_ms < 100
+                check(f"{buffer} buffer, {direction}: loaded round trip under 100 ms", ok, figures)
         elif buffer == buffers[0]:
             ok = ours_ms is not None and ping_ms is not None and abs(ours_ms - ping_ms) <= 0.25 * ping_ms
             check(f"{buffer} buffer, {direction}: loaded round trip within 25 % of ping's", ok, figures)
