@@ -19,21 +19,27 @@ struct ConnectionEventStreamTests {
         )
     }
 
+    /// A listener on 127.0.0.1, its events read through a stream that outlives each connection.
+    private static func listen(as invitee: PeerID) async throws -> (ConnectionListener, ConnectionEventStream) {
+        let events = ConnectionEventStream(finishesOnClose: false)
+        let listener = try await ConnectionListener.bind(
+            host: "127.0.0.1",
+            port: 0,
+            localPeer: invitee,
+            configuration: configuration(),
+            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
+            group: MultiThreadedEventLoopGroup.singleton,
+            delegate: events
+        )
+        return (listener, events)
+    }
+
     @Test("invitation, establishment, a message and the close arrive in order, the close last")
     func eventsInOrder() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let inviter = try PeerID(displayName: "inviter")
         let invitee = try PeerID(displayName: "invitee")
-        let listenerEvents = ConnectionEventStream(finishesOnClose: false)
-        let listener = try await ConnectionListener.bind(
-            host: "127.0.0.1",
-            port: 0,
-            localPeer: invitee,
-            configuration: Self.configuration(),
-            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
-            group: group,
-            delegate: listenerEvents
-        )
+        let (listener, listenerEvents) = try await Self.listen(as: invitee)
         defer {
             listenerEvents.finish()
             Task { await listener.close() }
@@ -106,16 +112,7 @@ struct ConnectionEventStreamTests {
     func notSentLowWatermark() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let invitee = try PeerID(displayName: "invitee")
-        let listenerEvents = ConnectionEventStream(finishesOnClose: false)
-        let listener = try await ConnectionListener.bind(
-            host: "127.0.0.1",
-            port: 0,
-            localPeer: invitee,
-            configuration: Self.configuration(),
-            handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
-            group: group,
-            delegate: listenerEvents
-        )
+        let (listener, listenerEvents) = try await Self.listen(as: invitee)
         defer {
             listenerEvents.finish()
             Task { await listener.close() }
