@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages PeerConnectivity needs (only those missing), python-zeroconf for the
-# interop tests (PyPI package zeroconf, in a virtual environment at .build/interop-venv), and starts
-# dbus + avahi-daemon. Idempotent; needs root (or sudo) for apt-get.
+# interop tests (PyPI package zeroconf, in a virtual environment at .build/interop-venv), chromium for
+# the test that renders the HTML report in a browser, and starts dbus + avahi-daemon. Idempotent; needs root (or sudo) for apt-get.
 #   --lab  also what the multi-host lab needs (Scripts/lab.sh, Scripts/lab-check.sh): nftables for loss,
 #          python3 for the delaying hub, iperf3 and ping for the ground-truth check. Not by default:
 #          this script runs before every test run and checks each package it lists.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 packages=(libavahi-compat-libdnssd-dev avahi-daemon avahi-utils libnss-mdns dbus iproute2 pkg-config
-    python3 python3-venv)
+    python3 python3-venv chromium)
 case "${1:-}" in
 --lab) packages+=(nftables python3 iperf3 iputils-ping) ;;
 "") ;;

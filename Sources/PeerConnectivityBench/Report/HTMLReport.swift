@@ -91,6 +91,17 @@ public enum HTMLReport {
                 )
             }
         }
+        for phase in document.responsiveness?.phases ?? [] {
+            let load = [("down", phase.download), ("up", phase.upload)].compactMap { name, direction in
+                direction.map { "\(RateFormat.automatic.string(bytesPerSecond: $0.bytesPerSecond)) \(name)" }
+            }
+            facts.append(
+                "\(phase.name.rawValue): " + (load.isEmpty ? "" : load.joined(separator: ", ") + "; ")
+                    + "foreign p50 \(IntervalResult.duration(phase.foreign.roundTrip.p50Nanoseconds)), self p50 "
+                    + "\(IntervalResult.duration(phase.selfProbes.roundTrip.p50Nanoseconds))"
+                    + (phase.rpm.map { String(format: "; RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "")
+            )
+        }
         for result in document.results {
             facts.append(
                 "\(ReportSeries.sizeLabel(result.size)): round trip p50 "
@@ -134,26 +145,38 @@ public enum HTMLReport {
                 )
             )
         }
-        // Round trips over time, from the intervals of message tests.
-        let p50 = intervals.compactMap { interval in
-            interval.roundTripP50Nanoseconds.map { (x: interval.endSeconds, y: Double($0) / 1e3) }
+        // Round trips over time, from the intervals of message tests (responsiveness: both kinds of probes,
+        // its phases shaded).
+        let phases = phaseBands(intervals)
+        let scale = intervals.compactMap(\.roundTripP99Nanoseconds).max() ?? 0 >= 10_000_000 ? 1e6 : 1e3
+        func points(_ value: KeyPath<IntervalResult, UInt64?>) -> [(x: Double, y: Double)] {
+            intervals.compactMap { interval in
+                interval[keyPath: value].map { (interval.endSeconds, Double($0) / scale) }
+            }
         }
-        let p99 = intervals.compactMap { interval in
-            interval.roundTripP99Nanoseconds.map { (x: interval.endSeconds, y: Double($0) / 1e3) }
-        }
+        let p50 = points(\.roundTripP50Nanoseconds)
         if !p50.isEmpty {
-            plots.append(
-                SVGPlot(
-                    id: "\(id)-round-trip",
-                    title: "Round trip over time",
-                    xLabel: "seconds from the start of the test",
-                    yLabel: "µs",
-                    series: [
-                        SVGPlot.Series(name: "p50", color: colors[0], points: p50),
-                        SVGPlot.Series(name: "p99", color: colors[0], points: p99, dashed: true),
-                    ]
-                )
+            let kind = phases.isEmpty ? "" : "foreign "
+            var series = [
+                SVGPlot.Series(name: "\(kind)p50", color: colors[0], points: p50),
+                SVGPlot.Series(
+                    name: "\(kind)p99",
+                    color: colors[0],
+                    points: points(\.roundTripP99Nanoseconds),
+                    dashed: true
+                ),
+            ]
+            let own = points(\.selfRoundTripP50Nanoseconds)
+            if !own.isEmpty { series.append(SVGPlot.Series(name: "self p50", color: colors[1], points: own)) }
+            var plot = SVGPlot(
+                id: "\(id)-round-trip",
+                title: phases.isEmpty ? "Round trip over time" : "Round trip over time, by phase",
+                xLabel: "seconds from the start of the test",
+                yLabel: scale == 1e6 ? "ms" : "µs",
+                series: series
             )
+            plot.bands = phases
+            plots.append(plot)
         }
         if let distribution = distribution(document, id: "\(id)-distribution") {
             plots.append(distribution)
@@ -175,6 +198,29 @@ public enum HTMLReport {
             )
         }
         return plots
+    }
+
+    /// The responsiveness test's phases as shaded stretches: each run of intervals of one phase, from the
+    /// start of its first to the end of its last.
+    static func phaseBands(_ intervals: [IntervalResult]) -> [SVGPlot.Band] {
+        let colors = ["#bbbbbb", "#1f77b4", "#d62728", "#9467bd"]
+        var bands: [SVGPlot.Band] = []
+        for interval in intervals {
+            guard let phase = interval.phase else { continue }
+            if let last = bands.last, last.label == phase {
+                bands[bands.count - 1].to = interval.endSeconds
+            } else {
+                let color = colors[
+                    ResponsivenessPhase.Name(rawValue: phase).flatMap { name in
+                        ResponsivenessPhase.Name.allCases.firstIndex(of: name)
+                    } ?? 0
+                ]
+                bands.append(
+                    SVGPlot.Band(label: phase, from: interval.startSeconds, to: interval.endSeconds, color: color)
+                )
+            }
+        }
+        return bands
     }
 
     /// The round trips' distribution for each size: every echoed message's when the document keeps its

@@ -29,6 +29,20 @@ struct SVGPlot {
     var series: [Series]
     /// The least top of the y axis (1 for a fraction).
     var yCeiling: Double?
+    /// Stretches of x shaded behind the lines, each labelled at its top (the responsiveness test's phases).
+    var bands: [Band] = []
+
+    /// A shaded stretch of x.
+    struct Band {
+        /// Its label.
+        var label: String
+        /// Where it starts.
+        var from: Double
+        /// Where it ends.
+        var to: Double
+        /// Its colour, drawn faint.
+        var color: String
+    }
 
     private static let width = 520.0
     private static let height = 300.0
@@ -44,7 +58,7 @@ struct SVGPlot {
     func render() -> String {
         let plotWidth = Self.width - Self.left - Self.right
         let plotHeight = Self.height - Self.top - Self.bottom
-        let xs = series.flatMap { $0.points.map(\.x) }.filter(\.isFinite)
+        let xs = (series.flatMap { $0.points.map(\.x) } + bands.flatMap { [$0.from, $0.to] }).filter(\.isFinite)
         let ys = series.flatMap { $0.points.map(\.y) }.filter(\.isFinite)
         let xTicks = Self.ticks(from: min(xs.min() ?? 0, 0), to: max(xs.max() ?? 1, (xs.min() ?? 0) + 1e-9))
         let yTicks = Self.ticks(from: 0, to: max(ys.max() ?? 1, yCeiling ?? 0, 1e-12))
@@ -79,6 +93,14 @@ struct SVGPlot {
             "<text x=\"14\" y=\"\(Self.number(yMiddle))\" text-anchor=\"middle\" "
                 + "transform=\"rotate(-90 14 \(Self.number(yMiddle)))\">\(ReportChart.escape(yLabel))</text>"
         )
+        for band in bands where band.from.isFinite && band.to.isFinite && band.to > band.from {
+            svg.append(
+                "<rect class=\"band\" x=\"\(Self.number(x(band.from)))\" y=\"\(Self.number(Self.top))\" "
+                    + "width=\"\(Self.number(x(band.to) - x(band.from)))\" height=\"\(Self.number(plotHeight))\" "
+                    + "fill=\"\(band.color)\" fill-opacity=\"0.12\"><title>\(ReportChart.escape(band.label))</title></rect>"
+            )
+            svg.append(Self.text(x(band.from) + 3, Self.top + 12, ReportChart.escape(band.label), size: 10))
+        }
         for line in series {
             let points = line.points.filter { $0.x.isFinite && $0.y.isFinite }
             guard !points.isEmpty else { continue }

@@ -68,6 +68,47 @@ struct HTMLReportTests {
         #expect(!html.lowercased().contains("<script"), "no script")
     }
 
+    @Test("a responsiveness run: its phases shaded behind both kinds of probes, in ms; a line of facts each")
+    func phases() throws {
+        var document = DocumentFixtures.document(test: .responsiveness, name: "rpm", sizes: [])
+        let names = ["idle", "idle", "download", "download", "upload", "both"]
+        document.intervals = names.enumerated().map { second, phase in
+            var interval = IntervalResult(startSeconds: Double(second), endSeconds: Double(second + 1))
+            interval.phase = phase
+            interval.roundTripP50Nanoseconds = phase == "idle" ? 1_000_000 : 150_000_000
+            interval.roundTripP99Nanoseconds = phase == "idle" ? 2_000_000 : 300_000_000
+            interval.selfRoundTripP50Nanoseconds = 400_000_000
+            return interval
+        }
+        let probes = ProbeResult(sent: 10, roundTrips: [150_000_000])
+        document.responsiveness = ResponsivenessResult(
+            loadFlows: 8,
+            phaseSeconds: 2,
+            probeIntervalMilliseconds: 20,
+            runnerNotSentLowWatermark: nil,
+            phases: [
+                ResponsivenessPhase(
+                    name: .download,
+                    seconds: 2,
+                    download: nil,
+                    upload: nil,
+                    foreign: probes,
+                    selfProbes: probes
+                )
+            ]
+        )
+        let plot = try #require(HTMLReport.plots(document, id: "r").first { $0.id == "r-round-trip" })
+        #expect(plot.yLabel == "ms" && plot.series.map(\.name) == ["foreign p50", "foreign p99", "self p50"])
+        #expect(plot.bands.map(\.label) == ["idle", "download", "upload", "both"])
+        #expect(plot.bands.map(\.from) == [0, 2, 4, 5] && plot.bands.map(\.to) == [2, 4, 5, 6])
+        let svg = try parse(plot.render())
+        let shaded = try svg.nodes(forXPath: "//*[local-name()='rect'][@class='band']")
+        #expect(shaded.count == 4)
+        #expect(
+            HTMLReport.facts(document).contains { $0.hasPrefix("download: foreign p50 150.0 ms") && $0.contains("RPM") }
+        )
+    }
+
     @Test("the throughput line is where the intervals put it: 20 Mbit/s at each interval's end")
     func throughputLine() throws {
         let plot = try #require(HTMLReport.plots(Self.bulkDocument(), id: "r").first)
