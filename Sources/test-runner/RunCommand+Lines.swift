@@ -88,7 +88,8 @@ extension RunOutput {
                 parts.append("\(units.string(bytesPerSecond: download.bytesPerSecond)) down")
             }
             if let upload = phase.upload { parts.append("\(units.string(bytesPerSecond: upload.bytesPerSecond)) up") }
-            parts.append("probes " + probes("foreign", phase.foreign) + ", " + probes("self", phase.selfProbes))
+            let kinds = [("foreign", phase.foreign), ("self", phase.selfProbes)].filter { $0.1.sent + $0.1.omitted > 0 }
+            parts.append("probes " + kinds.map { probes($0.0, $0.1) }.joined(separator: ", "))
             let rpm = phase.rpm.map { String(format: "RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "no RPM"
             let name = phase.name.rawValue + ":"
             line(name.padding(toLength: 10, withPad: " ", startingAt: 0) + parts.joined(separator: "; ") + "; " + rpm)

@@ -97,8 +97,9 @@ public enum HTMLReport {
             }
             facts.append(
                 "\(phase.name.rawValue): " + (load.isEmpty ? "" : load.joined(separator: ", ") + "; ")
-                    + "foreign p50 \(IntervalResult.duration(phase.foreign.roundTrip.p50Nanoseconds)), self p50 "
-                    + "\(IntervalResult.duration(phase.selfProbes.roundTrip.p50Nanoseconds))"
+                    + "foreign p50 \(IntervalResult.duration(phase.foreign.roundTrip.p50Nanoseconds))"
+                    + (phase.selfProbes.answered > 0
+                        ? ", self p50 \(IntervalResult.duration(phase.selfProbes.roundTrip.p50Nanoseconds))" : "")
                     + (phase.rpm.map { String(format: "; RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "")
             )
         }

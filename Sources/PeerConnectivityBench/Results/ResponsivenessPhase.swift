@@ -23,7 +23,7 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
     public var upload: BulkDirection?
     /// Probes on a connection of their own.
     public var foreign: ProbeResult
-    /// Probes inside the loaded session.
+    /// Probes inside the first load flow (none in the idle phase).
     public var selfProbes: ProbeResult
     /// Round trips per minute (``ResponsivenessScore/statistic``); nil when no probe came back.
     public var rpm: Double?

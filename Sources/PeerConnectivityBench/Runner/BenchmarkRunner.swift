@@ -80,7 +80,7 @@ public enum BenchmarkRunner {
             case .responsiveness:
                 document.responsiveness = try await runResponsiveness(
                     configuration,
-                    load: try sessionDriver(connection),
+                    probe: try sessionDriver(connection),
                     pattern: pattern,
                     intervals: intervals
                 )
@@ -136,41 +136,31 @@ public enum BenchmarkRunner {
         return document
     }
 
-    /// The responsiveness test: a session to the reflector for each load flow (`load`, the run's first, is
-    /// one) and one for the foreign probes, all closed at the end but the first. The others go straight to
-    /// the address the first reached, whether it was found by DNS-SD or not.
+    /// The responsiveness test: the run's session (`probe`) carries the foreign probes; each loaded phase
+    /// opens a session for each load flow, straight to the address the run's session reached, whether it was
+    /// found by DNS-SD or not.
     private static func runResponsiveness(
         _ configuration: RunnerConfiguration,
-        load: SessionEchoDriver,
+        probe: SessionEchoDriver,
         pattern: PayloadPattern,
         intervals: IntervalLog
     ) async throws -> ResponsivenessResult {
-        var more = configuration
-        if let peer = load.reflectorPeer, let endpoints = load.session.endpoints(of: peer) {
-            more.target = .direct(host: endpoints.remoteAddress, port: endpoints.remotePort)
+        var loads = configuration
+        if let peer = probe.reflectorPeer, let endpoints = probe.session.endpoints(of: peer) {
+            loads.target = .direct(host: endpoints.remoteAddress, port: endpoints.remotePort)
         }
-        func open(_ name: String, lowWatermark: Int?) async throws -> SessionEchoDriver {
-            more.runName = String("\(configuration.runName)-\(name)".utf8.prefix(50)) ?? name
-            more.notSentLowWatermark = lowWatermark
-            return try sessionDriver(try await ReflectorConnection.open(more, pattern: pattern))
-        }
-        var opened: [SessionEchoDriver] = []
-        let result: Result<ResponsivenessResult, any Error>
+        let template = loads
         // The load's bytes in all (a line per flow each second would bury the probes' round trips).
         let counters = BulkTest.Counters()
         let book = ProbeBook(phases: ResponsivenessTest.phases)
         let reporter = Task { await intervals.follow(counters, forward: true, reverse: true, probes: book) }
+        let result: Result<ResponsivenessResult, any Error>
         do {
-            for index in 1..<(configuration.plan.streams ?? 1) {
-                opened.append(try await open("load\(index + 1)", lowWatermark: configuration.notSentLowWatermark))
-            }
-            let probe = try await open("probes", lowWatermark: nil)
-            opened.append(probe)
             result = .success(
                 try await ResponsivenessTest.run(
                     configuration.plan,
-                    loads: [load] + opened.dropLast(),
                     probe: probe,
+                    openLoads: { count in try await openLoads(count, like: template, pattern: pattern) },
                     counters: counters,
                     book: book,
                     notSentLowWatermark: configuration.notSentLowWatermark
@@ -181,8 +171,39 @@ public enum BenchmarkRunner {
         }
         reporter.cancel()
         await reporter.value
-        for driver in opened { await driver.close() }
         return try result.get()
+    }
+
+    /// Opens `count` load flows' sessions; all or none (those opened are closed when one fails). A place the
+    /// reflector still holds for the flows of the phase before is asked for again, for up to two seconds.
+    private static func openLoads(
+        _ count: Int,
+        like template: RunnerConfiguration,
+        pattern: PayloadPattern
+    ) async throws -> [SessionEchoDriver] {
+        var opened: [SessionEchoDriver] = []
+        do {
+            for index in 0..<count {
+                var configuration = template
+                configuration.runName = String("\(template.runName)-load\(index + 1)".utf8.prefix(50)) ?? "load"
+                var attempt = 0
+                while true {
+                    do {
+                        opened.append(
+                            try sessionDriver(try await ReflectorConnection.open(configuration, pattern: pattern))
+                        )
+                        break
+                    } catch let error as InvitationError where error.reason == .busy && attempt < 20 {
+                        attempt += 1
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+            }
+            return opened
+        } catch {
+            for driver in opened { await driver.close() }
+            throw error
+        }
     }
 
     private static func sessionDriver(_ connection: ReflectorConnection) throws -> SessionEchoDriver {

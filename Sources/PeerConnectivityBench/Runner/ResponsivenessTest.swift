@@ -8,9 +8,10 @@ import PeerConnectivity
 /// kinds' round trips and the RPM they give.
 ///
 /// Each load flow is a session of its own to the reflector (its own TCP connection, as the draft's
-/// load-generating connections), carrying one of the bulk test's streams each loaded way; the self probes
-/// travel in the first, the foreign probes in one more session, which carries nothing else. Every
-/// session's echoes are timed by its receiver task as it reads them.
+/// load-generating connections), opened for its phase and closed after it, carrying one of the bulk test's
+/// streams each loaded way; the self probes travel in the first. The foreign probes travel in the run's
+/// own session, which carries nothing else. Every session's echoes are timed by its receiver task as it
+/// reads them.
 enum ResponsivenessTest {
     /// The time between two probes of each kind.
     static let probeInterval = Duration.milliseconds(20)
@@ -22,47 +23,46 @@ enum ResponsivenessTest {
     /// Runs the test.
     ///
     /// - Parameters:
-    ///   - plan: each phase's time (`timeSeconds`).
-    ///   - loads: the load flows' sessions, each with its inbox; the first carries the self probes.
-    ///   - probe: the session of the foreign probes.
+    ///   - plan: each phase's time (`timeSeconds`) and load flows (`streams`).
+    ///   - probe: the session of the foreign probes, which carries nothing else.
+    ///   - openLoads: opens that many load flows' sessions, each with its inbox, for one phase; the first
+    ///     carries the self probes.
     ///   - counters: the load's bytes, for the interval reports.
     ///   - book: where the probes are counted (and read by the interval reports).
     ///   - notSentLowWatermark: the load sessions' `TCP_NOTSENT_LOWAT`, for the document.
     /// - Returns: the test's section of the document.
-    /// - Throws: ``BenchError/disconnected(_:)`` when a session has no reflector.
+    /// - Throws: ``BenchError/disconnected(_:)`` when a session has no reflector, or what opening the load
+    ///   flows threw.
     static func run(
         _ plan: TestPlan,
-        loads: [SessionEchoDriver],
         probe: SessionEchoDriver,
+        openLoads: (Int) async throws -> [SessionEchoDriver],
         counters: BulkTest.Counters,
         book: ProbeBook,
         notSentLowWatermark: Int?
     ) async throws -> ResponsivenessResult {
-        let flows = try loads.map { load in
-            guard let peer = load.reflectorPeer, let inbox = load.inbox else {
-                throw BenchError.disconnected("not connected")
-            }
-            return LoadFlow(session: load.session, peer: peer, inbox: inbox)
-        }
-        guard let first = flows.first, let probePeer = probe.reflectorPeer else {
-            throw BenchError.disconnected("not connected")
-        }
-        loads[0].routeProbes(to: book)
+        guard let probePeer = probe.reflectorPeer else { throw BenchError.disconnected("not connected") }
         probe.routeProbes(to: book)
+        let flowCount = plan.streams ?? 8
         let time = Duration.milliseconds(Int((plan.timeSeconds ?? 5) * 1_000))
         // Each sender on its session's event loop, where the echoes are read: a probe costs no hop to it.
-        let senders = [
-            Task(executorPreference: probe.session.taskExecutor) {
-                await sendProbes(.foreign, session: probe.session, peer: probePeer, book: book)
-            },
-            Task(executorPreference: first.session.taskExecutor) {
-                await sendProbes(.selfFlow, session: first.session, peer: first.peer, book: book)
-            },
-        ]
+        let foreign = Task(executorPreference: probe.session.taskExecutor) {
+            await sendProbes(.foreign, session: probe.session, peer: probePeer, book: book)
+        }
+        defer { foreign.cancel() }
         var ran: [(name: ResponsivenessPhase.Name, seconds: Double, download: BulkDirection?, upload: BulkDirection?)] =
             []
         let omit = plan.omitSeconds.map { Duration.milliseconds(Int($0 * 1_000)) } ?? .zero
         for (index, name) in phases.enumerated() where !Task.isCancelled {
+            // Each loaded phase's flows are new connections, as iperf3's are: none starts with what an earlier
+            // phase taught its congestion control.
+            let loads = name == .idle ? [] : try await openLoads(flowCount)
+            let flows = try loads.map { load in
+                guard let peer = load.reflectorPeer, let inbox = load.inbox else {
+                    throw BenchError.disconnected("not connected")
+                }
+                return LoadFlow(session: load.session, peer: peer, inbox: inbox)
+            }
             // A loaded phase's probes count once its load has ramped up (`--omit`).
             let omitting = name != .idle && omit > .zero
             book.begin(phase: index, omitting: omitting)
@@ -70,7 +70,12 @@ enum ResponsivenessTest {
                 guard omitting, (try? await Task.sleep(for: omit)) != nil else { return }
                 book.settle()
             }
-            defer { settling.cancel() }
+            loads.first?.routeProbes(to: book)
+            let own = flows.first.map { first in
+                Task(executorPreference: first.session.taskExecutor) {
+                    await sendProbes(.selfFlow, session: first.session, peer: first.peer, book: book)
+                }
+            }
             let started = ContinuousClock.now
             var download: BulkDirection?
             var upload: BulkDirection?
@@ -87,11 +92,16 @@ enum ResponsivenessTest {
                 (download, upload) = await (reverse, forward)
             }
             ran.append((name, started.duration(to: .now).seconds, download, upload))
+            settling.cancel()
+            own?.cancel()
+            // The self probes still out come back, or not, before their session goes.
+            await book.awaitOutstanding(upTo: probeGrace)
+            for load in loads { await load.close() }
         }
-        for sender in senders { sender.cancel() }
+        foreign.cancel()
         await book.awaitOutstanding(upTo: probeGrace)
         var result = ResponsivenessResult(
-            loadFlows: flows.count,
+            loadFlows: flowCount,
             phaseSeconds: plan.timeSeconds ?? 5,
             probeIntervalMilliseconds: probeInterval.seconds * 1_000,
             runnerNotSentLowWatermark: notSentLowWatermark,
