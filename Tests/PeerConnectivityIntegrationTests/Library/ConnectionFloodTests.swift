@@ -46,13 +46,14 @@ struct ConnectionFloodTests {
         let timeout = Advertiser.Configuration.default.handshakeTimeout
         let before = ProcessSample.current().residentBytes
         ProcessSample.resetPeak()
-        // A byte every 400 ms: a HELLO takes a dribbler 14 s, so a timeout that each byte put off would hold it
-        // open for 14 s and more, far above the bound below.
+        // A byte a second: a HELLO takes a dribbler 35 s, so a timeout that each byte put off would hold it open
+        // for 35 s and more, far above the bound below.
         let plan = ConnectionFlood.Plan(
             port: echo.port,
             count: 1_000,
             pacing: .milliseconds(1),
-            dribbleInterval: .milliseconds(400)
+            dribbleInterval: .seconds(1),
+            watchLimit: .seconds(30)
         )
         let flood = Task { await ConnectionFlood.run(plan) }
 
@@ -74,9 +75,9 @@ struct ConnectionFloodTests {
         #expect(report.opened == 1_000, "\(report.failed) flood connects failed")
         #expect(report.stillOpen == 0, "\(report.stillOpen) flood connections outlived the watch")
         // Counted from the server's HELLO, not the connect (the accept queue of a loaded machine is seconds long);
-        // 5 s of room for its timer and this thread's polls to run late there, still well short of the 14 s a
-        // dribbler would take.
-        let limit = (timeout + .seconds(5)).milliseconds * 1000
+        // 15 s of room for its timer and this thread's polls to run late there (a flood opened beside two builds
+        // took 11.8 s to open and saw a connection live 11.9 s), still well short of the 35 s a dribbler would take.
+        let limit = (timeout + .seconds(15)).milliseconds * 1000
         #expect(
             Double(report.serverLifetime.maxNanoseconds) / 1e3 <= limit,
             "a flood connection lived \(report.serverLifetime.maxNanoseconds / 1_000_000) ms"
@@ -92,7 +93,7 @@ struct ConnectionFloodTests {
         )
     }
 
-    @Test("connections that dribble a byte every 250 ms are still closed at the handshake timeout")
+    @Test("connections that dribble a byte every 500 ms are still closed at the handshake timeout")
     func dribblers() async throws {
         // The same on the event loop's clock, without a socket: ConnectionHandlerTests.
         let advertiser = try await loopbackAdvertiser("dribbled", encryption: .none) {
@@ -104,7 +105,7 @@ struct ConnectionFloodTests {
             count: 5,
             behaviours: [.dribble],
             pacing: .milliseconds(10),
-            dribbleInterval: .milliseconds(250),
+            dribbleInterval: .milliseconds(500),
             watchLimit: waitLimit
         )
         let report = await ConnectionFlood.run(plan)
@@ -112,9 +113,9 @@ struct ConnectionFloodTests {
         #expect(report.closedByServer == 5)
         // From the connect, which comes before the accept: a timer never fires early.
         #expect(report.lifetime.p50Nanoseconds >= 900_000_000, "closed after \(report.lifetime.p50Nanoseconds) ns")
-        // A timeout that each byte put off would let the HELLO finish (at 9 s) and close a second later. From the
-        // server's HELLO, with 5 s of room for a loaded machine.
-        let limit = UInt64(6_000_000_000)
+        // A timeout that each byte put off would let the HELLO finish (at 17.5 s) and close a second later. From
+        // the server's HELLO, with 9 s of room for a loaded machine.
+        let limit = UInt64(10_000_000_000)
         #expect(report.serverLifetime.maxNanoseconds < limit, "closed after \(report.serverLifetime.maxNanoseconds) ns")
     }
 
