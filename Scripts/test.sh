@@ -42,4 +42,7 @@ echo "== swift test (integration tests and the README's samples)"
 # In parallel: the tests hold on a loaded machine (bounds with room, blocking work off the cooperative pool),
 # take turns at avahi-daemon (AvahiBudget: two at once, the DNS-SD stress test alone), and measure the connection
 # flood in a child process.
-swift test --skip-build --filter 'PeerConnectivityIntegrationTests|ReadmeTests'
+swift test --skip-build --filter 'PeerConnectivityIntegrationTests|ReadmeTests' --skip 'LabResponsivenessTests'
+
+echo "== swift test (latency under load in the lab, alone: its load would be every other test's)"
+swift test --skip-build --filter 'LabResponsivenessTests'
