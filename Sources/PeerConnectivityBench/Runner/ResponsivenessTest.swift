@@ -136,28 +136,11 @@ enum ResponsivenessTest {
         counters: BulkTest.Counters
     ) async -> BulkDirection? {
         let pattern = StreamPattern()
+        let direction = reverse ? BulkTest.receiveReverse : BulkTest.sendForward
         let each = await withTaskGroup(of: BulkDirection.self) { group in
             for flow in flows {
                 group.addTask {
-                    reverse
-                        ? await BulkTest.receiveReverse(
-                            1,
-                            for: time,
-                            session: flow.session,
-                            peer: flow.peer,
-                            inbox: flow.inbox,
-                            pattern: pattern,
-                            counters: counters
-                        )
-                        : await BulkTest.sendForward(
-                            1,
-                            for: time,
-                            session: flow.session,
-                            peer: flow.peer,
-                            inbox: flow.inbox,
-                            pattern: pattern,
-                            counters: counters
-                        )
+                    await direction(1, time, flow.session, flow.peer, flow.inbox, pattern, counters)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
