@@ -102,7 +102,8 @@ struct MessageSizeTests {
         let words = "peer speaks protocol version 2, this library speaks \(WireProtocol.version)"
         #expect(failure?.reason?.detail == words, "\(String(describing: failure))")
         // The advertiser logged its refusal with both versions.
-        _ = try await eventually { hostLogs.records.contains { $0.line.contains(words) } }
+        let logged = try await eventually { hostLogs.records.contains { $0.line.contains(words) } }
+        #expect(logged, "the advertiser logged: \(hostLogs.records.map(\.line))")
         #expect(clientLogs.records.contains { $0.line.contains(words) }, "\(clientLogs.records.map(\.line))")
         #expect(client.connectedPeers.isEmpty)
         await proxy.stop()

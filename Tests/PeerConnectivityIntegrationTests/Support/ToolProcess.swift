@@ -90,6 +90,13 @@ final class ToolProcess: Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// How it ended, for a failure's message: "running", "exit N" or "signal N".
+    var ending: String {
+        guard !process.isRunning else { return "running" }
+        let how = process.terminationReason == .uncaughtSignal ? "signal" : "exit"
+        return "\(how) \(process.terminationStatus)"
+    }
+
     /// Sends it a signal.
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
