@@ -93,8 +93,9 @@ public final class Browser: Sendable {
     /// The peer's addresses come from DNS-SD (its host's A and AAAA records; the system resolver when
     /// those give none), and every one is tried, IPv6 first, 250 ms apart, until one connects.
     /// When the peer cannot be reached at the address the browser found (`.connectionFailed`: refused or
-    /// timed out, as after the peer restarted on another port), the browser resolves its service again, so
-    /// that a later invitation goes to the new address.
+    /// timed out, as after the peer restarted on another port), or another peer answers there
+    /// (`.unexpectedPeer`: the port was taken since, even by this process), the browser resolves its service
+    /// again, so that a later invitation goes to the new address.
     ///
     /// - Throws: ``InvitationError`` when the peer is not found, declines, does not answer in time or
     ///   cannot be reached; ``SessionError`` when the session is full or already holds the peer.
@@ -112,7 +113,7 @@ public final class Browser: Sendable {
                 context: context,
                 timeout: timeout
             )
-        } catch let error as InvitationError where error.reason == .connectionFailed {
+        } catch let error as InvitationError where [.connectionFailed, .unexpectedPeer].contains(error.reason) {
             runtime.endpointStale(peer)
             throw error
         }

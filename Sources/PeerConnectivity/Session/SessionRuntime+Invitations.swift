@@ -135,8 +135,9 @@ extension SessionRuntime {
                 try await waitUntilConnected(peer)
                 return peer
             }
-            // A peer held from the start goes with its dial; one that was not, only if it answered.
-            if let peer = error.peer ?? reserved { release(peer, connection: connection, reason: error.reason) }
+            // A peer held from the start goes with its dial, whoever answered (another peer at its old address
+            // leaves the place held by nothing); one that was not, only if it answered.
+            if let peer = reserved ?? error.peer { release(peer, connection: connection, reason: error.reason) }
             throw InvitationError.failed(peer: error.peer ?? expectedPeer, reason: error.reason)
         }
     }

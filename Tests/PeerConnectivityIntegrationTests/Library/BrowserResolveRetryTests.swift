@@ -122,6 +122,50 @@ struct BrowserResolveRetryTests {
         await peer.stop()
     }
 
+    @Test("another peer at the found port: the invitation fails as unexpectedPeer; resolved again, it connects")
+    func takenPortIsResolvedAgain() async throws {
+        let service = uniqueServiceType("taken")
+        let other = try PeerID(displayName: "moved")
+        let peer = try await Peer(other, serviceType: service)
+        let livePort = try #require(peer.advertiser.port)
+        // Another peer now listens where the first resolution points: the port was taken after the peer left it.
+        // On every interface, as the peer: whichever of the host's addresses is dialled reaches it.
+        let impostor = try await loopbackAdvertiser("impostor", encryption: .none) { $0.host = "::" }
+        let takenPort = try #require(impostor.port.map(UInt16.init))
+
+        let calls = Locked(0)
+        let me = try PeerID(displayName: "dialing")
+        let browser = try Browser(peer: me, serviceType: service, configuration: .default) { instance, timeout in
+            var resolved = try await DNSServiceResolution.resolve(instance, timeout: timeout)
+            let first = calls.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if first { resolved.port = takenPort }
+            return resolved
+        }
+        let (events, collector) = Self.collect(browser)
+        try browser.start()
+        try await eventually { !events.value.isEmpty }
+        #expect(browser.runtime.endpoint(of: other)?.port == Int(takenPort))
+
+        // The names are compared before encryption is negotiated: the impostor's plain HELLO is enough.
+        let session = Session(peer: me)
+        let reason = await invitationFailureReason {
+            try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+        }
+        #expect(reason == .unexpectedPeer)
+        try await eventually { browser.runtime.endpoint(of: other)?.port == livePort }
+        try await browser.invitePeer(other, to: session, timeout: .seconds(20))
+        #expect(session.connectedPeers == [other])
+
+        await session.disconnect()
+        browser.stop()
+        _ = await collector.result
+        await impostor.stop()
+        await peer.stop()
+    }
+
     @Test("a peer that restarts on a new port is reached there, after at most one refused invitation")
     func restartOnNewPort() async throws {
         let service = uniqueServiceType("restart")
@@ -147,7 +191,11 @@ struct BrowserResolveRetryTests {
             do {
                 try await browser.invitePeer(other, to: session, timeout: .seconds(20))
                 break
-            } catch let error as InvitationError where error.reason == .connectionFailed && refusals == 0 {
+            } catch let error as InvitationError
+                where (error.reason == .connectionFailed || error.reason == .unexpectedPeer) && refusals == 0
+            {
+                // The old port refused, or was taken since by another listener: the session's own, bound after
+                // the first peer stopped, was seen to get it ("connected to itself").
                 refusals += 1
                 try await eventually { browser.runtime.endpoint(of: other)?.port == secondPort }
             }
