@@ -31,8 +31,19 @@ struct AdvertiseCommand: AsyncParsableCommand {
     @Option(help: "Where received resources are put (default: the session's, under the temporary directory).")
     var resourceDirectory: String?
 
+    @Option(
+        help: """
+            Seconds a new connection has to say HELLO and send its invitation, TLS handshake included (default: \
+            the library's, 5).
+            """
+    )
+    var handshakeTimeout: Double?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        if let handshakeTimeout, !(handshakeTimeout > 0 && handshakeTimeout <= 3_600) {
+            throw ValidationError("--handshake-timeout must be more than 0 and at most 3600 seconds")
+        }
         guard disconnectAfter >= 0 else { throw ValidationError("--disconnect-after must be >= 0") }
     }
 
@@ -46,6 +57,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
         var configuration = Advertiser.Configuration.default
         configuration.port = port
         configuration.publishesService = !noDnssd
+        if let handshakeTimeout { configuration.handshakeTimeout = .milliseconds(Int(handshakeTimeout * 1_000)) }
         let advertiser = try Advertiser(
             peer: me,
             discoveryInfo: ["role": "echo"],
