@@ -53,3 +53,8 @@ public typealias EncryptionPreference = PeerConnectivityCore.EncryptionPreferenc
 /// and `publicKeySHA256`, whether its id is bound to its key (`isIDBoundToKey`), and the 6-digit
 /// `pairingCode` to compare with the peer's; `summary` is one line for logs.
 public typealias PeerSecurityInfo = PeerConnectivityCore.PeerSecurityInfo
+
+/// Which IP family a session's connections use when it dials: ``AddressFamily/any`` (IPv6 and IPv4, as Happy
+/// Eyeballs orders them), ``AddressFamily/ipv4`` or ``AddressFamily/ipv6`` only. See
+/// ``Session/Configuration/dialFamily``.
+public typealias AddressFamily = PeerConnectivityCore.AddressFamily

@@ -90,6 +90,17 @@ extension Session {
         /// that a firewall can let them in; `nil` (the default) for an ephemeral port. When none is free,
         /// unreliable messages travel on the connections instead.
         public var datagramPorts: ClosedRange<Int>?
+        /// The IP family of the connections the session dials (invitations, the mesh, reconnection): both
+        /// (the default), or ``AddressFamily/ipv4`` or ``AddressFamily/ipv6`` only, as iperf3's `-4` and
+        /// `-6`. A peer with no address of the family cannot be invited: the invitation fails as
+        /// `.connectionFailed`, saying so.
+        public var dialFamily: AddressFamily = .any
+        /// The local IP address the session's dialled connections and its UDP socket are bound to, as
+        /// iperf3's `-B` (which interface, on a host with several); nil (the default) lets the system choose.
+        /// Its family limits the peers' addresses tried to that family. An address this host does not have
+        /// fails every invitation as `.connectionFailed`. It does not change where an advertiser listens
+        /// (``Advertiser/Configuration/host``).
+        public var localAddress: String?
         /// Whether and how the session re-establishes a link that dropped (opt-in; `nil`, the default,
         /// reports the peer `notConnected` at once). See ``Session/Reconnection``.
         public var reconnection: Reconnection?

@@ -52,6 +52,27 @@ struct RunCommand: AsyncParsableCommand {
     )
     var port: Int?
 
+    @Flag(
+        name: [.customShort("4"), .customLong("ipv4")],
+        help: "Reach the reflector over IPv4 only: its IPv6 addresses are not tried (as iperf3's -4)."
+    )
+    var ipv4 = false
+
+    @Flag(
+        name: [.customShort("6"), .customLong("ipv6")],
+        help: "Reach the reflector over IPv6 only (as iperf3's -6); the raw-tcp baseline's port listens on IPv4 only."
+    )
+    var ipv6 = false
+
+    @Option(
+        name: [.customShort("B"), .customLong("bind")],
+        help: """
+            Bind this runner's connections and UDP socket to this local address (as iperf3's -B): which \
+            interface a host with several sends from. Its family limits the reflector's addresses tried.
+            """
+    )
+    var bind: String?
+
     @Option(help: "The DNS-SD service type reflectors advertise, without _ and ._tcp.")
     var service = "p2p-bench"
 
@@ -271,6 +292,13 @@ struct RunCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if ipv4 && ipv6 { throw ValidationError("-4 and -6 exclude each other") }
+        if let bind {
+            guard Self.isIPAddress(bind) else { throw ValidationError("-B takes an IP address, not \"\(bind)\"") }
+            if (ipv4 && bind.contains(":")) || (ipv6 && !bind.contains(":")) {
+                throw ValidationError("-B \(bind) is not of the family -\(ipv4 ? "4" : "6") asks for")
+            }
+        }
         if !test.isMessageTest, test != .bulk, size != nil {
             throw ValidationError(
                 "--size applies to --test data, raw-tcp and bulk; --test \(test.rawValue) takes --bytes"
@@ -387,6 +415,13 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// Whether `text` is an IPv4 or IPv6 address (with a zone, "fe80::1%eth0", for a link-local one).
+    static func isIPAddress(_ text: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let address = String(text.prefix { $0 != "%" })
+        return inet_pton(AF_INET, address, &buffer) == 1 || inet_pton(AF_INET6, address, &buffer) == 1
+    }
+
     private func runnerConfiguration() -> RunnerConfiguration {
         let sizes = parseSizes(size ?? "64") ?? []
         var target = ReflectorTarget.discover(name: reflector)
@@ -403,6 +438,8 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.encryption = encryption ?? .default
         configuration.streamWindow = streamWindow ?? RunnerConfiguration.defaultStreamWindow
+        configuration.dialFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
+        configuration.localAddress = bind
         if let notSentLowat { configuration.notSentLowWatermark = notSentLowat == 0 ? nil : notSentLowat }
         return configuration
     }

@@ -108,11 +108,13 @@ final class SessionDatagrams: Sendable {
     ///   - eventLoop: where the socket runs (the local peer's event loop).
     ///   - deliver: hands a received message to the session; returns `false` to drop it
     ///     (the application is too far behind).
+    ///   - host: the local address to bind (``Session/Configuration/localAddress``); nil for every one.
     ///   - ports: the UDP ports to try, the first free one (``Session/Configuration/datagramPorts``); nil
     ///     for an ephemeral one.
     ///   - logger: where a path's verdict is logged.
     func start(
         on eventLoop: any EventLoop,
+        host: String?,
         ports: ClosedRange<Int>?,
         logger: Logger,
         deliver: @escaping @Sendable (Data, PeerID) -> Bool
@@ -122,7 +124,7 @@ final class SessionDatagrams: Sendable {
             state.eventLoop = eventLoop
             state.logger = logger
         }
-        DatagramEndpoint.bind(host: DualStack.anyAddress, ports: ports, group: eventLoop) {
+        DatagramEndpoint.bind(host: host ?? DualStack.anyAddress, ports: ports, group: eventLoop) {
             [weak self] bytes, from in
             self?.received(bytes, from: from)
         }.whenComplete { [weak self] result in

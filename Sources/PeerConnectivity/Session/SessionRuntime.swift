@@ -92,9 +92,12 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
         connectionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
+        connectionConfiguration.dialFamily = configuration.dialFamily
+        connectionConfiguration.localAddress = configuration.localAddress
         self.connectionConfiguration = connectionConfiguration
         datagrams.start(
             on: eventLoop,
+            host: configuration.localAddress,
             ports: configuration.datagramPorts,
             logger: configuration.logger
         ) {

@@ -1,3 +1,5 @@
+import PeerConnectivityCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -50,11 +52,20 @@ public enum TCPSocket {
     /// - Parameters:
     ///   - host: a host name or address.
     ///   - port: the TCP port.
+    ///   - family: the address family to try (as `test-runner -4`/`-6`); the other's addresses are skipped.
+    ///   - localAddress: the local address to bind before connecting (as `test-runner -B`); nil: the system's.
     /// - Returns: the connected socket, with `TCP_NODELAY`.
     /// - Throws: ``BenchError/socket(_:errno:)`` when no address of the host accepts.
-    public static func connect(host: String, port: Int) throws(BenchError) -> Int32 {
+    public static func connect(
+        host: String,
+        port: Int,
+        family: AddressFamily = .any,
+        localAddress: String? = nil
+    ) throws(BenchError) -> Int32 {
+        let local = try localAddress.map { text throws(BenchError) in try numeric(text) }
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family = local.map { $0.pointee.ai_family } ?? family.socketFamily
+        defer { local.map { freeaddrinfo($0) } }
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -68,6 +79,11 @@ public enum TCPSocket {
             entry = current.pointee.ai_next
             let fd = socket(current.pointee.ai_family, current.pointee.ai_socktype, current.pointee.ai_protocol)
             guard fd >= 0 else { continue }
+            if let local, bind(fd, local.pointee.ai_addr, local.pointee.ai_addrlen) != 0 {
+                lastError = errno
+                close(fd)
+                throw .socket("bind \(localAddress ?? "")", errno: lastError)
+            }
             if Glibc.connect(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 {
                 noDelay(fd)
                 return fd
@@ -76,6 +92,56 @@ public enum TCPSocket {
             close(fd)
         }
         throw .socket("connect \(host):\(port)", errno: lastError)
+    }
+
+    /// The addresses of `host` of `family`, as text, in getaddrinfo's order.
+    ///
+    /// - Parameters:
+    ///   - host: a host name or address.
+    ///   - family: the family wanted.
+    /// - Returns: numeric addresses ("192.0.2.7", "2001:db8::7").
+    /// - Throws: ``BenchError/socket(_:errno:)`` when the host has no address of the family.
+    public static func addresses(of host: String, family: AddressFamily) throws(BenchError) -> [String] {
+        var hints = addrinfo()
+        hints.ai_family = family.socketFamily
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let list else {
+            let why = String(cString: gai_strerror(status))
+            throw .socket("getaddrinfo \(host), \(family) (\(why))", errno: EHOSTUNREACH)
+        }
+        defer { freeaddrinfo(list) }
+        var found: [String] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let current = entry {
+            entry = current.pointee.ai_next
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(
+                current.pointee.ai_addr,
+                current.pointee.ai_addrlen,
+                &text,
+                socklen_t(text.count),
+                nil,
+                0,
+                NI_NUMERICHOST
+            ) == 0 {
+                found.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+        }
+        return found
+    }
+
+    /// A numeric address (port 0) as getaddrinfo gives it; free it with `freeaddrinfo`.
+    private static func numeric(_ address: String) throws(BenchError) -> UnsafeMutablePointer<addrinfo> {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(address, "0", &hints, &result) == 0, let result else {
+            throw .socket("\(address) is not an IP address to bind to", errno: EINVAL)
+        }
+        return result
     }
 
     /// Turns Nagle's algorithm off, so small messages leave at once.
@@ -139,6 +205,17 @@ public enum TCPSocket {
     public static func writeFrameLength(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
         withUnsafeBytes(of: UInt32(length).bigEndian) { header in
             buffer.copyMemory(from: header)
+        }
+    }
+}
+
+extension AddressFamily {
+    /// The getaddrinfo family: `AF_UNSPEC`, `AF_INET` or `AF_INET6`.
+    fileprivate var socketFamily: Int32 {
+        switch self {
+        case .any: AF_UNSPEC
+        case .ipv4: AF_INET
+        case .ipv6: AF_INET6
         }
     }
 }

@@ -27,9 +27,14 @@ final class TLSEchoDriver: EchoDriver {
     /// Connects to the raw echo server and completes the TLS handshake.
     ///
     /// - Throws: ``BenchError`` when the connection or the handshake fails or takes longer than `timeout`.
-    static func connect(host: String, port: Int, pattern: PayloadPattern, timeout: Duration) async throws
-        -> TLSEchoDriver
-    {
+    static func connect(
+        host: String,
+        port: Int,
+        pattern: PayloadPattern,
+        timeout: Duration,
+        family: AddressFamily = .any,
+        localAddress: String? = nil
+    ) async throws -> TLSEchoDriver {
         let context: NIOSSLContext
         do {
             context = try BaselineTLS.clientContext.get()
@@ -41,7 +46,7 @@ final class TLSEchoDriver: EchoDriver {
         let handshake = Mutex<EventLoopFuture<Void>?>(nil)
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connectTimeout(.nanoseconds(Int64(timeout.seconds * 1e9)))
                 .channelInitializer { channel in
@@ -58,7 +63,17 @@ final class TLSEchoDriver: EchoDriver {
                         )
                     }
                 }
-                .connect(host: host, port: port).get()
+            // The address of the family asked, or of the local address's, resolved here: NIO's takes both.
+            var address = host
+            if let localAddress {
+                let local = try SocketAddress(ipAddress: localAddress, port: 0)
+                bootstrap = bootstrap.bind(to: local)
+                let localFamily: AddressFamily = local.protocol == .inet6 ? .ipv6 : .ipv4
+                address = try TCPSocket.addresses(of: host, family: localFamily).first ?? host
+            } else if family != .any {
+                address = try TCPSocket.addresses(of: host, family: family).first ?? host
+            }
+            channel = try await bootstrap.connect(host: address, port: port).get()
         } catch {
             throw BenchError.disconnected("the raw echo server at \(host):\(port) could not be reached: \(error)")
         }

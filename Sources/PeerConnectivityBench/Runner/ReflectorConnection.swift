@@ -78,6 +78,8 @@ struct ReflectorConnection {
         var sessionConfiguration = Session.Configuration.default
         sessionConfiguration.joinsMesh = false
         sessionConfiguration.streamWindow = configuration.streamWindow
+        sessionConfiguration.dialFamily = configuration.dialFamily
+        sessionConfiguration.localAddress = configuration.localAddress
         if configuration.plan.test == .responsiveness {
             sessionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
         }
@@ -202,7 +204,12 @@ struct ReflectorConnection {
         report.rawAddress = ConnectionEndpoints.hostPort(host, port)
         report.encryption = configuration.encryption.description
         guard configuration.encryption != .none else {
-            let fd = try TCPSocket.connect(host: host, port: port)
+            let fd = try TCPSocket.connect(
+                host: host,
+                port: port,
+                family: configuration.dialFamily,
+                localAddress: configuration.localAddress
+            )
             report.rawConnectNanoseconds = MonotonicClock.now() - started
             report.linkSecurity = PeerSecurityInfo.unencrypted.summary
             return RawEchoDriver(fd: fd, pattern: pattern)
@@ -211,7 +218,9 @@ struct ReflectorConnection {
             host: host,
             port: port,
             pattern: pattern,
-            timeout: configuration.connectTimeout
+            timeout: configuration.connectTimeout,
+            family: configuration.dialFamily,
+            localAddress: configuration.localAddress
         )
         report.rawConnectNanoseconds = MonotonicClock.now() - started
         report.linkSecurity = driver.linkSecurity

@@ -22,6 +22,11 @@ public struct RunnerConfiguration: Sendable {
     /// The responsiveness test: the `TCP_NOTSENT_LOWAT` of the loaded session's connection, in bytes (nil:
     /// the kernel's default); see ``PeerConnectivity/Session/Configuration/notSentLowWatermark``.
     public var notSentLowWatermark: Int? = RunnerConfiguration.defaultNotSentLowWatermark
+    /// The IP family the runner dials the reflector over (`-4`, `-6`): every connection of the run, the raw
+    /// baseline's included.
+    public var dialFamily: AddressFamily = .any
+    /// The local address the runner's connections and UDP socket are bound to (`-B`); nil: the system's choice.
+    public var localAddress: String?
     /// The loaded connections' `TCP_NOTSENT_LOWAT` unless told otherwise: 16 KiB, as the responsiveness draft
     /// advises a low one, so that the test's own send buffers do not stand between a self probe and the link.
     /// On a 20 Mbit/s link shared by 8 flows, each flow's 16 KiB is about 50 ms; 128 KiB there doubled the self

@@ -32,6 +32,10 @@ package struct ConnectionConfiguration: Sendable {
     /// The unsent bytes of each connection made with this configuration, as ``Connection/limitUnsentBytes(to:)``
     /// bounds them; nil keeps the kernel's, NIO's and ``channelQueueLimit``'s.
     package var notSentLowWatermark: Int?
+    /// The family of the addresses dialled; the others are not tried.
+    package var dialFamily: AddressFamily = .any
+    /// The local address dialled connections are bound to; nil lets the system choose.
+    package var localAddress: String?
 
     /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than
     /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy).

@@ -79,22 +79,33 @@ package enum ConnectionDialer {
         delegate: any ConnectionDelegate
     ) async throws -> Connection {
         let connectTimeout = min(timeout, .seconds(10))
-        let addresses = await target.resolve()
-        guard !addresses.isEmpty else {
+        let resolved = await target.resolve()
+        guard !resolved.isEmpty else {
             throw HappyEyeballsConnector.AttemptsFailed(attempts: [(target.host, "the host name has no address")])
+        }
+        let (family, localAddress) = try dialFamily(of: configuration)
+        let addresses = resolved.filter { address in
+            family == .any || (address.protocol == .inet6) == (family == .ipv6)
+        }
+        guard !addresses.isEmpty else {
+            let found = resolved.compactMap { Platform.addressText($0) }.joined(separator: ", ")
+            let wanted = family == .ipv6 ? "IPv6" : "IPv4"
+            throw HappyEyeballsConnector.AttemptsFailed(attempts: [(target.host, "no \(wanted) address among \(found)")]
+            )
         }
         let eventLoop = group.next()
         // Reading stays off until the winner has its handler: bytes read before would be lost. The handler goes in on
         // the event loop as the winner connects, not after a hop through the caller's task: with the cooperative pool
         // busy, that hop took seconds, during which the handshake did not begin and the listener's timeout ran.
         return try await HappyEyeballsConnector.connect(to: addresses, on: eventLoop) { address in
-            ClientBootstrap(group: eventLoop)
+            var bootstrap = ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
                 .channelOption(.recvAllocator, value: ConnectionConfiguration.receiveAllocator)
                 .channelOption(.autoRead, value: false)
-                .connect(to: address)
+            if let localAddress { bootstrap = bootstrap.bind(to: localAddress) }
+            return bootstrap.connect(to: address)
         }.flatMapThrowing { channel in
             do {
                 let connection = try ConnectionHandler.install(
@@ -111,5 +122,26 @@ package enum ConnectionDialer {
                 throw error
             }
         }.get()
+    }
+
+    /// The family to dial and the local address to bind, from the configuration: a local address's own family
+    /// wins over ``ConnectionConfiguration/dialFamily`` `any`, and contradicting it is an error.
+    private static func dialFamily(
+        of configuration: ConnectionConfiguration
+    ) throws -> (AddressFamily, SocketAddress?) {
+        guard let text = configuration.localAddress else { return (configuration.dialFamily, nil) }
+        let local: SocketAddress
+        do {
+            local = try SocketAddress(ipAddress: text, port: 0)
+        } catch {
+            throw HappyEyeballsConnector.AttemptsFailed(attempts: [(text, "not an IP address to bind to")])
+        }
+        let family: AddressFamily = local.protocol == .inet6 ? .ipv6 : .ipv4
+        guard configuration.dialFamily == .any || configuration.dialFamily == family else {
+            throw HappyEyeballsConnector.AttemptsFailed(
+                attempts: [(text, "the local address is \(family), the dial \(configuration.dialFamily) only")]
+            )
+        }
+        return (family, local)
     }
 }

@@ -234,6 +234,49 @@ struct IperfHabitsTests {
         #expect(run.output.contains("udp sent: ") && run.output.contains("udp received: "), "\(run.output)")
     }
 
+    @Test("-B binds the runner's connections and UDP socket to a local address; -4 and -6 pick the reflector's family")
+    func bindAndFamily() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let folder = try ScratchDirectory("results").url
+        // 127.0.0.2 is this host's too (all of 127/8 is on the loopback interface), but never the system's choice.
+        for (label, extra) in [
+            ("data", ["--count", "20", "--warmup", "2"]), ("udp", ["--test", "bulk", "-u", "-b", "2M", "-t", "1"]),
+            ("raw", ["--test", "raw-tcp", "--count", "20", "--warmup", "2"]),
+        ] {
+            let path = folder.appendingPathComponent("\(label).json").path
+            let run = try ToolProcess(
+                "test-runner",
+                ["run", "-c", "127.0.0.1:\(port)", "-4", "-B", "127.0.0.2", "--encryption", "none", "--output", path]
+                    + extra
+            )
+            #expect(try await run.exitStatus() == 0, "\(label): \(run.output) \(run.errors)")
+            let document = try document(at: path)
+            if label == "raw" {
+                #expect(document.results.first?.echoed == 20, "\(label)")
+            } else {
+                #expect(document.connection.localAddress?.hasPrefix("127.0.0.2:") == true, "\(document.connection)")
+            }
+            if label == "udp" {
+                // The reflector counts datagrams by their session's token: they came, from the address bound.
+                let datagrams = try #require(document.bulk?.datagrams)
+                #expect(datagrams.receivedDatagrams > 0, "\(datagrams)")
+            }
+        }
+        // The reflector's address is IPv4: -6 finds nothing to dial, and says so.
+        let path = folder.appendingPathComponent("ipv6.json").path
+        let refused = try ToolProcess(
+            "test-runner",
+            ["run", "-c", "127.0.0.1:\(port)", "-6", "--encryption", "none", "--count", "5", "--output", path]
+        )
+        #expect(try await refused.exitStatus() == 1)
+        #expect(refused.errors.contains("no IPv6 address among 127.0.0.1"), "\(refused.errors)")
+        let contradiction = try ToolProcess("test-runner", ["run", "-c", "127.0.0.1:\(port)", "-6", "-B", "127.0.0.2"])
+        #expect(try await contradiction.exitStatus() != 0)
+        let said = contradiction.errors
+        #expect(said.contains("-B 127.0.0.2 is not of the family -6 asks for"), "\(said)")
+    }
+
     @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
     func reflectorKilled() async throws {
         let (reflector, port) = try await reflector()
