@@ -126,6 +126,20 @@ public final class Session: Sendable {
         (try? runtime.connection(to: peer))?.securityInfo
     }
 
+    /// What the session's unreliable path has done so far: datagrams sent, those dropped on this host
+    /// because the socket's buffer was full, those received and those dropped on arrival.
+    public var datagramStatistics: DatagramStatistics {
+        let counts = runtime.datagrams.statistics
+        return DatagramStatistics(
+            sent: counts.sent,
+            notSentQueueFull: counts.droppedFull,
+            sentOnConnection: counts.sentOnConnection,
+            received: counts.received,
+            rejected: counts.rejected,
+            droppedUnread: counts.droppedUnread
+        )
+    }
+
     /// Where the connection to a peer runs: both sides' addresses and ports.
     ///
     /// - Parameter peer: a connected peer.

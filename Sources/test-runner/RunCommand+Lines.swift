@@ -112,6 +112,12 @@ extension RunOutput {
                 + "\(result.sentDatagrams) datagrams of \(result.length) bytes in "
                 + String(format: "%.2f s", result.seconds)
         )
+        if let notSent = result.notSentDatagrams, notSent > 0 {
+            line(
+                "udp not sent: \(notSent) datagrams of the schedule, dropped on this host with its UDP socket's buffer "
+                    + "full: it cannot send that fast (a blocking sender would have waited), not counted as lost"
+            )
+        }
         line(
             "udp received: \(units.string(bytesPerSecond: result.receivedBitsPerSecond / 8)), "
                 + "\(result.lostDatagrams)/\(result.sentDatagrams) lost ("

@@ -7,8 +7,12 @@ public struct DatagramBulkResult: Codable, Hashable, Sendable {
     public var targetBitsPerSecond: Double
     /// The sending time asked for, in seconds (`--time`).
     public var seconds: Double
-    /// Datagrams sent.
+    /// Datagrams sent: handed to the runner's UDP socket.
     public var sentDatagrams: Int
+    /// Datagrams of the schedule dropped on the runner's host because its UDP socket's buffer was full: the
+    /// host could not put them on the network that fast (a blocking sender, as iperf3's, would have waited
+    /// instead). Not counted as sent nor lost. Nil in documents written before it was counted.
+    public var notSentDatagrams: Int?
     /// Their bytes.
     public var sentBytes: Int
     /// `sentBytes` over `seconds`, in bits a second.
@@ -41,6 +45,7 @@ public struct DatagramBulkResult: Codable, Hashable, Sendable {
     ///   - targetBitsPerSecond: the bitrate asked for.
     ///   - seconds: the sending time.
     ///   - sent: datagrams sent.
+    ///   - notSent: datagrams of the schedule dropped on this host, its socket's buffer full.
     ///   - receipt: what the reflector counted.
     ///   - maximumLatenessNanoseconds: the sender's worst lateness.
     public init(
@@ -48,6 +53,7 @@ public struct DatagramBulkResult: Codable, Hashable, Sendable {
         targetBitsPerSecond: Double,
         seconds: Double,
         sent: Int,
+        notSent: Int = 0,
         receipt: DatagramReceipt,
         maximumLatenessNanoseconds: UInt64
     ) {
@@ -55,6 +61,7 @@ public struct DatagramBulkResult: Codable, Hashable, Sendable {
         self.targetBitsPerSecond = targetBitsPerSecond
         self.seconds = seconds
         sentDatagrams = sent
+        notSentDatagrams = notSent
         sentBytes = sent * length
         sentBitsPerSecond = seconds > 0 ? Double(sentBytes * 8) / seconds : 0
         receivedDatagrams = receipt.unique

@@ -226,9 +226,11 @@ struct IperfHabitsTests {
         )
         #expect(try await run.exitStatus() == 0, "\(run.output) \(run.errors)")
         let result = try #require(try document(at: path).bulk?.datagrams)
-        // The schedule's count is sent even late, so the rate sent is the one asked, whatever the load.
-        #expect(abs(result.sentBitsPerSecond - 20e6) <= 20e6 * 0.02, "\(result)")
-        #expect(result.sentDatagrams == Int(2 * 20e6 / (1_400 * 8)) && result.length == 1_400)
+        // The schedule's count is sent even late, so the rate sent is the one asked, whatever the load, save what
+        // this host dropped with its socket's buffer full (none on loopback, but counted apart if any).
+        let notSent = try #require(result.notSentDatagrams)
+        #expect(result.sentDatagrams + notSent == Int(2 * 20e6 / (1_400 * 8)) && result.length == 1_400)
+        #expect(abs(result.sentBitsPerSecond - 20e6) <= 20e6 * 0.02 + Double(notSent * 1_400 * 8) / 2, "\(result)")
         #expect(result.receivedDatagrams + result.lostDatagrams == result.sentDatagrams)
         #expect(result.receivedDatagrams > 0 && result.duplicates == 0, "\(result)")
         #expect(run.output.contains("udp sent: ") && run.output.contains("udp received: "), "\(run.output)")
