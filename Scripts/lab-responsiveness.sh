@@ -6,7 +6,8 @@
 #   - the ground truth in each direction: `ping -i 0.05` to the reflector's host while `iperf3 -P 8` loads
 #     that direction (-R for the download), for PHASE_S - 2 seconds from the load's first 2 s;
 #   - `test-runner run --connect HOST --test responsiveness -t PHASE_S -O 2 -P 8 --encryption none` (each
-#     loaded phase's first 2 s left out as well).
+#     loaded phase's first 2 s left out as well), with `ping -D -i 0.05` beside it: ping's median within each
+#     loaded phase's counted intervals is printed too, to tell the tool's load from its probes.
 # Checks (RESPONSIVENESS_CHECKS=strict, the default), each printed PASS/FAIL with its figures:
 #   - the bloated buffer: the download and upload phases' foreign round trip p50 within 25 % of ping's median
 #     under iperf3's load in that direction;
@@ -107,7 +108,18 @@ for buffer in "${buffers[@]}"; do
         --encryption none --name "lab-$buffer" --output "$logs/$buffer.json")
     [[ -n $lowat ]] && run+=(--not-sent-lowat "$lowat")
     commands+=("tc qdisc replace dev eth0 root tbf rate $rate burst 32kb latency $buffer (both hosts); ${run[*]##*/}")
-    "$lab" exec "$runner_host" timeout 300 "${run[@]}" >"$logs/$buffer.log" 2>&1 || true
+    # Strict mode also pings during the tool's own run (-D: each reply's time), to tell the tool's load from its
+    # probes: where the foreign probes read above ping under iperf3, do they under the tool's load too?
+    pinger=
+    if [[ $checks != sanity ]]; then
+        "$lab" exec "$runner_host" timeout 300 ping -D -n -i 0.05 "$address" >"$logs/$buffer-ours.ping" 2>&1 &
+        pinger=$!
+    fi
+    "$lab" exec "$runner_host" timeout 300 "${run[@]}" --timestamps >"$logs/$buffer.log" 2>&1 || true
+    if [[ -n $pinger ]]; then
+        kill -INT "$pinger" 2>/dev/null || true # lab.sh exec execs: the pid is ping's
+        wait "$pinger" || true
+    fi
 done
 
 status=0
@@ -123,6 +135,26 @@ def check(name, ok, detail):
     line = f"{'PASS' if ok else 'FAIL'}  {name:<60} {detail}"
     checks.append(line)
     print(line, flush=True)
+
+def ping_under_ours(buffer, document, phase):
+    """Ping's median during the tool's own load in `phase`: its replies (ping -D) inside that phase's intervals
+    that count (not omitted), placed in time by the runner's timestamped interval lines."""
+    import datetime, re
+    try:
+        log = open(os.path.join(logs, f"{buffer}.log")).read()
+        replies = open(os.path.join(logs, f"{buffer}-ours.ping")).read()
+    except OSError:
+        return None
+    line = re.search(r"^(\S+Z) \[\s*([0-9.]+)-\s*([0-9.]+) s\]", log, re.M)
+    if not line:
+        return None
+    stamp = datetime.datetime.strptime(line.group(1), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    origin = stamp.timestamp() - float(line.group(3))
+    windows = [(origin + i["startSeconds"], origin + i["endSeconds"]) for i in document.get("intervals") or []
+               if i.get("phase") == phase and not i.get("omitted")]
+    times = [float(t) for at, t in re.findall(r"^\[([0-9.]+)\].*time=([0-9.]+) ms", replies, re.M)
+             if any(a <= float(at) < b for a, b in windows)]
+    return (statistics.median(times), len(times)) if times else None
 
 rpm = {}
 for buffer in buffers:
@@ -154,7 +186,11 @@ for buffer in buffers:
             "rpm": p.get("rpm") if p else None,
         }
         rpm.setdefault(direction, {})[buffer] = p.get("rpm") if p else None
+        ours_ping = ping_under_ours(buffer, document, direction) if mode != "sanity" else None
+        entry[direction]["pingUnderToolLoadMedianMilliseconds"] = ours_ping[0] if ours_ping else None
         truth = (f", ping {ping_ms:.1f} ms under iperf3 -P {flows} ({len(pings)} pings)" if ping_ms is not None else "")
+        if ours_ping:
+            truth += f", {ours_ping[0]:.1f} ms under the tool's load ({ours_ping[1]})"
         figures = (f"foreign p50 {ours_ms:.1f} ms{truth}; self p50 {self_ms or 0:.1f} ms; load "
                    f"{(load or {}).get('bytesPerSecond', 0) * 8 / 1e6:.1f} Mbit/s"
                    + (f", iperf3 {iperf_bps / 1e6:.1f}" if iperf_bps else "")
