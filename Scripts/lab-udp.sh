@@ -30,43 +30,9 @@ seconds=${UDP_TIME_S:-10}
 length=${UDP_LENGTH:-1400}
 checks=${UDP_CHECKS:-strict}
 
-[[ $(id -u) == 0 ]] || { echo "lab-udp.sh needs root (network namespaces)" >&2; exit 2; }
-[[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
-needed=(tc)
-[[ $checks == sanity ]] || needed+=(iperf3) # the ground truth
-for tool in "${needed[@]}"; do
-    command -v "$tool" >/dev/null || { echo "$tool is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
-done
-bin=${LAB_BIN:-}
-if [[ -z $bin ]]; then
-    swift build --product reflector 2>&1 | tail -n 1
-    swift build --product test-runner 2>&1 | tail -n 1
-    bin=$(swift build --show-bin-path)
-fi
-bin=$(cd "$bin" && pwd)
-[[ -x $bin/reflector && -x $bin/test-runner ]] || { echo "no reflector/test-runner in $bin" >&2; exit 2; }
-lab=$(pwd)/Scripts/lab.sh
-logs=$(mktemp -d /tmp/lab-udp.XXXXXX)
-"$lab" down >/dev/null 2>&1 || true
-trap '"$lab" down >/dev/null 2>&1 || true' EXIT
-trap 'exit 130' INT TERM
-
-"$lab" up 2 >/dev/null
-mapfile -t hosts < <("$lab" hosts)
-reflector_host=${hosts[0]} runner_host=${hosts[1]}
-address=$("$lab" addr "$reflector_host")
-"$lab" exec "$reflector_host" timeout 1800 "$bin/reflector" --no-dnssd --name lab-udp --port 7100 \
-    --encryption none >"$logs/reflector.log" 2>&1 &
-ports=(7100)
-if [[ $checks != sanity ]]; then
-    "$lab" exec "$reflector_host" timeout 1800 iperf3 -s -p 5201 >"$logs/iperf3-server.log" 2>&1 &
-    ports+=(5201)
-fi
-listening() { for port in "${ports[@]}"; do "$lab" exec "$reflector_host" ss -Hltn "sport = :$port" | grep -q . || return 1; done; }
-for _ in $(seq 100); do
-    listening && break
-    sleep 0.1
-done
+# shellcheck source=Scripts/lab-two-host-prologue.sh
+source Scripts/lab-two-host-prologue.sh
+lab_prologue lab-udp "$checks" iperf3
 for host in "$reflector_host" "$runner_host"; do
     "$lab" exec "$host" tc qdisc replace dev eth0 root tbf rate "$rate" burst 32kb latency 50ms
 done
