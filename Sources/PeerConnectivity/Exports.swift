@@ -54,7 +54,7 @@ public typealias EncryptionPreference = PeerConnectivityCore.EncryptionPreferenc
 /// `pairingCode` to compare with the peer's; `summary` is one line for logs.
 public typealias PeerSecurityInfo = PeerConnectivityCore.PeerSecurityInfo
 
-/// Which IP family a session's connections use when it dials: ``AddressFamily/any`` (IPv6 and IPv4, as Happy
-/// Eyeballs orders them), ``AddressFamily/ipv4`` or ``AddressFamily/ipv6`` only. See
+/// Which IP family a session's connections use when it dials: `.any` (IPv6 and IPv4, as Happy
+/// Eyeballs orders them), `.ipv4` or `.ipv6` only. See
 /// ``Session/Configuration/dialFamily``.
 public typealias AddressFamily = PeerConnectivityCore.AddressFamily

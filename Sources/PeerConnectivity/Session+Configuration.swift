@@ -91,7 +91,7 @@ extension Session {
         /// unreliable messages travel on the connections instead.
         public var datagramPorts: ClosedRange<Int>?
         /// The IP family of the connections the session dials (invitations, the mesh, reconnection): both
-        /// (the default), or ``AddressFamily/ipv4`` or ``AddressFamily/ipv6`` only, as iperf3's `-4` and
+        /// (the default), or `.ipv4` or `.ipv6` only, as iperf3's `-4` and
         /// `-6`. A peer with no address of the family cannot be invited: the invitation fails as
         /// `.connectionFailed`, saying so.
         public var dialFamily: AddressFamily = .any
