@@ -88,8 +88,11 @@ extension RunOutput {
                 parts.append("\(units.string(bytesPerSecond: download.bytesPerSecond)) down")
             }
             if let upload = phase.upload { parts.append("\(units.string(bytesPerSecond: upload.bytesPerSecond)) up") }
-            let kinds = [("foreign", phase.foreign), ("self", phase.selfProbes)].filter { $0.1.sent + $0.1.omitted > 0 }
-            parts.append("probes " + kinds.map { probes($0.0, $0.1) }.joined(separator: ", "))
+            let kinds =
+                [("foreign", phase.foreign), ("self", phase.selfProbes)]
+                + (phase.datagramProbes.map { [("udp", $0)] } ?? [])
+            let sent = kinds.filter { $0.1.sent + $0.1.omitted > 0 }
+            parts.append("probes " + sent.map { probes($0.0, $0.1) }.joined(separator: ", "))
             let rpm = phase.rpm.map { String(format: "RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "no RPM"
             let name = phase.name.rawValue + ":"
             line(name.padding(toLength: 10, withPad: " ", startingAt: 0) + parts.joined(separator: "; ") + "; " + rpm)
@@ -98,7 +101,8 @@ extension RunOutput {
         let omitted = result.omitSeconds.map { String(format: "; each loaded phase's first %g s left out", $0) } ?? ""
         line(
             "(\(result.loadFlows) load flows each loaded way, a connection each; foreign probes on a connection "
-                + "of their own, self probes inside the first load flow\(omitted); RPM: \(result.rpmStatistic); the loaded connection's "
+                + "of their own, self probes inside the first load flow, udp probes as datagrams beside the foreign "
+                + "ones (a lost one counted lost, as ping's)\(omitted); RPM: \(result.rpmStatistic); the loaded connection's "
                 + "TCP_NOTSENT_LOWAT: runner \(lowat(result.runnerNotSentLowWatermark)), reflector "
                 + "\(lowat(result.reflectorNotSentLowWatermark)))"
         )

@@ -89,6 +89,9 @@ struct ProbeLedger: Sendable {
     /// Probes sent and not answered.
     var outstandingCount: Int { outstanding.count }
 
+    /// Probes out that travel on a connection: a datagram probe may never come back.
+    var outstandingOnConnections: Int { outstanding.values.count { $0.kind != .datagram } }
+
     /// The round trips answered since the last call, per kind (empty kinds left out).
     mutating func takeInterval() -> [ProbeKind: [UInt64]] {
         defer { interval = [:] }

@@ -30,8 +30,10 @@ extension BenchmarkDocument {
                         + "\(figures.corruptedStreams) corrupted"
                 )
             }
-            for (kind, probes) in [("foreign", phase.foreign), ("self", phase.selfProbes)]
-            where probes.sent > 0 && probes.answered == 0 {
+            let kinds =
+                [("foreign", phase.foreign), ("self", phase.selfProbes)]
+                + (phase.datagramProbes.map { [("udp", $0)] } ?? [])
+            for (kind, probes) in kinds where probes.sent > 0 && probes.answered == 0 {
                 failures.append("\(phase.name.rawValue) phase: none of \(probes.sent) \(kind) probes came back")
             }
         }

@@ -31,6 +31,8 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     /// Responsiveness: the median round trip of the self probes answered in it (the foreign probes' is
     /// ``roundTripP50Nanoseconds``), in nanoseconds.
     public var selfRoundTripP50Nanoseconds: UInt64?
+    /// Responsiveness: the median round trip of the datagram probes answered in it, in nanoseconds.
+    public var datagramRoundTripP50Nanoseconds: UInt64?
 
     /// Makes an interval with no figures yet.
     ///
@@ -81,6 +83,7 @@ public struct IntervalResult: Codable, Hashable, Sendable {
             var probes: [String] = []
             if let p50 = roundTripP50Nanoseconds { probes.append("\(Self.duration(p50)) foreign") }
             if let p50 = selfRoundTripP50Nanoseconds { probes.append("\(Self.duration(p50)) self") }
+            if let p50 = datagramRoundTripP50Nanoseconds { probes.append("\(Self.duration(p50)) udp") }
             if !probes.isEmpty { parts.append("probes p50 " + probes.joined(separator: ", ")) }
         } else if let messagesEchoed {
             var text = "\(messagesEchoed) echoed"

@@ -25,6 +25,10 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
     public var foreign: ProbeResult
     /// Probes inside the first load flow (none in the idle phase).
     public var selfProbes: ProbeResult
+    /// Probes as datagrams on the foreign probes' session's UDP path (``ProbeKind/datagram``); nil when that
+    /// path was not open, and in documents written before they were sent. Not in the RPM, which is the
+    /// draft's (connections' round trips); the round trip of the link's queues as ping sees it.
+    public var datagramProbes: ProbeResult?
     /// Round trips per minute (``ResponsivenessScore/statistic``); nil when no probe came back.
     public var rpm: Double?
     /// The RPM's band: low, medium or high (``ResponsivenessScore/band(_:)``).
@@ -39,13 +43,15 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
     ///   - upload: runner to reflector.
     ///   - foreign: the foreign probes.
     ///   - selfProbes: the self probes.
+    ///   - datagramProbes: the datagram probes, when they were sent.
     public init(
         name: Name,
         seconds: Double,
         download: BulkDirection?,
         upload: BulkDirection?,
         foreign: ProbeResult,
-        selfProbes: ProbeResult
+        selfProbes: ProbeResult,
+        datagramProbes: ProbeResult? = nil
     ) {
         self.name = name
         self.seconds = seconds
@@ -53,6 +59,7 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
         self.upload = upload
         self.foreign = foreign
         self.selfProbes = selfProbes
+        self.datagramProbes = datagramProbes
         rpm = ResponsivenessScore.rpm(
             foreign: foreign.trimmedMeanNanoseconds,
             selfFlow: selfProbes.trimmedMeanNanoseconds
@@ -63,5 +70,6 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case name, seconds, download, upload, foreign, rpm, rpmBand
         case selfProbes = "self"
+        case datagramProbes = "udp"
     }
 }

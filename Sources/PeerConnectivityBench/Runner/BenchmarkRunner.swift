@@ -150,6 +150,8 @@ public enum BenchmarkRunner {
             loads.target = .direct(host: endpoints.remoteAddress, port: endpoints.remotePort)
         }
         let template = loads
+        // The datagram probes go once the run's session's UDP path is open; a blocked path leaves them out.
+        let datagramProbes = (try? await awaitDatagramPath(probe)) != nil
         // The load's bytes in all (a line per flow each second would bury the probes' round trips).
         let counters = BulkTest.Counters()
         let book = ProbeBook(phases: ResponsivenessTest.phases)
@@ -163,7 +165,8 @@ public enum BenchmarkRunner {
                     openLoads: { count in try await openLoads(count, like: template, pattern: pattern) },
                     counters: counters,
                     book: book,
-                    notSentLowWatermark: configuration.notSentLowWatermark
+                    notSentLowWatermark: configuration.notSentLowWatermark,
+                    datagramProbes: datagramProbes
                 )
             )
         } catch {

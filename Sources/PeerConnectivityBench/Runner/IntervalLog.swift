@@ -79,6 +79,9 @@ final class IntervalLog: Sendable {
             if let own = roundTrips[.selfFlow], !own.isEmpty {
                 result.selfRoundTripP50Nanoseconds = LatencySummary(nanoseconds: own).p50Nanoseconds
             }
+            if let datagrams = roundTrips[.datagram], !datagrams.isEmpty {
+                result.datagramRoundTripP50Nanoseconds = LatencySummary(nanoseconds: datagrams).p50Nanoseconds
+            }
             if state.lastEnd < omitSeconds { result.omitted = true }
             if forward { result.sentBytes = sent - state.lastSent }
             if reverse { result.receivedBytes = received - state.lastReceived }

@@ -53,10 +53,13 @@ final class ProbeBook: Sendable {
         ledger.withLock { $0.takeInterval() }
     }
 
-    /// Waits until every probe sent has come back, or `limit` has passed (polled every 10 ms).
-    func awaitOutstanding(upTo limit: Duration) async {
+    /// Waits until every probe sent has come back, or `limit` has passed (polled every 10 ms); with
+    /// `onConnectionsOnly`, every probe but the datagram ones, which may be lost.
+    func awaitOutstanding(upTo limit: Duration, onConnectionsOnly: Bool = false) async {
         let deadline = ContinuousClock.now + limit
-        while ledger.withLock({ $0.outstandingCount }) > 0, ContinuousClock.now < deadline {
+        while ledger.withLock({ onConnectionsOnly ? $0.outstandingOnConnections : $0.outstandingCount }) > 0,
+            ContinuousClock.now < deadline
+        {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }

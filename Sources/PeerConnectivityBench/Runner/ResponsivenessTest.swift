@@ -30,6 +30,7 @@ enum ResponsivenessTest {
     ///   - counters: the load's bytes, for the interval reports.
     ///   - book: where the probes are counted (and read by the interval reports).
     ///   - notSentLowWatermark: the load sessions' `TCP_NOTSENT_LOWAT`, for the document.
+    ///   - datagramProbes: whether `probe`'s UDP path is open, so that probes go as datagrams there too.
     /// - Returns: the test's section of the document.
     /// - Throws: ``BenchError/disconnected(_:)`` when a session has no reflector, or what opening the load
     ///   flows threw.
@@ -39,7 +40,8 @@ enum ResponsivenessTest {
         openLoads: (Int) async throws -> [SessionEchoDriver],
         counters: BulkTest.Counters,
         book: ProbeBook,
-        notSentLowWatermark: Int?
+        notSentLowWatermark: Int?,
+        datagramProbes: Bool = false
     ) async throws -> ResponsivenessResult {
         guard let probePeer = probe.reflectorPeer else { throw BenchError.disconnected("not connected") }
         probe.routeProbes(to: book)
@@ -49,7 +51,15 @@ enum ResponsivenessTest {
         let foreign = Task(executorPreference: probe.session.taskExecutor) {
             await sendProbes(.foreign, session: probe.session, peer: probePeer, book: book)
         }
-        defer { foreign.cancel() }
+        let datagrams =
+            datagramProbes
+            ? Task(executorPreference: probe.session.taskExecutor) {
+                await sendProbes(.datagram, session: probe.session, peer: probePeer, book: book, mode: .unreliable)
+            } : nil
+        defer {
+            foreign.cancel()
+            datagrams?.cancel()
+        }
         var ran: [(name: ResponsivenessPhase.Name, seconds: Double, download: BulkDirection?, upload: BulkDirection?)] =
             []
         let omit = plan.omitSeconds.map { Duration.milliseconds(Int($0 * 1_000)) } ?? .zero
@@ -95,10 +105,11 @@ enum ResponsivenessTest {
             settling.cancel()
             own?.cancel()
             // The self probes still out come back, or not, before their session goes.
-            await book.awaitOutstanding(upTo: probeGrace)
+            await book.awaitOutstanding(upTo: probeGrace, onConnectionsOnly: true)
             for load in loads { await load.close() }
         }
         foreign.cancel()
+        datagrams?.cancel()
         await book.awaitOutstanding(upTo: probeGrace)
         var result = ResponsivenessResult(
             loadFlows: flowCount,
@@ -112,7 +123,8 @@ enum ResponsivenessTest {
                     download: phase.download,
                     upload: phase.upload,
                     foreign: book.result(.foreign, phase: index),
-                    selfProbes: book.result(.selfFlow, phase: index)
+                    selfProbes: book.result(.selfFlow, phase: index),
+                    datagramProbes: datagramProbes ? book.result(.datagram, phase: index) : nil
                 )
             }
         )
@@ -150,11 +162,17 @@ enum ResponsivenessTest {
 
     /// Sends a probe of `kind` every ``probeInterval`` until cancelled or the session fails. A send held
     /// up (the loaded session's queue) delays the next one rather than causing a burst after it.
-    private static func sendProbes(_ kind: ProbeKind, session: Session, peer: PeerID, book: ProbeBook) async {
+    private static func sendProbes(
+        _ kind: ProbeKind,
+        session: Session,
+        peer: PeerID,
+        book: ProbeBook,
+        mode: SendMode = .reliable
+    ) async {
         var next = ContinuousClock.now
         while !Task.isCancelled {
             do {
-                try await session.send(book.nextProbe(kind), toPeers: [peer])
+                try await session.send(book.nextProbe(kind), toPeers: [peer], mode: mode)
             } catch {
                 return
             }

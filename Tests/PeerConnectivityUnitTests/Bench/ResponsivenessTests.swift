@@ -26,6 +26,38 @@ struct ResponsivenessTests {
         #expect(ledger.takeInterval().isEmpty, "an interval's round trips are taken once")
     }
 
+    @Test("a datagram probe may be lost: the wait at a phase's end is for the probes on connections only")
+    func datagramProbes() throws {
+        var ledger = ProbeLedger(phases: 1)
+        let datagram = ledger.send(.datagram, at: 0)
+        let foreign = ledger.send(.foreign, at: 0)
+        #expect(ledger.outstandingCount == 2 && ledger.outstandingOnConnections == 1)
+        #expect(ledger.answered(foreign, at: 10) == 10)
+        #expect(ledger.outstandingCount == 1 && ledger.outstandingOnConnections == 0)
+        #expect(ledger.answered(datagram, at: 30) == 30)
+        #expect(ledger.roundTrips(.datagram, phase: 0) == [30] && ledger.roundTrips(.foreign, phase: 0) == [10])
+        // In the document as "udp", beside "foreign" and "self"; a document without them still reads.
+        let phase = ResponsivenessPhase(
+            name: .idle,
+            seconds: 1,
+            download: nil,
+            upload: nil,
+            foreign: ProbeResult(sent: 1, roundTrips: [10]),
+            selfProbes: ProbeResult(sent: 0, roundTrips: []),
+            datagramProbes: ProbeResult(sent: 2, roundTrips: [30])
+        )
+        let json = try #require(String(data: try JSONEncoder().encode(phase), encoding: .utf8))
+        #expect(json.contains("\"udp\":{"), "\(json)")
+        #expect(try JSONDecoder().decode(ResponsivenessPhase.self, from: Data(json.utf8)) == phase)
+        var older = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        older["udp"] = nil
+        let read = try JSONDecoder().decode(
+            ResponsivenessPhase.self,
+            from: try JSONSerialization.data(withJSONObject: older)
+        )
+        #expect(read.datagramProbes == nil && read.foreign == phase.foreign)
+    }
+
     @Test("probes sent while a phase omits its ramp-up come back, are counted apart and left out of its figures")
     func omitted() {
         var ledger = ProbeLedger(phases: 2)
