@@ -140,6 +140,34 @@ public final class Session: Sendable {
         )
     }
 
+    /// How the link to a peer is doing: its TCP connection as the kernel sees it (round trip, congestion
+    /// window, retransmissions, bytes) and the session's unreliable path.
+    ///
+    /// - Parameter peer: a connected peer.
+    /// - Returns: the report, or `nil` when the peer is not connected or the system does not tell
+    ///   (`TCP_INFO` is read on Linux).
+    public func linkReport(for peer: PeerID) async -> LinkReport? {
+        guard let connection = try? runtime.connection(to: peer),
+            let info = await TCPLinkInfo.read(from: connection.channel)
+        else { return nil }
+        func microseconds(_ value: UInt32) -> Duration { .microseconds(Int64(value)) }
+        return LinkReport(
+            smoothedRoundTrip: microseconds(info.roundTripMicroseconds),
+            roundTripVariation: microseconds(info.roundTripVariationMicroseconds),
+            minimumRoundTrip: info.minimumRoundTripMicroseconds.map(microseconds),
+            retransmittedSegments: Int(info.retransmittedSegments),
+            congestionWindowSegments: Int(info.congestionWindowSegments),
+            segmentSize: Int(info.segmentSize),
+            bytesInFlight: Int(info.unacknowledgedSegments) * Int(info.segmentSize),
+            notSentBytes: Int(info.notSentBytes),
+            deliveryRateBytesPerSecond: info.deliveryRateBytesPerSecond.map(Double.init),
+            bytesSent: info.bytesSent,
+            bytesRetransmitted: info.bytesRetransmitted,
+            bytesReceived: info.bytesReceived,
+            datagrams: datagramStatistics
+        )
+    }
+
     /// Where the connection to a peer runs: both sides' addresses and ports.
     ///
     /// - Parameter peer: a connected peer.

@@ -67,11 +67,22 @@ extension RunOutput {
                 line(transfer.line)
             }
         }
+        if let link = document.connection.link {
+            line(
+                "TCP, as this runner's kernel saw the run's connection: smoothed round trip "
+                    + "\(IntervalResult.duration(link.smoothedRoundTripNanoseconds)), "
+                    + "\(Self.segments(link.retransmittedSegments)) retransmitted, window \(link.congestionWindowSegments) "
+                    + "segments of \(link.segmentSize) bytes"
+            )
+        }
         if let cpu = document.cpu {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
         }
     }
+
+    /// "1 segment", "3 segments".
+    static func segments(_ count: Int) -> String { count == 1 ? "1 segment" : "\(count) segments" }
 
     /// Latency under load: each phase's throughput, its probes' round trips and its RPM.
     private func responsivenessSummary(_ result: ResponsivenessResult, units: RateFormat) {
@@ -96,6 +107,15 @@ extension RunOutput {
             let rpm = phase.rpm.map { String(format: "RPM %.0f (%@)", $0, phase.rpmBand ?? "") } ?? "no RPM"
             let name = phase.name.rawValue + ":"
             line(name.padding(toLength: 10, withPad: " ", startingAt: 0) + parts.joined(separator: "; ") + "; " + rpm)
+            if let links = phase.loadLinks, let fastest = links.map(\.smoothedRoundTripNanoseconds).min(),
+                let slowest = links.map(\.smoothedRoundTripNanoseconds).max()
+            {
+                let retransmitted = links.map(\.retransmittedSegments).reduce(0, +)
+                line(
+                    "          load flows (kernel): smoothed round trips \(IntervalResult.duration(fastest)) to "
+                        + "\(IntervalResult.duration(slowest)), \(Self.segments(retransmitted)) retransmitted"
+                )
+            }
         }
         func lowat(_ bytes: Int?) -> String { bytes.map { "\($0) bytes" } ?? "not set" }
         let omitted = result.omitSeconds.map { String(format: "; each loaded phase's first %g s left out", $0) } ?? ""

@@ -29,6 +29,10 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
     /// path was not open, and in documents written before they were sent. Not in the RPM, which is the
     /// draft's (connections' round trips); the round trip of the link's queues as ping sees it.
     public var datagramProbes: ProbeResult?
+    /// Each load flow's connection as the runner's kernel saw it at the phase's end (`TCP_INFO`), in flow
+    /// order, the first carrying the self probes: how the flows shared the link (round trips, windows,
+    /// retransmissions); nil for the idle phase, where the system does not tell, and in older documents.
+    public var loadLinks: [LinkSample]?
     /// Round trips per minute (``ResponsivenessScore/statistic``); nil when no probe came back.
     public var rpm: Double?
     /// The RPM's band: low, medium or high (``ResponsivenessScore/band(_:)``).
@@ -71,5 +75,6 @@ public struct ResponsivenessPhase: Codable, Hashable, Sendable {
         case name, seconds, download, upload, foreign, rpm, rpmBand
         case selfProbes = "self"
         case datagramProbes = "udp"
+        case loadLinks
     }
 }

@@ -124,6 +124,9 @@ public enum BenchmarkRunner {
             document.error = RunFailure.explain(error, configuration: configuration)
         }
         document.intervals = intervals.recorded
+        if let driver = connection.driver as? SessionEchoDriver, let peer = driver.reflectorPeer {
+            document.connection.link = await driver.session.linkReport(for: peer).map(LinkSample.init)
+        }
         let elapsed = testStarted.duration(to: .now)
         document.cpu = CPUUsage(
             runner: CPUTime.ofThisProcess().since(cpuAtStart),

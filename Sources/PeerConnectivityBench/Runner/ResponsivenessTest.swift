@@ -60,8 +60,11 @@ enum ResponsivenessTest {
             foreign.cancel()
             datagrams?.cancel()
         }
-        var ran: [(name: ResponsivenessPhase.Name, seconds: Double, download: BulkDirection?, upload: BulkDirection?)] =
-            []
+        var ran:
+            [(
+                name: ResponsivenessPhase.Name, seconds: Double, download: BulkDirection?, upload: BulkDirection?,
+                links: [LinkSample]?
+            )] = []
         let omit = plan.omitSeconds.map { Duration.milliseconds(Int($0 * 1_000)) } ?? .zero
         for (index, name) in phases.enumerated() where !Task.isCancelled {
             // Each loaded phase's flows are new connections, as iperf3's are: none starts with what an earlier
@@ -101,7 +104,13 @@ enum ResponsivenessTest {
                 async let forward = load(flows, reverse: false, for: time, counters: counters)
                 (download, upload) = await (reverse, forward)
             }
-            ran.append((name, started.duration(to: .now).seconds, download, upload))
+            let seconds = started.duration(to: .now).seconds
+            // Each flow's connection as the kernel saw it, before the flows close.
+            var links: [LinkSample] = []
+            for flow in flows {
+                if let report = await flow.session.linkReport(for: flow.peer) { links.append(LinkSample(report)) }
+            }
+            ran.append((name, seconds, download, upload, links.isEmpty ? nil : links))
             settling.cancel()
             own?.cancel()
             // The self probes still out come back, or not, before their session goes.
@@ -117,7 +126,7 @@ enum ResponsivenessTest {
             probeIntervalMilliseconds: probeInterval.seconds * 1_000,
             runnerNotSentLowWatermark: notSentLowWatermark,
             phases: ran.enumerated().map { index, phase in
-                ResponsivenessPhase(
+                var figures = ResponsivenessPhase(
                     name: phase.name,
                     seconds: phase.seconds,
                     download: phase.download,
@@ -126,6 +135,8 @@ enum ResponsivenessTest {
                     selfProbes: book.result(.selfFlow, phase: index),
                     datagramProbes: datagramProbes ? book.result(.datagram, phase: index) : nil
                 )
+                figures.loadLinks = phase.links
+                return figures
             }
         )
         result.omitSeconds = plan.omitSeconds

@@ -25,6 +25,16 @@ package enum Platform {
     /// than its value wait.
     package static let tcpNotSentLowWatermark = CInt(TCP_NOTSENT_LOWAT)
 
+    /// `TCP_INFO`'s option name: the kernel's view of a connection (Linux's `struct tcp_info`); nil where the
+    /// system has none in that layout.
+    package static let tcpInfo: CInt? = {
+        #if os(Linux)
+            CInt(TCP_INFO)
+        #else
+            nil
+        #endif
+    }()
+
     /// Whether an accept failed for want of resources (descriptors, buffers, memory), so that accepting
     /// should pause rather than go on failing.
     ///
