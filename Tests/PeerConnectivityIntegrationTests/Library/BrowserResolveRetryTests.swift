@@ -31,6 +31,20 @@ struct BrowserResolveRetryTests {
         }
     }
 
+    /// A browser whose first resolve of any service points at `port` instead, as a peer's old address would.
+    static func browser(_ me: PeerID, serviceType: String, firstResolvedPort port: UInt16) throws -> Browser {
+        let calls = Locked(0)
+        return try Browser(peer: me, serviceType: serviceType, configuration: .default) { instance, timeout in
+            var resolved = try await DNSServiceResolution.resolve(instance, timeout: timeout)
+            let first = calls.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if first { resolved.port = port }
+            return resolved
+        }
+    }
+
     /// Collects a browser's events in the background.
     static func collect(_ browser: Browser) -> (Locked<[BrowserEvent]>, Task<Void, any Error>) {
         let events = Locked<[BrowserEvent]>([])
@@ -90,17 +104,8 @@ struct BrowserResolveRetryTests {
         let stalePort = try #require(gone.port.map(UInt16.init))
         await gone.stop()
 
-        let calls = Locked(0)
         let me = try PeerID(displayName: "dialing")
-        let browser = try Browser(peer: me, serviceType: service, configuration: .default) { instance, timeout in
-            var resolved = try await DNSServiceResolution.resolve(instance, timeout: timeout)
-            let first = calls.withLock { count in
-                count += 1
-                return count == 1
-            }
-            if first { resolved.port = stalePort }
-            return resolved
-        }
+        let browser = try Self.browser(me, serviceType: service, firstResolvedPort: stalePort)
         let (events, collector) = Self.collect(browser)
         try browser.start()
         try await eventually { !events.value.isEmpty }
@@ -133,17 +138,8 @@ struct BrowserResolveRetryTests {
         let impostor = try await loopbackAdvertiser("impostor", encryption: .none) { $0.host = "::" }
         let takenPort = try #require(impostor.port.map(UInt16.init))
 
-        let calls = Locked(0)
         let me = try PeerID(displayName: "dialing")
-        let browser = try Browser(peer: me, serviceType: service, configuration: .default) { instance, timeout in
-            var resolved = try await DNSServiceResolution.resolve(instance, timeout: timeout)
-            let first = calls.withLock { count in
-                count += 1
-                return count == 1
-            }
-            if first { resolved.port = takenPort }
-            return resolved
-        }
+        let browser = try Self.browser(me, serviceType: service, firstResolvedPort: takenPort)
         let (events, collector) = Self.collect(browser)
         try browser.start()
         try await eventually { !events.value.isEmpty }
