@@ -27,13 +27,9 @@ public struct LinkSample: Codable, Hashable, Sendable {
     ///
     /// - Parameter report: the session's report for the reflector.
     public init(_ report: LinkReport) {
-        func nanoseconds(_ duration: Duration) -> UInt64 {
-            UInt64(max(0, duration.components.seconds)) * 1_000_000_000
-                + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
-        }
-        smoothedRoundTripNanoseconds = nanoseconds(report.smoothedRoundTrip)
-        roundTripVariationNanoseconds = nanoseconds(report.roundTripVariation)
-        minimumRoundTripNanoseconds = report.minimumRoundTrip.map(nanoseconds)
+        smoothedRoundTripNanoseconds = report.smoothedRoundTrip.wholeNanoseconds
+        roundTripVariationNanoseconds = report.roundTripVariation.wholeNanoseconds
+        minimumRoundTripNanoseconds = report.minimumRoundTrip?.wholeNanoseconds
         retransmittedSegments = report.retransmittedSegments
         bytesRetransmitted = report.bytesRetransmitted
         congestionWindowSegments = report.congestionWindowSegments
