@@ -39,8 +39,12 @@ public enum SessionChurn {
         let reflector = try await session.connectPeer(host: host, port: port, timeout: .seconds(10))
         let message = Data(repeating: UInt8(truncatingIfNeeded: index), count: 64)
         var messages = 0
+        var ending = "its session ended"
         while let event = await events.next() {
-            if case .peerStateChanged(_, .notConnected, _) = event { break }
+            if case .peerStateChanged(_, .notConnected, let reason) = event {
+                ending = "notConnected, reason: \(reason.map { "\($0)" } ?? "none")"
+                break
+            }
             guard case .dataReceived(let data, _, _) = event else { continue }
             messages += 1
             if messages == 1 {  // the reflector's hello
@@ -50,7 +54,9 @@ public enum SessionChurn {
             }
         }
         guard messages >= 2 else {
-            throw BenchError.disconnected("session \(index): the reflector left before its echo")
+            throw BenchError.disconnected(
+                "session \(index): the reflector left before its echo (\(messages) messages seen; \(ending))"
+            )
         }
         await session.disconnect()
     }

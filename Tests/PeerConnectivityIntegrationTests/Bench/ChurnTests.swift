@@ -19,11 +19,21 @@ struct ChurnTests {
         let ready = try #require(try await reflector.line(containing: " ready "))
         let port = try #require(Int(ready.split(separator: " ").first { $0.hasPrefix("port=") }?.dropFirst(5) ?? ""))
         let pid = reflector.pid
-        try await SessionChurn.run(host: "127.0.0.1", port: port, count: 100, encryption: .none)
+        // A session that fails says what the reflector logged about it.
+        func churn(_ count: Int, first: Int) async throws {
+            do {
+                try await SessionChurn.run(host: "127.0.0.1", port: port, count: count, encryption: .none, first: first)
+            } catch {
+                let tail = reflector.output.split(separator: "\n").suffix(12).joined(separator: "\n")
+                Issue.record("\(error); the reflector (\(reflector.ending)) last wrote:\n\(tail)")
+                throw error
+            }
+        }
+        try await churn(100, first: 0)
         let started = ContinuousClock.now
         try await Task.sleep(for: .milliseconds(500))
         let before = try #require(ProcessSample.of(pid: pid)).residentBytes
-        try await SessionChurn.run(host: "127.0.0.1", port: port, count: 1_000, encryption: .none)
+        try await churn(1_000, first: 100)
         try await Task.sleep(for: .milliseconds(500))
         let after = try #require(ProcessSample.of(pid: pid)).residentBytes
         let perSession = Double(after - before) / 1_000 / 1024
