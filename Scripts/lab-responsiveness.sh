@@ -5,9 +5,10 @@
 # first host and, from the second, for each buffer (300 ms: a bloated one; 10 ms: a shallow one):
 #   - the ground truth in each direction: `ping -i 0.05` to the reflector's host while `iperf3 -P 8` loads
 #     that direction (-R for the download), for PHASE_S - 2 seconds from the load's first 2 s;
-#   - `test-runner run --connect HOST --test responsiveness -t PHASE_S -O 2 -P 8 --encryption none` (each
-#     loaded phase's first 2 s left out as well), with `ping -D -i 0.05` beside it: ping's median within each
-#     loaded phase's counted intervals is printed too, to tell the tool's load from its probes.
+#   - `test-runner run --connect HOST --test responsiveness -t PHASE_S -O 2 -P 8 --encryption none
+#     --not-sent-lowat 4096 -C cubic` (each loaded phase's first 2 s left out as well), with `ping -D -i 0.05`
+#     beside it: ping's median within each loaded phase's counted intervals is printed too, to tell the tool's
+#     load from its probes. iperf3 runs with the same -C.
 # Checks (RESPONSIVENESS_CHECKS=strict, the default), each printed PASS/FAIL with its figures:
 #   - the bloated buffer: the download and upload phases' udp probes' round trip p50 (datagrams, as ping's;
 #     the foreign probes on their TCP connection are printed beside) within 25 % of ping's median under
@@ -23,7 +24,9 @@
 # Env: LAB_BIN (folder with reflector and test-runner; default: swift build, debug), RESPONSIVENESS_RATE
 #      (20mbit), RESPONSIVENESS_BUFFERS ("300ms 10ms"), RESPONSIVENESS_PHASE_S (8), RESPONSIVENESS_FLOWS (8),
 #      RESPONSIVENESS_CHECKS (strict|sanity),
-#      RESPONSIVENESS_LOWAT (the runner's --not-sent-lowat; default: its own), RESPONSIVENESS_OUT,
+#      RESPONSIVENESS_LOWAT (the runner's --not-sent-lowat, 4096; empty: the runner's default),
+#      RESPONSIVENESS_CONGESTION (-C for iperf3 and the tool: cubic where the kernel has it; empty: the kernel's
+#      default), RESPONSIVENESS_OUT,
 #      RESPONSIVENESS_PREFIX (p2pr), RESPONSIVENESS_DIR, RESPONSIVENESS_SUBNET (10.82.0),
 #      LAB_SKIP_SETUP (1: do not run Scripts/setup.sh --lab).
 set -euo pipefail
@@ -35,7 +38,15 @@ read -r -a buffers <<<"${RESPONSIVENESS_BUFFERS:-300ms 10ms}"
 phase=${RESPONSIVENESS_PHASE_S:-8}
 checks=${RESPONSIVENESS_CHECKS:-strict}
 flows=${RESPONSIVENESS_FLOWS:-8}
-lowat=${RESPONSIVENESS_LOWAT:-}
+# 4 KiB: on a 20 Mbit/s link shared by 8 flows, each flow's 16 KiB (the runner's default) is about 50 ms in each of
+# the kernel's and the library's buffers, ahead of every self probe.
+lowat=${RESPONSIVENESS_LOWAT-4096}
+# cubic: a loss-based sender fills a bloated buffer, as most of a link's traffic does (bbr keeps it emptier, and
+# the two buffers' RPMs closer); the kernel's own where it has no cubic.
+available=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null || true)
+congestion=${RESPONSIVENESS_CONGESTION-$([[ " $available " == *" cubic "* ]] && echo cubic || true)}
+congestion_flag=()
+[[ -n $congestion ]] && congestion_flag=(-C "$congestion")
 
 # shellcheck source=Scripts/lab-two-host-prologue.sh
 source Scripts/lab-two-host-prologue.sh
@@ -53,7 +64,7 @@ ground_truth() { # LOG, download|upload
     local reverse=()
     [[ $2 == download ]] && reverse=(-R)
     "$lab" exec "$runner_host" timeout 60 iperf3 -c "$address" -p 5201 -P "$flows" -t $((phase + 1)) \
-        "${reverse[@]}" -J >"$1.iperf3.json" 2>&1 &
+        "${reverse[@]}" "${congestion_flag[@]}" -J >"$1.iperf3.json" 2>&1 &
     local load=$!
     sleep 2
     "$lab" exec "$runner_host" ping -n -i 0.05 -w $((phase - 2)) "$address" 2>&1 |
@@ -74,6 +85,7 @@ for buffer in "${buffers[@]}"; do
     run=("$bin/test-runner" run --connect "$address:7100" --test responsiveness -t "$phase" -O 2 -P "$flows"
         --encryption none --name "lab-$buffer" --output "$logs/$buffer.json")
     [[ -n $lowat ]] && run+=(--not-sent-lowat "$lowat")
+    run+=("${congestion_flag[@]}")
     commands+=("tc qdisc replace dev eth0 root tbf rate $rate burst 32kb latency $buffer (both hosts); ${run[*]##*/}")
     # Strict mode also pings during the tool's own run (-D: each reply's time), to tell the tool's load from its
     # probes: where the foreign probes read above ping under iperf3, do they under the tool's load too?

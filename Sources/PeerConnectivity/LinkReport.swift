@@ -31,6 +31,8 @@ public struct LinkReport: Sendable, Hashable {
     public var bytesReceived: UInt64
     /// The session's unreliable path, all its peers together.
     public var datagrams: DatagramStatistics
+    /// The congestion control the connection runs (`cubic`, `bbr`…); nil when the system does not tell.
+    public var congestionControl: String?
 
     /// Makes a report from its figures.
     public init(
@@ -46,7 +48,8 @@ public struct LinkReport: Sendable, Hashable {
         bytesSent: UInt64,
         bytesRetransmitted: UInt64,
         bytesReceived: UInt64,
-        datagrams: DatagramStatistics
+        datagrams: DatagramStatistics,
+        congestionControl: String? = nil
     ) {
         self.smoothedRoundTrip = smoothedRoundTrip
         self.roundTripVariation = roundTripVariation
@@ -61,5 +64,6 @@ public struct LinkReport: Sendable, Hashable {
         self.bytesRetransmitted = bytesRetransmitted
         self.bytesReceived = bytesReceived
         self.datagrams = datagrams
+        self.congestionControl = congestionControl
     }
 }

@@ -41,12 +41,18 @@ extension Session {
         public var resourceDirectory: URL = FileManager.default.temporaryDirectory
             .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
         /// The most bytes each of the session's connections keeps unsent in the kernel (`TCP_NOTSENT_LOWAT`)
-        /// and in its own socket buffer, and the most one stream queues ahead of the socket (16 KiB at
+        /// and in its own socket buffer, and the most one stream queues ahead of the socket (4 KiB at
         /// least); nil (the default) keeps the kernel's send buffer, 4 MiB and 512 KiB. Set it, e.g. to
         /// 16 KiB, when small messages must not wait behind a transfer's megabytes on a slow link: a message
         /// sent during a transfer then waits for the link's queue, not the sender's. The price is more
         /// wake-ups per byte, so less throughput where the CPU is the bottleneck.
         public var notSentLowWatermark: Int?
+        /// The TCP congestion control of the session's connections, by the kernel's name for it (`cubic`,
+        /// `bbr`, `reno`: Linux's `TCP_CONGESTION`); nil (the default) keeps the system's. A name the kernel
+        /// does not offer, or does not allow this process, closes no connection: the system's runs, a warning
+        /// is logged, and ``LinkReport/congestionControl`` says which one runs. Loss-based ones (`cubic`)
+        /// back off as a shallow buffer drops; `bbr` keeps a bloated buffer emptier.
+        public var congestionControl: String?
         /// The flow-control window of a stream being received: how many bytes the writer may send
         /// that the application has not read yet (the most a stalled reader holds in memory).
         public var streamWindow: Int = 512 << 10

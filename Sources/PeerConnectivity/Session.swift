@@ -164,7 +164,8 @@ public final class Session: Sendable {
             bytesSent: info.bytesSent,
             bytesRetransmitted: info.bytesRetransmitted,
             bytesReceived: info.bytesReceived,
-            datagrams: datagramStatistics
+            datagrams: datagramStatistics,
+            congestionControl: await TCPCongestionControl.read(from: connection.channel)
         )
     }
 

@@ -73,6 +73,8 @@ extension RunOutput {
                     + "\(IntervalResult.duration(link.smoothedRoundTripNanoseconds)), "
                     + "\(Self.segments(link.retransmittedSegments)) retransmitted, window \(link.congestionWindowSegments) "
                     + "segments of \(link.segmentSize) bytes"
+                    + (link.congestionControl.map { ", congestion control \($0)" } ?? "")
+                    + (document.connection.reflectorCongestionControl.map { " (the reflector's side: \($0))" } ?? "")
             )
         }
         if let cpu = document.cpu {

@@ -73,6 +73,16 @@ struct RunCommand: AsyncParsableCommand {
     )
     var bind: String?
 
+    @Option(
+        name: [.customShort("C"), .customLong("congestion")],
+        help: """
+            The TCP congestion control of the run's connections, on this runner and at the reflector (as iperf3's \
+            -C; Linux): cubic, bbr, reno, as /proc/sys/net/ipv4/tcp_available_congestion_control lists. The \
+            document says which one each side ran.
+            """
+    )
+    var congestion: String?
+
     @Option(help: "The DNS-SD service type reflectors advertise, without _ and ._tcp.")
     var service = "p2p-bench"
 
@@ -131,7 +141,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(
         help: """
             --test responsiveness: TCP_NOTSENT_LOWAT of the loaded connection, in bytes, so that the runner's own \
-            send buffer does not hold the self probes (0: the kernel's default). (default: 16384)
+            send buffer does not hold the self probes; 4096 at least, less on a slow link (0: the kernel's \
+            default). (default: 16384)
             """
     )
     var notSentLowat: Int?
@@ -316,6 +327,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw ValidationError("--not-sent-lowat must be 0...67108864 bytes")
             }
         }
+        if let congestion { try Self.validateCongestionControl(congestion) }
         if let streamWindow, !ReflectorConfiguration.streamWindowRange.contains(streamWindow) {
             throw ValidationError("--stream-window must be \(ReflectorConfiguration.streamWindowRange) bytes")
         }
@@ -440,8 +452,25 @@ struct RunCommand: AsyncParsableCommand {
         configuration.streamWindow = streamWindow ?? RunnerConfiguration.defaultStreamWindow
         configuration.dialFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
         configuration.localAddress = bind
+        configuration.congestionControl = congestion
         if let notSentLowat { configuration.notSentLowWatermark = notSentLowat == 0 ? nil : notSentLowat }
         return configuration
+    }
+
+    /// `-C NAME`: a name as the kernel's are, and one this host's kernel offers where it lists them.
+    private static func validateCongestionControl(_ name: String) throws {
+        guard RunnerInvitation.isCongestionControlName(name) else {
+            throw ValidationError("-C takes a congestion control's name: 1 to 15 lowercase letters, digits, _ or -")
+        }
+        let listed = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+        guard let offered = try? String(contentsOfFile: listed, encoding: .utf8) else { return }
+        let names = offered.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard names.contains(name) else {
+            throw ValidationError(
+                "-C \(name): this host's kernel offers \(names.joined(separator: ", ")) (\(listed); "
+                    + "modprobe tcp_\(name) may add it)"
+            )
+        }
     }
 
     private func plan(sizes: [Int]) -> TestPlan {

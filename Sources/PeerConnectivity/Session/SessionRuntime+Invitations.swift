@@ -186,6 +186,9 @@ extension SessionRuntime {
             if let lowWatermark = configuration.notSentLowWatermark {
                 try await connection.limitUnsentBytes(to: lowWatermark)
             }
+            if let congestionControl = configuration.congestionControl {
+                await connection.setCongestionControl(congestionControl)
+            }
             try await connection.accept(
                 delegate: self,
                 keepaliveInterval: connectionConfiguration.keepaliveInterval,

@@ -197,6 +197,7 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.reconnection = reconnects ? configuration.reconnection : nil
         // A responsiveness runner's load must not wait in this side's buffers either.
         sessionConfiguration.notSentLowWatermark = RunnerInvitation.notSentLowWatermark(in: invitation.context)
+        sessionConfiguration.congestionControl = RunnerInvitation.congestionControl(in: invitation.context)
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -256,6 +257,7 @@ public final class ReflectorService: Sendable {
             log(
                 "invited by runner=\(name) address=\(address) context=\"\(context)\" "
                     + "stream-window=\(sessionConfiguration.streamWindow)" + (reconnects ? " reconnection=on" : "")
+                    + (sessionConfiguration.congestionControl.map { " congestion=\($0)" } ?? "")
             )
             guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
             var hello = hello
@@ -378,6 +380,8 @@ public final class ReflectorService: Sendable {
                     "connected runner=\(LogSafe.escaped(peer.displayName)) id=\(peer.id.uuidString.lowercased()) "
                         + "runners=\(runnerCount) security=\"\(security)\""
                 )
+                var hello = hello
+                hello.congestionControl = await session.linkReport(for: peer)?.congestionControl
                 do {
                     try await session.send(hello.encoded(), toPeers: [peer], mode: .reliable)
                 } catch {

@@ -38,6 +38,9 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     /// The bound on the unsent bytes of this runner's connection at the reflector (`TCP_NOTSENT_LOWAT`), as its
     /// hello said; nil when none was set.
     public var reflectorNotSentLowWatermark: Int?
+    /// The congestion control the reflector's side of this runner's connection ran, as its hello said (it
+    /// sends with it in a reverse or download test); nil from a reflector that does not say.
+    public var reflectorCongestionControl: String?
     /// The run's session's connection as this runner's kernel saw it at the run's end (`TCP_INFO`: round trip,
     /// retransmissions, window, bytes); nil where the system does not tell, or the run ended without it.
     public var link: LinkSample?

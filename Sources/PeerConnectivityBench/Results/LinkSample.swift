@@ -22,6 +22,8 @@ public struct LinkSample: Codable, Hashable, Sendable {
     /// Bytes sent (retransmissions included) and received over the connection's life.
     public var bytesSent: UInt64
     public var bytesReceived: UInt64
+    /// The congestion control the connection ran; nil when the system does not tell.
+    public var congestionControl: String?
 
     /// The sample of a library report.
     ///
@@ -39,5 +41,6 @@ public struct LinkSample: Codable, Hashable, Sendable {
         deliveryRateBytesPerSecond = report.deliveryRateBytesPerSecond
         bytesSent = report.bytesSent
         bytesReceived = report.bytesReceived
+        congestionControl = report.congestionControl
     }
 }

@@ -20,6 +20,9 @@ public struct ReflectorHello: PrefixedMessage, Hashable, Sendable {
     /// The bound on the unsent bytes of this runner's connection at the reflector (`TCP_NOTSENT_LOWAT`), as
     /// the runner asked; nil when none was set.
     public var notSentLowWatermark: Int?
+    /// The congestion control the reflector's side of this runner's connection runs (its kernel's default,
+    /// or the one the runner asked for with `-C`); nil where its system does not tell.
+    public var congestionControl: String?
 
     /// Makes a hello.
     ///

@@ -80,6 +80,7 @@ struct ReflectorConnection {
         sessionConfiguration.streamWindow = configuration.streamWindow
         sessionConfiguration.dialFamily = configuration.dialFamily
         sessionConfiguration.localAddress = configuration.localAddress
+        sessionConfiguration.congestionControl = configuration.congestionControl
         if configuration.plan.test == .responsiveness {
             sessionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
         }
@@ -104,7 +105,8 @@ struct ReflectorConnection {
             runName: configuration.runName,
             test: plan.test,
             reconnects: sessionConfiguration.reconnection != nil,
-            notSentLowWatermark: sessionConfiguration.notSentLowWatermark
+            notSentLowWatermark: sessionConfiguration.notSentLowWatermark,
+            congestionControl: sessionConfiguration.congestionControl
         )
         var report: ConnectionReport
         let peer: PeerID
@@ -153,6 +155,7 @@ struct ReflectorConnection {
             report.reflectorName = hello.name
             report.reflectorStreamWindow = hello.streamWindow
             report.reflectorNotSentLowWatermark = hello.notSentLowWatermark
+            report.reflectorCongestionControl = hello.congestionControl
             let connection = ReflectorConnection(driver: driver, reflectorHost: hello.host, report: report)
             return (connection, hello)
         } catch {

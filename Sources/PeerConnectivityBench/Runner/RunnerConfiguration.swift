@@ -27,6 +27,9 @@ public struct RunnerConfiguration: Sendable {
     public var dialFamily: AddressFamily = .any
     /// The local address the runner's connections and UDP socket are bound to (`-B`); nil: the system's choice.
     public var localAddress: String?
+    /// The TCP congestion control of the run's sessions' connections (`-C`), asked of the reflector too; nil
+    /// keeps each system's. See ``PeerConnectivity/Session/Configuration/congestionControl``.
+    public var congestionControl: String?
     /// The loaded connections' `TCP_NOTSENT_LOWAT` unless told otherwise: 16 KiB, as the responsiveness draft
     /// advises a low one, so that the test's own send buffers do not stand between a self probe and the link.
     /// On a 20 Mbit/s link shared by 8 flows, each flow's 16 KiB is about 50 ms; 128 KiB there doubled the self

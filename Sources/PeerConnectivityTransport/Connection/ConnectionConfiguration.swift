@@ -32,6 +32,9 @@ package struct ConnectionConfiguration: Sendable {
     /// The unsent bytes of each connection made with this configuration, as ``Connection/limitUnsentBytes(to:)``
     /// bounds them; nil keeps the kernel's, NIO's and ``channelQueueLimit``'s.
     package var notSentLowWatermark: Int?
+    /// The TCP congestion control of each connection made with this configuration (``TCPCongestionControl``);
+    /// nil keeps the system's.
+    package var congestionControl: String?
     /// The family of the addresses dialled; the others are not tried.
     package var dialFamily: AddressFamily = .any
     /// The local address dialled connections are bound to; nil lets the system choose.

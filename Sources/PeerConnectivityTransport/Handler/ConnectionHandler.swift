@@ -140,7 +140,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             eventLoop: channel.eventLoop
         )
         var channelQueueLimit = configuration.channelQueueLimit
-        if let lowWatermark = configuration.notSentLowWatermark.map({ max(16 << 10, $0) }) {
+        if let lowWatermark = configuration.notSentLowWatermark.map({ max(Connection.minimumUnsentBytes, $0) }) {
             try Connection.limitUnsentBytes(of: channel, to: lowWatermark)
             channelQueueLimit = min(channelQueueLimit, lowWatermark)
         }
@@ -155,6 +155,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         handler.logger[metadataKey: "connection"] = "\(ConnectionSerial.next())"
         if let remote = channel.remoteAddress {
             handler.logger[metadataKey: "remote"] = "\(Platform.hostPort(remote))"
+        }
+        if let congestionControl = configuration.congestionControl {
+            TCPCongestionControl.set(congestionControl, on: channel, logger: handler.logger)
         }
         try channel.pipeline.syncOperations.addHandler(handler)
         return connection

@@ -35,6 +35,16 @@ package enum Platform {
         #endif
     }()
 
+    /// `TCP_CONGESTION`'s option name: a socket's congestion control, by name (Linux); nil where the system
+    /// has none.
+    package static let tcpCongestion: CInt? = {
+        #if os(Linux)
+            CInt(TCP_CONGESTION)
+        #else
+            nil
+        #endif
+    }()
+
     /// Whether an accept failed for want of resources (descriptors, buffers, memory), so that accepting
     /// should pause rather than go on failing.
     ///

@@ -31,6 +31,43 @@ struct LinkReportTests {
         await pair.host.disconnect()
         await pair.advertiser.stop()
     }
+
+    @Test(
+        "each side runs the congestion control its configuration names, the dialled and the accepted connection",
+        .enabled(if: isLinux)
+    )
+    func congestionControl() async throws {
+        // Both sides ask for another one than the system's default, so that the read-back proves the setting.
+        let system = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let asked = system == "reno" ? "cubic" : "reno"
+        var configuration = Session.Configuration.default
+        configuration.congestionControl = asked
+        let pair = try await SessionPair.connect(host: configuration, client: configuration, encryption: .none)
+        #expect(await pair.client.linkReport(for: pair.host.peer)?.congestionControl == asked)
+        #expect(await pair.host.linkReport(for: pair.client.peer)?.congestionControl == asked)
+        await pair.client.disconnect()
+        await pair.host.disconnect()
+        await pair.advertiser.stop()
+    }
+
+    @Test(
+        "a congestion control the kernel does not offer leaves the system's running, and the link works",
+        .enabled(if: isLinux)
+    )
+    func unknownCongestionControl() async throws {
+        let system = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var configuration = Session.Configuration.default
+        configuration.congestionControl = "nosuch"
+        let pair = try await SessionPair.connect(client: configuration, encryption: .none)
+        try await pair.client.send(Data("after".utf8), toPeers: [pair.host.peer])
+        try await eventually { pair.hostLog.messages.count == 1 }
+        #expect(await pair.client.linkReport(for: pair.host.peer)?.congestionControl == system)
+        await pair.client.disconnect()
+        await pair.host.disconnect()
+        await pair.advertiser.stop()
+    }
 }
 
 /// Whether this is Linux, where `TCP_INFO` is read.

@@ -186,9 +186,9 @@ struct ResponsivenessTests {
 }
 
 /// How a runner asks the reflector to bound its unsent bytes: a word in its invitation's context.
-@Suite("Responsiveness: the invitation's low watermark")
+@Suite("The invitation's asks of the reflector: low watermark, congestion control")
 struct RunnerInvitationLowWatermarkTests {
-    @Test("the word is read back, clamped to 16 KiB...64 MiB, beside the reconnection word, whatever the name")
+    @Test("the word is read back, clamped to 4 KiB...64 MiB, beside the reconnection word, whatever the name")
     func word() {
         func read(_ context: Data) -> Int? { RunnerInvitation.notSentLowWatermark(in: context) }
         let asked = RunnerInvitation.context(
@@ -205,9 +205,40 @@ struct RunnerInvitationLowWatermarkTests {
             reconnects: true,
             notSentLowWatermark: 1
         )
-        #expect(read(both) == 16 << 10 && RunnerInvitation.asksForReconnection(both))
+        #expect(read(both) == 4 << 10 && RunnerInvitation.asksForReconnection(both))
         #expect(read(RunnerInvitation.context(runName: "not-sent-lowat=5 y", test: .bulk, reconnects: false)) == nil)
         #expect(read(Data("someone not-sent-lowat=99999".utf8)) == nil, "only a test-runner's context")
         #expect(read(Data("test-runner n responsiveness not-sent-lowat=999999999999".utf8)) == 64 << 20)
+    }
+
+    @Test("the congestion control is read back beside the other words; a name that is none, or the run's, is not")
+    func congestionWord() {
+        func read(_ context: Data) -> String? { RunnerInvitation.congestionControl(in: context) }
+        let all = RunnerInvitation.context(
+            runName: "lab one",
+            test: .responsiveness,
+            reconnects: true,
+            notSentLowWatermark: 16_384,
+            congestionControl: "cubic"
+        )
+        #expect(
+            String(decoding: all, as: UTF8.self)
+                == "test-runner lab one responsiveness not-sent-lowat=16384 congestion=cubic reconnection"
+        )
+        #expect(read(all) == "cubic" && RunnerInvitation.notSentLowWatermark(in: all) == 16_384)
+        #expect(RunnerInvitation.asksForReconnection(all))
+        let alone = RunnerInvitation.context(
+            runName: "x",
+            test: .bulk,
+            reconnects: false,
+            notSentLowWatermark: nil,
+            congestionControl: "bbr"
+        )
+        #expect(read(alone) == "bbr" && RunnerInvitation.notSentLowWatermark(in: alone) == nil)
+        #expect(read(RunnerInvitation.context(runName: "congestion=reno", test: .bulk, reconnects: false)) == nil)
+        #expect(read(RunnerInvitation.context(runName: "n congestion=reno", test: .data, reconnects: true)) == nil)
+        #expect(read(Data("test-runner n bulk congestion=Cubic!".utf8)) == nil, "not a kernel's name")
+        #expect(read(Data("test-runner n bulk congestion=sixteen-letters-x".utf8)) == nil, "over 15 bytes")
+        #expect(read(Data("test-runner n nosuchtest congestion=reno".utf8)) == nil, "no test before it")
     }
 }
