@@ -38,8 +38,7 @@ struct LinkReportTests {
     )
     func congestionControl() async throws {
         // Both sides ask for another one than the system's default, so that the read-back proves the setting.
-        let system = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let system = try systemCongestionControl()
         let asked = system == "reno" ? "cubic" : "reno"
         var configuration = Session.Configuration.default
         configuration.congestionControl = asked
@@ -56,8 +55,7 @@ struct LinkReportTests {
         .enabled(if: isLinux)
     )
     func unknownCongestionControl() async throws {
-        let system = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let system = try systemCongestionControl()
         var configuration = Session.Configuration.default
         configuration.congestionControl = "nosuch"
         let pair = try await SessionPair.connect(client: configuration, encryption: .none)
@@ -68,6 +66,12 @@ struct LinkReportTests {
         await pair.host.disconnect()
         await pair.advertiser.stop()
     }
+}
+
+/// The congestion control new connections get on this host.
+private func systemCongestionControl() throws -> String {
+    try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Whether this is Linux, where `TCP_INFO` is read.
