@@ -81,6 +81,15 @@ extension RunOutput {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
         }
+        if let others = document.connection.sharedWith, let count = document.connection.sharedWithCount, count > 0 {
+            // Names other runners chose: their control characters are not written to the terminal.
+            let shown = others.prefix(4).map { $0.unicodeScalars.filter { $0.properties.generalCategory != .control } }
+            let names = shown.map { String(String.UnicodeScalarView($0)) }.joined(separator: ", ")
+            line(
+                "The reflector served \(count) other runner\(count == 1 ? "" : "s") meanwhile: \(names)"
+                    + (count > shown.count ? ", … (connection.sharedWith)" : "")
+            )
+        }
     }
 
     /// "1 segment", "3 segments".

@@ -28,6 +28,8 @@ public final class ReflectorService: Sendable {
         var runners: [Int: Runner] = [:]
         /// Who holds the places, per source; an evicted runner holds none while its session ends.
         var places: RunnerPlaces
+        /// Which runners were served at the same time, for their reports.
+        var coRunners = CoRunnerBook()
         /// The tasks telling evicted runners and disconnecting them, by runner id.
         var evictions: [Int: Task<Void, Never>] = [:]
         var acceptLoop: Task<Void, Never>?
@@ -39,6 +41,7 @@ public final class ReflectorService: Sendable {
         mutating func remove(_ id: Int) {
             runners[id] = nil
             places.left(id)
+            coRunners.left(id)
         }
     }
 
@@ -232,6 +235,7 @@ public final class ReflectorService: Sendable {
                 address: address,
                 activity: RunnerActivity(clock: configuration.idleClock)
             )
+            state.coRunners.arrived(state.nextRunner, label: "\(runner.displayName) (\(address))")
             return .success((state.nextRunner, eviction))
         }
         let id: Int
@@ -263,7 +267,7 @@ public final class ReflectorService: Sendable {
             var hello = hello
             hello.streamWindow = sessionConfiguration.streamWindow
             hello.notSentLowWatermark = sessionConfiguration.notSentLowWatermark
-            await echo(session, runner: runner, hello: hello, activity: activity)
+            await echo(session, id: id, runner: runner, hello: hello, activity: activity)
         }
         // A runner that is gone already has no entry to keep its task in.
         state.withLock { $0.runners[id]?.task = task }
@@ -344,7 +348,13 @@ public final class ReflectorService: Sendable {
 
     /// Echoes until the runner leaves; its streams and resources are handled by tasks of their own, which
     /// are cancelled when it leaves.
-    private func echo(_ session: Session, runner: PeerID, hello: ReflectorHello, activity: RunnerActivity) async {
+    private func echo(
+        _ session: Session,
+        id: Int,
+        runner: PeerID,
+        hello: ReflectorHello,
+        activity: RunnerActivity
+    ) async {
         let started = ContinuousClock.now
         var cpuAtConnect = CPUTime.ofThisProcess()
         var messages = 0
@@ -423,10 +433,11 @@ public final class ReflectorService: Sendable {
                 )
             case .dataReceived(let data, let peer, _) where data == ReflectorReport.request:
                 let elapsed = started.duration(to: .now)
-                let report = ReflectorReport(
+                var report = ReflectorReport(
                     cpu: CPUTime.ofThisProcess().since(cpuAtConnect),
                     seconds: elapsed.seconds
                 )
+                (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
                 try? await session.send(report.encoded(), toPeers: [peer])
             case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
                 activity.touch()

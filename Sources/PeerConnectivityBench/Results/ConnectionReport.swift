@@ -41,6 +41,12 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     /// The congestion control the reflector's side of this runner's connection ran, as its hello said (it
     /// sends with it in a reverse or download test); nil from a reflector that does not say.
     public var reflectorCongestionControl: String?
+    /// The other runners the reflector served while it served this run's session, each "NAME (ADDRESS)", as
+    /// its report at the run's end named them (at most 1,024); nil when it did not say (an older reflector, or
+    /// a run that failed).
+    public var sharedWith: [String]?
+    /// How many others in all.
+    public var sharedWithCount: Int?
     /// The run's session's connection as this runner's kernel saw it at the run's end (`TCP_INFO`: round trip,
     /// retransmissions, window, bytes); nil where the system does not tell, or the run ended without it.
     public var link: LinkSample?

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the reflector says about itself when a runner asks at the end of a test: the CPU time its
-/// process spent since the runner connected. Asked for with ``request``.
+/// process spent since the runner connected, and the other runners it served meanwhile. Asked for with
+/// ``request``.
 public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
     /// The bytes before the JSON.
     public static let prefix = Data("pc-bench-report\n".utf8)
@@ -14,6 +15,11 @@ public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
     public var cpu: CPUTime
     /// Seconds since the runner connected.
     public var seconds: Double
+    /// The other runners the reflector served while it served this one, each as "NAME (ADDRESS)", in the
+    /// order they met, at most 1,024 (nil from a reflector that does not say).
+    public var sharedWith: [String]?
+    /// How many others in all, those past the list's limit counted too.
+    public var sharedWithCount: Int?
 
     /// Makes a report.
     ///

@@ -128,12 +128,12 @@ public enum BenchmarkRunner {
             document.connection.link = await driver.session.linkReport(for: peer).map(LinkSample.init)
         }
         let elapsed = testStarted.duration(to: .now)
-        document.cpu = CPUUsage(
-            runner: CPUTime.ofThisProcess().since(cpuAtStart),
-            reflector: document.error == nil
-                ? await (connection.driver as? SessionEchoDriver)?.reflectorReport()?.cpu : nil,
-            seconds: elapsed.seconds
-        )
+        let runnerCPU = CPUTime.ofThisProcess().since(cpuAtStart)
+        let report =
+            document.error == nil ? await (connection.driver as? SessionEchoDriver)?.reflectorReport() : nil
+        document.cpu = CPUUsage(runner: runnerCPU, reflector: report?.cpu, seconds: elapsed.seconds)
+        document.connection.sharedWith = report?.sharedWith
+        document.connection.sharedWithCount = report?.sharedWithCount
         await connection.driver.close()
         document.finishedAt = Date()
         return document

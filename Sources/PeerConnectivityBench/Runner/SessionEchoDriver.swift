@@ -112,8 +112,9 @@ final class SessionEchoDriver: EchoDriver {
         return try ReflectorHello(decoding: first)
     }
 
-    /// Asks the reflector what its process spent since this runner connected, and waits up to two seconds
-    /// for the answer on the inbox; nil when none comes (a reflector of an older version does not answer).
+    /// Asks the reflector what its process spent since this runner connected and whom else it served, and waits
+    /// up to five seconds for the answer on the inbox (a reflector serving dozens of runners on two cores may
+    /// take seconds); nil when none comes (a reflector of an older version does not answer).
     func reflectorReport() async -> ReflectorReport? {
         guard let peer = reflectorPeer, let inbox else { return nil }
         do {
@@ -121,7 +122,7 @@ final class SessionEchoDriver: EchoDriver {
         } catch {
             return nil
         }
-        return try? await withTimeout(.seconds(2), orThrow: .disconnected("no report")) {
+        return try? await withTimeout(.seconds(5), orThrow: .disconnected("no report")) {
             for try await message in inbox.messages {
                 if let report = ReflectorReport.decoded(from: message) { return report }
             }

@@ -114,7 +114,8 @@ package final class Connection: Sendable {
 
     let outbound: Mutex<Outbound>
     let highWatermark: Int
-    private let channelQueueLimitValue: Atomic<Int>
+    /// ``channelQueueLimit``, which ``limitUnsentBytes(to:)`` lowers.
+    let channelQueueLimitValue: Atomic<Int>
     let handler: NIOLoopBound<ConnectionHandler>
 
     /// Bytes of one channel's frames that may wait for the socket before its writer suspends.
@@ -205,51 +206,6 @@ package final class Connection: Sendable {
             )
         }.get()
     }
-
-    /// Keeps at most about `lowWatermark` bytes unsent in the kernel (`TCP_NOTSENT_LOWAT`), in NIO (its write
-    /// watermark) and queued on each channel, so that a message sent behind a transfer waits for the link's
-    /// queue rather than the sender's buffers.
-    ///
-    /// - Parameter lowWatermark: the bytes, ``minimumUnsentBytes`` at least.
-    package func limitUnsentBytes(to lowWatermark: Int) async throws {
-        let lowWatermark = max(Self.minimumUnsentBytes, lowWatermark)
-        channelQueueLimitValue.store(min(channelQueueLimit, lowWatermark), ordering: .relaxed)
-        let channel = self.channel
-        try await channel.eventLoop.submit {
-            try Self.limitUnsentBytes(of: channel, to: lowWatermark)
-        }.get()
-    }
-
-    /// Runs the connection's TCP with the congestion control `name` (``TCPCongestionControl``): for a
-    /// connection accepted with another configuration than the session's it joins.
-    ///
-    /// - Parameter name: the congestion control's name, such as `cubic`.
-    package func setCongestionControl(_ name: String) async {
-        let channel = self.channel
-        let handler = self.handler
-        try? await channel.eventLoop.submit {
-            TCPCongestionControl.set(name, on: channel, logger: handler.value.logger)
-        }.get()
-    }
-
-    /// The least ``limitUnsentBytes(to:)`` keeps: 4 KiB, about three segments, so that a stream's chunks stay
-    /// whole pages.
-    package static let minimumUnsentBytes = 4 << 10
-
-    /// Sets the socket's and NIO's limits (``limitUnsentBytes(to:)``) from the channel's event loop.
-    static func limitUnsentBytes(of channel: any Channel, to lowWatermark: Int) throws {
-        guard let options = channel.syncOptions else { throw ChannelError.operationUnsupported }
-        // A socket without the option (a socket pair, in process) keeps what it has.
-        try? options.setOption(notSentLowWatermarkOption, value: SocketOptionValue(lowWatermark))
-        try options.setOption(.writeBufferWaterMark, value: .init(low: lowWatermark / 2, high: lowWatermark))
-    }
-
-    /// `TCP_NOTSENT_LOWAT`: the kernel reports the socket writable only while fewer unsent bytes than its value
-    /// wait.
-    package static let notSentLowWatermarkOption = ChannelOptions.Types.SocketOption(
-        level: .tcp,
-        name: NIOBSDSocket.Option(rawValue: Platform.tcpNotSentLowWatermark)
-    )
 
     /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
     /// a lock of their own (the session numbering reliable messages for reconnection).

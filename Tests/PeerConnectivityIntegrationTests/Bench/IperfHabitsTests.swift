@@ -279,6 +279,32 @@ struct IperfHabitsTests {
         #expect(said.contains("-B 127.0.0.2 is not of the family -6 asks for"), "\(said)")
     }
 
+    @Test("two runners at once: each document names the other, as the reflector served them together")
+    func sharedWith() async throws {
+        let (reflector, port) = try await reflector()
+        defer { withExtendedLifetime(reflector) {} }
+        let folder = try ScratchDirectory("results").url
+        func runner(_ name: String, _ extra: [String]) throws -> ToolProcess {
+            let path = folder.appendingPathComponent("\(name).json").path
+            return try ToolProcess(
+                "test-runner",
+                ["run", "-c", "127.0.0.1:\(port)", "--encryption", "none", "--name", name, "--output", path] + extra
+            )
+        }
+        // The first runs 15 s (300 messages at 20 a second), the second starts once the reflector has the first:
+        // alone it connects and ends in well under a second, so it is served while the first still is.
+        let long = try runner("long", ["--count", "300", "--rate", "20", "--warmup", "0"])
+        _ = try #require(try await reflector.line(containing: "connected runner=test-runner-long"))
+        let short = try runner("short", ["--count", "20", "--warmup", "0"])
+        #expect(try await short.exitStatus() == 0, "\(short.output) \(short.errors)")
+        #expect(try await long.exitStatus() == 0, "\(long.output) \(long.errors)")
+        let first = try document(at: folder.appendingPathComponent("long.json").path).connection
+        let second = try document(at: folder.appendingPathComponent("short.json").path).connection
+        #expect(first.sharedWith == ["test-runner-short (127.0.0.1)"] && first.sharedWithCount == 1, "\(first)")
+        #expect(second.sharedWith == ["test-runner-long (127.0.0.1)"] && second.sharedWithCount == 1, "\(second)")
+        #expect(long.output.contains("The reflector served 1 other runner meanwhile: test-runner-short (127.0.0.1)"))
+    }
+
     @Test("kill -9 of the reflector mid-run: a valid document with the intervals so far, an error, exit 1")
     func reflectorKilled() async throws {
         let (reflector, port) = try await reflector()
