@@ -42,10 +42,13 @@ echo "== swift test (integration tests and the README's samples)"
 # In parallel: the tests hold on a loaded machine (bounds with room, blocking work off the cooperative pool),
 # take turns at avahi-daemon (AvahiBudget: two at once, the DNS-SD stress test alone), and measure the connection
 # flood in a child process.
-swift test --skip-build --filter 'PeerConnectivityIntegrationTests|ReadmeTests' --skip 'LabResponsivenessTests|LabUDPTests'
+swift test --skip-build --filter 'PeerConnectivityIntegrationTests|ReadmeTests' --skip 'LabResponsivenessTests|LabUDPTests|LabManyTests'
 
 echo "== swift test (latency under load in the lab, alone: its load would be every other test's)"
 swift test --skip-build --filter 'LabResponsivenessTests'
 
 echo "== swift test (UDP at a bitrate in the lab, alone: it checks the sender's pacing)"
 swift test --skip-build --filter 'LabUDPTests'
+
+echo "== swift test (many runners at once in the lab, alone: it checks how they share the links)"
+swift test --skip-build --filter 'LabManyTests'
