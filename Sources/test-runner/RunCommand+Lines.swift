@@ -68,14 +68,14 @@ extension RunOutput {
             }
         }
         if let link = document.connection.link {
-            line(
-                "TCP, as this runner's kernel saw the run's connection: smoothed round trip "
-                    + "\(IntervalResult.duration(link.smoothedRoundTripNanoseconds)), "
-                    + "\(Self.segments(link.retransmittedSegments)) retransmitted, window \(link.congestionWindowSegments) "
-                    + "segments of \(link.segmentSize) bytes"
-                    + (link.congestionControl.map { ", congestion control \($0)" } ?? "")
-                    + (document.connection.reflectorCongestionControl.map { " (the reflector's side: \($0))" } ?? "")
-            )
+            // The reflector's own line, when it sent one, names its congestion control.
+            let reflectorSide =
+                document.connection.reflectorLink == nil
+                ? document.connection.reflectorCongestionControl.map { " (the reflector's side: \($0))" } : nil
+            line(Self.linkLine(link, seenBy: "this runner's kernel saw the run's connection") + (reflectorSide ?? ""))
+        }
+        if let link = document.connection.reflectorLink {
+            line(Self.linkLine(link, seenBy: "the reflector's kernel saw it"))
         }
         if let cpu = document.cpu {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
@@ -90,6 +90,14 @@ extension RunOutput {
                     + (count > shown.count ? ", … (connection.sharedWith)" : "")
             )
         }
+    }
+
+    /// "TCP, as WHO: smoothed round trip …, N segments retransmitted, window …, congestion control …".
+    static func linkLine(_ link: LinkSample, seenBy who: String) -> String {
+        "TCP, as \(who): smoothed round trip \(IntervalResult.duration(link.smoothedRoundTripNanoseconds)), "
+            + "\(segments(link.retransmittedSegments)) retransmitted, window \(link.congestionWindowSegments) "
+            + "segments of \(link.segmentSize) bytes"
+            + (link.congestionControl.map { ", congestion control \($0)" } ?? "")
     }
 
     /// "1 segment", "3 segments".

@@ -438,6 +438,7 @@ public final class ReflectorService: Sendable {
                     seconds: elapsed.seconds
                 )
                 (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
+                report.link = await session.linkReport(for: peer).map(LinkSample.init)
                 try? await session.send(report.encoded(), toPeers: [peer])
             case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
                 activity.touch()

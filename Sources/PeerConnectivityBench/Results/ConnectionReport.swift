@@ -50,6 +50,9 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     /// The run's session's connection as this runner's kernel saw it at the run's end (`TCP_INFO`: round trip,
     /// retransmissions, window, bytes); nil where the system does not tell, or the run ended without it.
     public var link: LinkSample?
+    /// The same connection as the reflector's kernel saw it at the run's end, as its report said (the sender's
+    /// view in a reverse test); nil when it did not say.
+    public var reflectorLink: LinkSample?
 
     /// Makes a report; the timings start unset.
     ///

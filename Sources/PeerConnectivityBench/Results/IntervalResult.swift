@@ -33,6 +33,9 @@ public struct IntervalResult: Codable, Hashable, Sendable {
     public var selfRoundTripP50Nanoseconds: UInt64?
     /// Responsiveness: the median round trip of the datagram probes answered in it, in nanoseconds.
     public var datagramRoundTripP50Nanoseconds: UInt64?
+    /// Bulk and responsiveness: the run's session connection as this runner's kernel saw it as the interval
+    /// ended (`TCP_INFO`); nil where the system does not tell.
+    public var link: LinkSample?
 
     /// Makes an interval with no figures yet.
     ///

@@ -20,6 +20,9 @@ public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
     public var sharedWith: [String]?
     /// How many others in all, those past the list's limit counted too.
     public var sharedWithCount: Int?
+    /// The runner's connection as the reflector's kernel saw it when it answered (`TCP_INFO`): the sender's
+    /// view in a reverse test, its retransmissions and window; nil where its system does not tell.
+    public var link: LinkSample?
 
     /// Makes a report.
     ///

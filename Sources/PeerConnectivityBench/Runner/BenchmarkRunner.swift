@@ -64,7 +64,8 @@ public enum BenchmarkRunner {
                     await intervals.follow(
                         counters,
                         forward: plan.reverse != true,
-                        reverse: plan.reverse == true || plan.bidirectional == true
+                        reverse: plan.reverse == true || plan.bidirectional == true,
+                        link: Self.linkSampler(driver)
                     )
                 }
                 let result: Result<BulkTestResult, any Error>
@@ -132,6 +133,7 @@ public enum BenchmarkRunner {
         let report =
             document.error == nil ? await (connection.driver as? SessionEchoDriver)?.reflectorReport() : nil
         document.cpu = CPUUsage(runner: runnerCPU, reflector: report?.cpu, seconds: elapsed.seconds)
+        document.connection.reflectorLink = report?.link
         document.connection.sharedWith = report?.sharedWith
         document.connection.sharedWithCount = report?.sharedWithCount
         await connection.driver.close()
@@ -158,7 +160,9 @@ public enum BenchmarkRunner {
         // The load's bytes in all (a line per flow each second would bury the probes' round trips).
         let counters = BulkTest.Counters()
         let book = ProbeBook(phases: ResponsivenessTest.phases)
-        let reporter = Task { await intervals.follow(counters, forward: true, reverse: true, probes: book) }
+        let reporter = Task {
+            await intervals.follow(counters, forward: true, reverse: true, probes: book, link: linkSampler(probe))
+        }
         let result: Result<ResponsivenessResult, any Error>
         do {
             result = .success(
@@ -178,6 +182,14 @@ public enum BenchmarkRunner {
         reporter.cancel()
         await reporter.value
         return try result.get()
+    }
+
+    /// Reads the kernel's figures of `driver`'s connection to the reflector, for the intervals.
+    private static func linkSampler(_ driver: SessionEchoDriver) -> @Sendable () async -> LinkSample? {
+        { [driver] in
+            guard let peer = driver.reflectorPeer else { return nil }
+            return await driver.session.linkReport(for: peer).map(LinkSample.init)
+        }
     }
 
     /// Opens `count` load flows' sessions; all or none (those opened are closed when one fails). A place the

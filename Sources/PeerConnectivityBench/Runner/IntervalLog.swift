@@ -45,12 +45,19 @@ final class IntervalLog: Sendable {
     ///   - forward: whether the runner writes (its bytes are reported).
     ///   - reverse: whether the reflector writes (the bytes read are reported).
     ///   - probes: responsiveness: the probes, whose round trips in each interval are reported beside the bytes.
-    func follow(_ counters: BulkTest.Counters, forward: Bool, reverse: Bool, probes: ProbeBook? = nil) async {
+    ///   - link: reads the run's connection's kernel figures, kept with each interval as it ends.
+    func follow(
+        _ counters: BulkTest.Counters,
+        forward: Bool,
+        reverse: Bool,
+        probes: ProbeBook? = nil,
+        link: (@Sendable () async -> LinkSample?)? = nil
+    ) async {
         guard let interval else { return }
         while (try? await Task.sleep(for: .milliseconds(Int(interval * 1_000)))) != nil {
-            close(counters, forward: forward, reverse: reverse, probes: probes)
+            close(counters, forward: forward, reverse: reverse, probes: probes, link: await link?())
         }
-        close(counters, forward: forward, reverse: reverse, probes: probes, last: true)
+        close(counters, forward: forward, reverse: reverse, probes: probes, link: await link?(), last: true)
     }
 
     private func close(
@@ -58,6 +65,7 @@ final class IntervalLog: Sendable {
         forward: Bool,
         reverse: Bool,
         probes: ProbeBook?,
+        link: LinkSample?,
         last: Bool = false
     ) {
         let end = now
@@ -71,6 +79,7 @@ final class IntervalLog: Sendable {
             guard end > state.lastEnd + (last ? (interval ?? 0) / 10 : 0.001) else { return nil }
             var result = IntervalResult(startSeconds: state.lastEnd, endSeconds: end)
             result.phase = phase
+            result.link = link
             if let foreign = roundTrips[.foreign], !foreign.isEmpty {
                 let summary = LatencySummary(nanoseconds: foreign)
                 result.roundTripP50Nanoseconds = summary.p50Nanoseconds

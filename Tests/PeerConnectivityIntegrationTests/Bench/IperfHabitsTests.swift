@@ -72,6 +72,14 @@ struct IperfHabitsTests {
             let intervals = try #require(document.intervals)
             #expect(intervals.count >= 2, "\(label): \(intervals.count) intervals")
             #expect(intervals.allSatisfy { ($0.sentBytes != nil) == (label != "reverse") })
+            #if os(Linux)
+                // Both ends' kernels on the one connection: the runner's each interval, the reflector's at the end.
+                #expect(intervals.allSatisfy { ($0.link?.bytesSent ?? 0) > 0 }, "\(label)")
+                let reflectorLink = try #require(document.connection.reflectorLink, "\(label)")
+                let read = (bulk.forward?.receivedBytes ?? 0)
+                #expect(reflectorLink.bytesReceived >= UInt64(read), "\(label): \(reflectorLink)")
+                #expect(run.output.contains("TCP, as the reflector's kernel saw it: "), "\(run.output)")
+            #endif
             // Each stream's bytes, which sum to the interval's, and a line each and a sum, as iperf3 prints.
             for interval in intervals {
                 #expect(interval.streamSentBytes.map { $0.count == 2 && $0.reduce(0, +) == interval.sentBytes } ?? true)
