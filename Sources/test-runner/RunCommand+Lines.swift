@@ -81,6 +81,15 @@ extension RunOutput {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))
         }
+        if let memory = document.memory {
+            let reflector = memory.reflectorPeakResidentBytes.map {
+                String(format: ", reflector %.1f MiB", Double($0) / 1_048_576)
+            }
+            line(
+                String(format: "Peak memory: runner %.1f MiB", Double(memory.runnerPeakResidentBytes) / 1_048_576)
+                    + (reflector ?? "") + " (whole processes, since they started)"
+            )
+        }
         if let others = document.connection.sharedWith, let count = document.connection.sharedWithCount, count > 0 {
             // Names other runners chose: their control characters are not written to the terminal.
             let shown = others.prefix(4).map { $0.unicodeScalars.filter { $0.properties.generalCategory != .control } }

@@ -439,6 +439,8 @@ public final class ReflectorService: Sendable {
                 )
                 (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
                 report.link = await session.linkReport(for: peer).map(LinkSample.init)
+                let peak = ProcessSample.current().peakResidentBytes
+                report.peakResidentBytes = peak > 0 ? peak : nil
                 try? await session.send(report.encoded(), toPeers: [peer])
             case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
                 activity.touch()

@@ -44,6 +44,8 @@ public struct BenchmarkDocument: Codable, Hashable, Sendable {
     public var intervals: [IntervalResult]?
     /// The CPU time both ends spent during the test.
     public var cpu: CPUUsage?
+    /// The peak memory of both ends' processes, read at the test's end; nil where the system does not tell.
+    public var memory: MemoryUsage?
     /// Why the run stopped before its plan was done (the reflector went away, it was interrupted, it
     /// could not be reached): what completed is still in the document. Nil when the plan ran to its end.
     public var error: String?

@@ -23,6 +23,9 @@ public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
     /// The runner's connection as the reflector's kernel saw it when it answered (`TCP_INFO`): the sender's
     /// view in a reverse test, its retransmissions and window; nil where its system does not tell.
     public var link: LinkSample?
+    /// The reflector process's peak resident memory since it started (`VmHWM`), in bytes; nil where its system
+    /// does not tell.
+    public var peakResidentBytes: Int?
 
     /// Makes a report.
     ///

@@ -134,6 +134,13 @@ public enum BenchmarkRunner {
             document.error == nil ? await (connection.driver as? SessionEchoDriver)?.reflectorReport() : nil
         document.cpu = CPUUsage(runner: runnerCPU, reflector: report?.cpu, seconds: elapsed.seconds)
         document.connection.reflectorLink = report?.link
+        let peak = ProcessSample.current().peakResidentBytes
+        if peak > 0 {
+            document.memory = MemoryUsage(
+                runnerPeakResidentBytes: peak,
+                reflectorPeakResidentBytes: report?.peakResidentBytes
+            )
+        }
         document.connection.sharedWith = report?.sharedWith
         document.connection.sharedWithCount = report?.sharedWithCount
         await connection.driver.close()

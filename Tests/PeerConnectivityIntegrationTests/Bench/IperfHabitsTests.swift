@@ -79,6 +79,9 @@ struct IperfHabitsTests {
                 let read = (bulk.forward?.receivedBytes ?? 0)
                 #expect(reflectorLink.bytesReceived >= UInt64(read), "\(label): \(reflectorLink)")
                 #expect(run.output.contains("TCP, as the reflector's kernel saw it: "), "\(run.output)")
+                // Each end's peak memory: a Swift process holds megabytes; under 1 MiB would be a misread field.
+                let memory = try #require(document.memory, "\(label)")
+                #expect(memory.runnerPeakResidentBytes > 1 << 20 && (memory.reflectorPeakResidentBytes ?? 0) > 1 << 20)
             #endif
             // Each stream's bytes, which sum to the interval's, and a line each and a sum, as iperf3 prints.
             for interval in intervals {
