@@ -99,10 +99,11 @@ struct BrowserResolveRetryTests {
         let other = try PeerID(displayName: "restarted")
         let peer = try await Peer(other, serviceType: service)
         let livePort = try #require(peer.advertiser.port)
-        // A port nothing listens on any more: what a peer that restarted elsewhere leaves behind.
-        let gone = try await loopbackAdvertiser("gone")
-        let stalePort = try #require(gone.port.map(UInt16.init))
-        await gone.stop()
+        // A port that refuses: what a peer that restarted elsewhere leaves behind. Held for the whole test, so
+        // that no other test's listener (nor this session's own) can take it meanwhile.
+        let gone = try RefusingPort()
+        defer { withExtendedLifetime(gone) {} }
+        let stalePort = UInt16(gone.port)
 
         let me = try PeerID(displayName: "dialing")
         let browser = try Self.browser(me, serviceType: service, firstResolvedPort: stalePort)
