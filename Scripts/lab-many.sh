@@ -30,25 +30,10 @@ else
 fi
 runners=$((hosts_wanted * per_host))
 
-[[ $(id -u) == 0 ]] || { echo "lab-many.sh needs root (network namespaces)" >&2; exit 2; }
-[[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
-command -v tc >/dev/null || { echo "tc is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
-bin=${LAB_BIN:-}
-if [[ -z $bin ]]; then
-    swift build --product reflector 2>&1 | tail -n 1
-    swift build --product test-runner 2>&1 | tail -n 1
-    bin=$(swift build --show-bin-path)
-fi
-bin=$(cd "$bin" && pwd)
-[[ -x $bin/reflector && -x $bin/test-runner ]] || { echo "no reflector/test-runner in $bin" >&2; exit 2; }
-lab=$(pwd)/Scripts/lab.sh
-logs=$(mktemp -d /tmp/lab-many.XXXXXX)
-"$lab" down >/dev/null 2>&1 || true
-trap '"$lab" down >/dev/null 2>&1 || true' EXIT
-trap 'exit 130' INT TERM
-
-"$lab" up $((hosts_wanted + 1)) >/dev/null
-mapfile -t hosts < <("$lab" hosts)
+# shellcheck source=Scripts/lab-two-host-prologue.sh
+source Scripts/lab-two-host-prologue.sh
+lab_binaries lab-many tc
+lab_up lab-many $((hosts_wanted + 1))
 reflector_host=${hosts[0]}
 address=$("$lab" addr "$reflector_host")
 # Room for every runner, and every invitation at once (the advertiser's default takes 8 a second).

@@ -27,22 +27,10 @@ parallel=${UNRELIABLE_PARALLEL:-5}
 blocked_limit=${BLOCKED_LIMIT_S:-8}
 name=lab-unreliable
 
-[[ $(id -u) == 0 ]] || { echo "lab-unreliable.sh needs root (network namespaces)" >&2; exit 2; }
-[[ ${LAB_SKIP_SETUP:-0} == 1 ]] || Scripts/setup.sh --lab >/dev/null
-command -v nft >/dev/null || { echo "nft is missing: run Scripts/setup.sh --lab" >&2; exit 2; }
-bin=${LAB_BIN:-}
-if [[ -z $bin ]]; then
-    swift build --product reflector 2>&1 | tail -n 1
-    swift build --product test-runner 2>&1 | tail -n 1
-    bin=$(swift build --show-bin-path)
-fi
-bin=$(cd "$bin" && pwd)
-[[ -x $bin/reflector && -x $bin/test-runner ]] || { echo "no reflector/test-runner in $bin" >&2; exit 2; }
-lab=$(pwd)/Scripts/lab.sh
-logs=$(mktemp -d /tmp/lab-unreliable.XXXXXX)
-"$lab" down >/dev/null 2>&1 || true
-trap '"$lab" down >/dev/null 2>&1 || true' EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=Scripts/lab-two-host-prologue.sh
+source Scripts/lab-two-host-prologue.sh
+lab_binaries "$name" nft
+lab_up "$name" 2
 
 results=()
 failed=0
@@ -54,8 +42,6 @@ record() { # name, ok (0/1), detail
 }
 now() { date +%s.%N; }
 
-"$lab" up 2 >/dev/null
-mapfile -t hosts < <("$lab" hosts)
 reflector_host=${hosts[0]} runner_host=${hosts[1]}
 "$lab" exec "$reflector_host" timeout 1800 "$bin/reflector" --name "$name" --port 7100 --encryption none \
     >"$logs/reflector.log" 2>&1 &

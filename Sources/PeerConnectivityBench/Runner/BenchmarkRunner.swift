@@ -65,7 +65,7 @@ public enum BenchmarkRunner {
                         counters,
                         forward: plan.reverse != true,
                         reverse: plan.reverse == true || plan.bidirectional == true,
-                        link: Self.linkSampler(driver)
+                        link: { await driver.linkSample() }
                     )
                 }
                 let result: Result<BulkTestResult, any Error>
@@ -125,8 +125,8 @@ public enum BenchmarkRunner {
             document.error = RunFailure.explain(error, configuration: configuration)
         }
         document.intervals = intervals.recorded
-        if let driver = connection.driver as? SessionEchoDriver, let peer = driver.reflectorPeer {
-            document.connection.link = await driver.session.linkReport(for: peer).map(LinkSample.init)
+        if let driver = connection.driver as? SessionEchoDriver {
+            document.connection.link = await driver.linkSample()
         }
         let elapsed = testStarted.duration(to: .now)
         let runnerCPU = CPUTime.ofThisProcess().since(cpuAtStart)
@@ -168,7 +168,13 @@ public enum BenchmarkRunner {
         let counters = BulkTest.Counters()
         let book = ProbeBook(phases: ResponsivenessTest.phases)
         let reporter = Task {
-            await intervals.follow(counters, forward: true, reverse: true, probes: book, link: linkSampler(probe))
+            await intervals.follow(
+                counters,
+                forward: true,
+                reverse: true,
+                probes: book,
+                link: { await probe.linkSample() }
+            )
         }
         let result: Result<ResponsivenessResult, any Error>
         do {
@@ -189,14 +195,6 @@ public enum BenchmarkRunner {
         reporter.cancel()
         await reporter.value
         return try result.get()
-    }
-
-    /// Reads the kernel's figures of `driver`'s connection to the reflector, for the intervals.
-    private static func linkSampler(_ driver: SessionEchoDriver) -> @Sendable () async -> LinkSample? {
-        { [driver] in
-            guard let peer = driver.reflectorPeer else { return nil }
-            return await driver.session.linkReport(for: peer).map(LinkSample.init)
-        }
     }
 
     /// Opens `count` load flows' sessions; all or none (those opened are closed when one fails). A place the

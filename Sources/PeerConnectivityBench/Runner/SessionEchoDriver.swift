@@ -97,6 +97,13 @@ final class SessionEchoDriver: EchoDriver {
         reflector.withLock { $0 }
     }
 
+    /// The connection to the reflector as this runner's kernel sees it now (`TCP_INFO`); nil before the
+    /// reflector is connected, or where the system does not tell.
+    func linkSample() async -> LinkSample? {
+        guard let peer = reflectorPeer else { return nil }
+        return await session.linkReport(for: peer).map(LinkSample.init)
+    }
+
     /// Waits for the reflector's hello, its first message.
     ///
     /// - Throws: ``BenchError/notAReflector(_:)`` when none comes within `timeout` or it is not a hello.

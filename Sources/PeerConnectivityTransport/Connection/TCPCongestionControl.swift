@@ -14,8 +14,6 @@ package enum TCPCongestionControl {
     struct RawName {
         var bytes: (UInt64, UInt64) = (0, 0)
 
-        init() {}
-
         /// The first ``maximumNameLength`` bytes of `name`.
         init(_ name: String) {
             withUnsafeMutableBytes(of: &bytes) { storage in
