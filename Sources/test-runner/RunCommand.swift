@@ -31,8 +31,9 @@ struct RunCommand: AsyncParsableCommand {
         help: """
             bulk (throughput one way, as iperf3), responsiveness (latency under load: phases idle, download, \
             upload, both, with RPM), data (message round trips), raw-tcp (the data plan over raw TCP: TLS 1.3 \
-            unless --encryption none), stream (--streams streams of --bytes, echoed back) or resource (a file of \
-            --bytes, --count times, confirmed by SHA-256).
+            unless --encryption none), stream (--streams streams of --bytes, echoed back), resource (a file of \
+            --bytes, --count times, confirmed by SHA-256) or folder (a folder of --files small files, or \
+            --folder PATH, --count times, confirmed file by file).
             """
     )
     var test = TestKind.data
@@ -89,7 +90,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The reflector's raw echo port for --test raw-tcp (default: what the reflector announces).")
     var rawPort: Int?
 
-    @Option(help: "Measured messages per size (default 1000); --test resource: transfers (default 1).")
+    @Option(help: "Measured messages per size (default 1000); --test resource and folder: transfers (default 1).")
     var count: Int?
 
     @Option(
@@ -125,7 +126,8 @@ struct RunCommand: AsyncParsableCommand {
     var rate: Double?
 
     @Option(
-        help: "Unmeasured messages per size before the measured ones (default 100); resource: transfers (default 0)."
+        help:
+            "Unmeasured messages per size before the measured ones (default 100); resource, folder: transfers (default 0)."
     )
     var warmup: Int?
 
@@ -234,13 +236,41 @@ struct RunCommand: AsyncParsableCommand {
     )
     var interruptAt: Double?
 
+    @Option(
+        help: """
+            --test folder: files in the folder made for the run, 1-64 KiB each (sizes from a fixed seed, 100 \
+            to a folder, two levels deep; default 1000).
+            """
+    )
+    var files: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "--test folder: send this folder instead of one made for the run (its regular files are checked).",
+            valueName: "PATH"
+        )
+    )
+    var folder: String?
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            --test resource and folder: send RATE small probes a second on the same session while each \
+            measured transfer runs, and for a second on the idle session before: the round trip an app's \
+            messages see beside a transfer (besideEcho in the document).
+            """,
+            valueName: "RATE"
+        )
+    )
+    var besideEcho: Double?
+
     @Option(help: "Seconds a message has to come back before it counts as lost.")
     var timeout = 5.0
 
     @Option(
         help: """
             The most seconds spent sending one size's messages (warm-up and measured each); stream: the whole \
-            test; resource: each transfer and its confirmation.
+            test; resource and folder: each transfer and its confirmation.
             """
     )
     var duration = 60.0
@@ -492,7 +522,7 @@ struct RunCommand: AsyncParsableCommand {
             streams: test == .stream
                 ? streams : test == .bulk ? parallel ?? 1 : test == .responsiveness ? parallel ?? 8 : nil,
             bytes: test.isMessageTest || test == .bulk || test == .responsiveness
-                ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+                ? bytes : test == .folder ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
             oneWay: oneWay ? true : nil,
             timeSeconds: test == .bulk ? time ?? 10 : test == .responsiveness ? time ?? 5 : time,
             reverse: reverse ? true : nil,
@@ -502,7 +532,10 @@ struct RunCommand: AsyncParsableCommand {
             bitrate: datagrams ? bitrate.flatMap(parseBitrate) ?? Self.defaultBitrate : nil,
             intervalSeconds: interval == 0 ? nil : interval ?? (test == .bulk || test == .responsiveness ? 1 : nil),
             rate: rate,
-            interruptAtPercent: interruptAt
+            interruptAtPercent: interruptAt,
+            files: test == .folder && folder == nil ? files ?? 1_000 : files,
+            folderPath: folder,
+            besideEchoRate: besideEcho
         )
     }
 

@@ -6,6 +6,9 @@ public enum TestKind: String, Codable, CaseIterable, Sendable {
     case rawTCP = "raw-tcp"
     /// Resources (files) sent with `sendResource`; the reflector confirms each with its size and SHA-256.
     case resource
+    /// A folder of many small files sent whole with `sendResource` (`--files` made from a fixed seed, or
+    /// `--folder PATH`); the reflector confirms each with its files, bytes and ``FolderDigest``.
+    case folder
     /// Byte streams opened with `startStream`; the reflector echoes each on a stream of the same name.
     case stream
     /// Throughput of the link as iperf3 measures it: `--parallel` streams written one way for `--time`

@@ -59,6 +59,14 @@ public struct TestPlan: Codable, Hashable, Sendable {
     /// The resource test: the link is cut (closed as a crash would) once this percentage of the file has
     /// been sent, and resumed; the transfer then goes on over the resumed link (nil: not cut).
     public var interruptAtPercent: Double?
+    /// The folder test: files in the folder made for the run (nil with ``folderPath``, or another test).
+    public var files: Int?
+    /// The folder test: the folder sent instead of one made for the run.
+    public var folderPath: String?
+    /// The resource and folder tests: latency probes sent at this rate a second on the same session
+    /// while each measured transfer runs, and as many a second on the idle session before, as
+    /// transfer-time echoes (`--beside-echo`; nil: none).
+    public var besideEchoRate: Double?
 
     /// Makes a plan.
     ///
@@ -84,6 +92,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - intervalSeconds: the interval of the reports.
     ///   - rate: the data test's open-loop rate.
     ///   - interruptAtPercent: the resource test's cut, in percent of the file.
+    ///   - files: the folder test's files made for the run.
+    ///   - folderPath: the folder test's folder sent instead.
+    ///   - besideEchoRate: probes a second beside each transfer.
     public init(
         test: TestKind = .data,
         mode: DeliveryMode = .reliable,
@@ -105,7 +116,10 @@ public struct TestPlan: Codable, Hashable, Sendable {
         bitrate: Double? = nil,
         intervalSeconds: Double? = nil,
         rate: Double? = nil,
-        interruptAtPercent: Double? = nil
+        interruptAtPercent: Double? = nil,
+        files: Int? = nil,
+        folderPath: String? = nil,
+        besideEchoRate: Double? = nil
     ) {
         self.test = test
         self.mode = mode
@@ -128,6 +142,9 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.intervalSeconds = intervalSeconds
         self.rate = rate
         self.interruptAtPercent = interruptAtPercent
+        self.files = files
+        self.folderPath = folderPath
+        self.besideEchoRate = besideEchoRate
     }
 
     /// Checks the plan.
@@ -154,6 +171,14 @@ public struct TestPlan: Codable, Hashable, Sendable {
         }
         if test != .bulk, test != .responsiveness, omitSeconds != nil {
             throw .invalidPlan("--omit applies to --test bulk and responsiveness only")
+        }
+        if test == .folder {
+            try validateFolder()
+            return
+        }
+        if files != nil || folderPath != nil { throw .invalidPlan("--files and --folder apply to --test folder only") }
+        if besideEchoRate != nil, test != .resource {
+            throw .invalidPlan("--beside-echo applies to --test resource and folder only")
         }
         if test == .bulk {
             try validateBulk()
@@ -279,6 +304,42 @@ public struct TestPlan: Codable, Hashable, Sendable {
         }
     }
 
+    /// The most files of a folder made for the folder test.
+    public static let maximumFolderFiles = 1_000_000
+    /// The most probes a second beside a transfer.
+    public static let maximumBesideEchoRate = 10_000.0
+
+    private func validateFolder() throws(BenchError) {
+        if bytes != nil || streams != nil || interruptAtPercent != nil || timeSeconds != nil || rate != nil
+            || !sizes.isEmpty
+        {
+            throw .invalidPlan(
+                "--test folder sends --files files (or --folder): --bytes, --size, --streams, --time, --rate and "
+                    + "--interrupt-at do not apply"
+            )
+        }
+        switch (files, folderPath) {
+        case (let files?, nil):
+            guard (1...Self.maximumFolderFiles).contains(files) else {
+                throw .invalidPlan("--files must be 1...\(Self.maximumFolderFiles)")
+            }
+        case (nil, let path?):
+            guard !path.isEmpty else { throw .invalidPlan("--folder needs a path") }
+        default:
+            throw .invalidPlan("--test folder takes either --files N (a folder made for the run) or --folder PATH")
+        }
+        try validateTransferCounts()
+    }
+
+    private func validateTransferCounts() throws(BenchError) {
+        guard (1...10_000).contains(count) else { throw .invalidPlan("--count must be 1...10000 transfers") }
+        guard (0...1_000).contains(warmup) else { throw .invalidPlan("--warmup must be 0...1000 transfers") }
+        if let besideEchoRate, !(1...Self.maximumBesideEchoRate).contains(besideEchoRate) {
+            throw .invalidPlan("--beside-echo must be 1...\(Int(Self.maximumBesideEchoRate)) probes a second")
+        }
+        guard (0.1...86_400).contains(durationSeconds) else { throw .invalidPlan("--duration must be 0.1...86400 s") }
+    }
+
     private func validateTransfer() throws(BenchError) {
         guard let bytes, (1...Self.maximumTransferBytes).contains(bytes) else {
             throw .invalidPlan("--bytes must be 1...\(Self.maximumTransferBytes) (64 GiB), e.g. --bytes 67108864")
@@ -292,13 +353,13 @@ public struct TestPlan: Codable, Hashable, Sendable {
             }
         } else {
             if streams != nil { throw .invalidPlan("--streams applies to --test stream only") }
-            guard (1...10_000).contains(count) else { throw .invalidPlan("--count must be 1...10000 resources") }
-            guard (0...1_000).contains(warmup) else { throw .invalidPlan("--warmup must be 0...1000 resources") }
             if let interruptAtPercent, !(interruptAtPercent > 0 && interruptAtPercent < 100) {
                 throw .invalidPlan(
                     "--interrupt-at takes a percentage of the file strictly between 0 and 100, e.g. --interrupt-at 50"
                 )
             }
+            try validateTransferCounts()
+            return
         }
         guard (0.1...86_400).contains(durationSeconds) else { throw .invalidPlan("--duration must be 0.1...86400 s") }
     }

@@ -97,8 +97,8 @@ extension ReflectorService {
         }
     }
 
-    /// Hashes a received resource, tells its sender the size and SHA-256, and deletes it with the folders
-    /// its path made (``removeReceived(_:in:)``).
+    /// Hashes a received resource (a file, or a folder's tree), tells its sender the size and SHA-256, and
+    /// deletes it with the folders its path made (``removeReceived(_:in:)``).
     static func confirm(
         _ name: String,
         _ result: Result<URL, TransferError>,
@@ -110,8 +110,18 @@ extension ReflectorService {
         switch result {
         case .success(let url):
             do {
-                let digest = try FileDigest(of: url)
-                confirmation = ResourceConfirmation(name: name, size: digest.size, sha256: digest.sha256)
+                if FolderDigest.isFolder(url) {
+                    let digest = try FolderDigest(of: url)
+                    confirmation = ResourceConfirmation(
+                        name: name,
+                        size: digest.bytes,
+                        sha256: digest.sha256,
+                        files: digest.files
+                    )
+                } else {
+                    let digest = try FileDigest(of: url)
+                    confirmation = ResourceConfirmation(name: name, size: digest.size, sha256: digest.sha256)
+                }
             } catch {
                 confirmation = ResourceConfirmation(
                     name: name,
@@ -127,7 +137,8 @@ extension ReflectorService {
         log(
             "resource \"\(LogSafe.escaped(name, limit: 80))\" from runner=\(LogSafe.escaped(peer.displayName)) "
                 + (confirmation.error.map { "failed: \($0)" }
-                    ?? "bytes=\(confirmation.size ?? 0) sha256=\(confirmation.sha256 ?? "")")
+                    ?? "bytes=\(confirmation.size ?? 0)\(confirmation.files.map { " files=\($0)" } ?? "") "
+                    + "sha256=\(confirmation.sha256 ?? "")")
         )
         do {
             try await session.send(confirmation.encoded(), toPeers: [peer], mode: .reliable)

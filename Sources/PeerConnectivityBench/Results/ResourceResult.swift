@@ -28,6 +28,10 @@ public struct ResourceResult: Codable, Hashable, Sendable {
     public var confirmedSize: Int?
     /// The SHA-256 the reflector reported.
     public var confirmedSHA256: String?
+    /// The folder test: the files sent; nil for a file.
+    public var files: Int?
+    /// The folder test: the files the reflector reported.
+    public var confirmedFiles: Int?
     /// What the library says the sender did: blocks sent and resumed, bytes that crossed, reopenings,
     /// and the seconds spent reading and hashing the file (summed over threads); nil when the transfer
     /// never started.
@@ -61,13 +65,19 @@ extension ResourceResult {
     /// 64 sent, 0 resumed, 0 reopenings; read 0.05 s, hash 0.21 s (summed over threads)", then, when the
     /// link was cut, where, what the reflector held, what crossed after, and whether the digest matched.
     public var line: String {
-        var text = "resource \(index): \(outcome.rawValue), " + Self.mebibytes(UInt64(max(bytes, 0)))
+        var text =
+            (files == nil ? "resource" : "folder") + " \(index): \(outcome.rawValue), "
+            + (files.map { "\($0) files, " } ?? "") + Self.mebibytes(UInt64(max(bytes, 0)))
         if let transferNanoseconds {
             text += String(
-                format: " in %.2f s (%.1f MB/s)",
+                format: " in %.2f s (%.1f MB/s",
                 Double(transferNanoseconds) / 1e9,
                 bytesPerSecond / 1e6
             )
+            if let files, transferNanoseconds > 0 {
+                text += String(format: ", %.0f files/s", Double(files) / (Double(transferNanoseconds) / 1e9))
+            }
+            text += ")"
         }
         if let statistics {
             text +=

@@ -1,10 +1,17 @@
-/// The resource test's section of a result document (`resources`): each measured transfer, and their
-/// figures together. Times are nanoseconds, throughput bytes per second.
+/// The resource and folder tests' section of a result document (`resources`): each measured transfer,
+/// and their figures together. Times are nanoseconds, throughput bytes per second.
 public struct ResourceTestResult: Codable, Hashable, Sendable {
-    /// The size of each file.
+    /// The size of each file, or the bytes of the folder's files.
     public var bytes: Int
-    /// The SHA-256 of the file the runner sent (all transfers send the same file).
+    /// The SHA-256 of the file the runner sent, or its folder's ``FolderDigest`` (all transfers send the
+    /// same).
     public var sha256: String
+    /// The folder test: the folder's regular files; nil for a file.
+    public var files: Int?
+    /// The folder test: the completed transfers' files over the sum of their transfer times.
+    public var filesPerSecond: Double?
+    /// `--beside-echo`: the round trips of probes on the same session, idle and while the transfers ran.
+    public var besideEcho: BesideEchoResult?
     /// Measured transfers planned (`--count`).
     public var planned: Int
     /// Transfers confirmed by the reflector with the runner's size and SHA-256.
@@ -40,8 +47,20 @@ public struct ResourceTestResult: Codable, Hashable, Sendable {
     ///   - sha256: the file's SHA-256.
     ///   - warmupSent: warm-up transfers sent.
     ///   - warmupCompleted: warm-up transfers completed.
-    public init(transfers: [ResourceResult], bytes: Int, sha256: String, warmupSent: Int, warmupCompleted: Int) {
+    ///   - files: the folder's files; nil for a file.
+    ///   - besideEcho: the probes beside the transfers.
+    public init(
+        transfers: [ResourceResult],
+        bytes: Int,
+        sha256: String,
+        warmupSent: Int,
+        warmupCompleted: Int,
+        files: Int? = nil,
+        besideEcho: BesideEchoResult? = nil
+    ) {
         self.transfers = transfers
+        self.files = files
+        self.besideEcho = besideEcho
         self.bytes = bytes
         self.sha256 = sha256
         self.warmupSent = warmupSent
@@ -67,5 +86,8 @@ public struct ResourceTestResult: Codable, Hashable, Sendable {
             transfers.filter { $0.outcome == .completed }.compactMap(\.bytesSentAfterResume)
             .map { bytes > 0 ? Double($0) / Double(bytes) : 0 }.max()
         bytesPerSecond = totalNanoseconds > 0 ? Double(completed * bytes) / (Double(totalNanoseconds) / 1e9) : 0
+        filesPerSecond = files.map {
+            totalNanoseconds > 0 ? Double(completed * $0) / (Double(totalNanoseconds) / 1e9) : 0
+        }
     }
 }

@@ -95,7 +95,7 @@ public enum BenchmarkRunner {
                 if let departure = await driver.inbox?.departure(within: failed ? .seconds(2) : .zero) {
                     throw departure
                 }
-            case .resource:
+            case .resource, .folder:
                 let driver = try sessionDriver(connection)
                 let result = try await ResourceTest.run(plan, driver: driver)
                 document.resources = result

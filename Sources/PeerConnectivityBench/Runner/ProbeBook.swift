@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The responsiveness test's ``ProbeLedger``, shared by the probe senders, the sessions' receiver tasks
-/// (which time each echo as they read it) and the interval reports.
+/// The ``ProbeLedger`` of the responsiveness test and of `--beside-echo`, shared by the probe senders,
+/// the sessions' receiver tasks (which time each echo as they read it) and the interval reports.
 final class ProbeBook: Sendable {
     private let ledger: Mutex<ProbeLedger>
     private let phaseNames: [String]
@@ -10,9 +10,16 @@ final class ProbeBook: Sendable {
     /// No probe sent yet.
     ///
     /// - Parameter phases: the test's phases, in order.
-    init(phases: [ResponsivenessPhase.Name]) {
-        ledger = Mutex(ProbeLedger(phases: phases.count))
-        phaseNames = phases.map(\.rawValue)
+    convenience init(phases: [ResponsivenessPhase.Name]) {
+        self.init(phaseNames: phases.map(\.rawValue))
+    }
+
+    /// No probe sent yet.
+    ///
+    /// - Parameter phaseNames: the names of the phases, in order.
+    init(phaseNames: [String]) {
+        ledger = Mutex(ProbeLedger(phases: phaseNames.count))
+        self.phaseNames = phaseNames
     }
 
     /// Probes sent from now on belong to the phase at `index`, left out of its figures until ``settle()``

@@ -9,7 +9,27 @@ import PeerConnectivity
 /// With `--interrupt-at PCT`, each measured transfer's link is cut with `abortConnection` (as a crash
 /// would) once the sender's progress reaches PCT % of the file; both sessions have reconnection on, so
 /// the link is resumed and the transfer goes on, sending only the blocks the reflector does not hold.
+///
+/// The folder test is the same with a folder sent whole: `--files` files made from a fixed seed
+/// (``FolderDigest/writeTree(at:files:seed:pattern:)``) or `--folder PATH`; the reflector confirms the
+/// files, bytes and ``FolderDigest`` of the tree it received. With `--beside-echo RATE`, probes on the
+/// same session measure the round trip beside each transfer (``BesideEcho``).
 enum ResourceTest {
+    /// The seed of the sizes of the folder test's files: every run sends the same tree.
+    static let folderSeed: UInt64 = 22
+
+    /// What each transfer sends, and what the reflector's confirmation must say.
+    struct Payload {
+        /// The file or folder.
+        var url: URL
+        /// Its bytes (a folder's: its files').
+        var bytes: Int
+        /// Its SHA-256 (a folder's: its ``FolderDigest``).
+        var sha256: String
+        /// A folder's files; nil for a file.
+        var files: Int?
+    }
+
     /// The runner's reconnection when `--interrupt-at` cuts the link: the library's defaults, a 30 s
     /// window. The reflector's session must have reconnection too (the `reflector` tool's default).
     static var reconnection: Session.Reconnection {
@@ -35,12 +55,12 @@ enum ResourceTest {
         guard let peer = driver.reflectorPeer, let inbox = driver.inbox else {
             throw BenchError.disconnected("not connected")
         }
-        let bytes = plan.bytes ?? 0
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("test-runner-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("resource.bin")
-        let digest = try FileDigest.writePatternFile(at: file, size: bytes, index: 0, pattern: StreamPattern())
+        let payload = try makePayload(plan, in: folder)
+        let kind = payload.files == nil ? "resource" : "folder"
+        let besideEcho = plan.besideEchoRate.map { BesideEcho(rate: $0, driver: driver, peer: peer) }
 
         let confirmations = ResourceConfirmations()
         let feeder = Task {
@@ -61,64 +81,100 @@ enum ResourceTest {
         let token = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         var warmupCompleted = 0
         for index in 0..<plan.warmup {
+            var planned = ResourceResult(index: index, name: "bench-warmup-\(token)-\(index)", bytes: payload.bytes)
+            planned.files = payload.files
             let result = await transfer(
-                ResourceResult(index: index, name: "bench-warmup-\(token)-\(index)", bytes: bytes),
-                file: file,
-                digest: digest,
+                planned,
+                payload: payload,
                 session: driver.session,
                 peer: peer,
                 confirmations: confirmations,
                 duration: plan.durationSeconds,
-                interruptAt: nil
+                interruptAt: nil,
+                besideEcho: nil
             )
             if result.outcome == .completed { warmupCompleted += 1 }
         }
+        await besideEcho?.measureIdle()
         var results: [ResourceResult] = []
         for index in 0..<plan.count {
+            var planned = ResourceResult(index: index, name: "bench-\(kind)-\(token)-\(index)", bytes: payload.bytes)
+            planned.files = payload.files
             results.append(
                 await transfer(
-                    ResourceResult(index: index, name: "bench-resource-\(token)-\(index)", bytes: bytes),
-                    file: file,
-                    digest: digest,
+                    planned,
+                    payload: payload,
                     session: driver.session,
                     peer: peer,
                     confirmations: confirmations,
                     duration: plan.durationSeconds,
-                    interruptAt: plan.interruptAtPercent
+                    interruptAt: plan.interruptAtPercent,
+                    besideEcho: besideEcho
                 )
             )
         }
         return ResourceTestResult(
             transfers: results,
-            bytes: bytes,
-            sha256: digest.sha256,
+            bytes: payload.bytes,
+            sha256: payload.sha256,
             warmupSent: plan.warmup,
-            warmupCompleted: warmupCompleted
+            warmupCompleted: warmupCompleted,
+            files: payload.files,
+            besideEcho: await besideEcho?.result()
         )
     }
 
-    /// Sends the file once and waits for its confirmation, within `duration` seconds; cuts the link once
-    /// `interruptAt` percent of the file is sent, when given.
+    /// The file of `--bytes`, the folder of `--files` made in `scratch`, or the folder `--folder` names,
+    /// with its digest.
+    private static func makePayload(_ plan: TestPlan, in scratch: URL) throws -> Payload {
+        guard plan.test == .folder else {
+            let file = scratch.appendingPathComponent("resource.bin")
+            let bytes = plan.bytes ?? 0
+            let digest = try FileDigest.writePatternFile(at: file, size: bytes, index: 0, pattern: StreamPattern())
+            return Payload(url: file, bytes: bytes, sha256: digest.sha256, files: nil)
+        }
+        let digest: FolderDigest
+        let url: URL
+        if let path = plan.folderPath {
+            url = URL(fileURLWithPath: path)
+            guard FolderDigest.isFolder(url) else { throw BenchError.invalidPlan("--folder \(path) is not a folder") }
+            digest = try FolderDigest(of: url)
+        } else {
+            url = scratch.appendingPathComponent("tree")
+            digest = try FolderDigest.writeTree(
+                at: url,
+                files: plan.files ?? 0,
+                seed: folderSeed,
+                pattern: StreamPattern()
+            )
+        }
+        return Payload(url: url, bytes: digest.bytes, sha256: digest.sha256, files: digest.files)
+    }
+
+    /// Sends the file or folder once and waits for its confirmation, within `duration` seconds; cuts the
+    /// link once `interruptAt` percent of the file is sent, when given; probes beside it, when given.
     private static func transfer(
         _ planned: ResourceResult,
-        file: URL,
-        digest: FileDigest,
+        payload: Payload,
         session: Session,
         peer: PeerID,
         confirmations: ResourceConfirmations,
         duration: Double,
-        interruptAt: Double?
+        interruptAt: Double?,
+        besideEcho: BesideEcho?
     ) async -> ResourceResult {
         var result = planned
         let name = planned.name
         let started = MonotonicClock.now()
         let transfer: ResourceTransfer
         do {
-            transfer = try session.sendResource(at: file, withName: name, toPeer: peer)
+            transfer = try session.sendResource(at: payload.url, withName: name, toPeer: peer)
         } catch {
             result.error = "sendResource: \(error)"
             return result
         }
+        let prober = besideEcho?.start()
+        defer { prober?.cancel() }
         let timer = Task {
             try await Task.sleep(for: .milliseconds(Int(duration * 1_000)))
             await confirmations.abandon(name)
@@ -133,6 +189,7 @@ enum ResourceTest {
         do {
             try await transfer.wait()
             sent = MonotonicClock.now()
+            prober?.cancel()
         } catch {
             cutter?.cancel()
             result.interruptedAtBytes = await cutter?.value
@@ -175,13 +232,18 @@ enum ResourceTest {
         result.confirmationNanoseconds = at > sent ? at - sent : 0
         result.confirmedSize = confirmation.size
         result.confirmedSHA256 = confirmation.sha256
+        result.confirmedFiles = confirmation.files
         if let error = confirmation.error {
             result.error = "the reflector: \(error)"
-        } else if confirmation.size == digest.size, confirmation.sha256 == digest.sha256 {
+        } else if confirmation.size == payload.bytes, confirmation.sha256 == payload.sha256,
+            confirmation.files == payload.files
+        {
             result.outcome = .completed
         } else {
             result.outcome = .corrupted
-            result.error = "the reflector received \(confirmation.size ?? 0) bytes with another SHA-256"
+            result.error =
+                "the reflector received \(confirmation.files.map { "\($0) files of " } ?? "")"
+                + "\(confirmation.size ?? 0) bytes with another SHA-256"
         }
         if let interruptAt, interruptedAt == nil, result.outcome == .completed {
             result.outcome = .failed

@@ -171,14 +171,16 @@ enum ResponsivenessTest {
         return BulkDirection.sum(each)
     }
 
-    /// Sends a probe of `kind` every ``probeInterval`` until cancelled or the session fails. A send held
-    /// up (the loaded session's queue) delays the next one rather than causing a burst after it.
-    private static func sendProbes(
+    /// Sends a probe of `kind` every `interval` (``probeInterval`` unless told) until cancelled or the
+    /// session fails. A send held up (the loaded session's queue) delays the next one rather than causing
+    /// a burst after it.
+    static func sendProbes(
         _ kind: ProbeKind,
         session: Session,
         peer: PeerID,
         book: ProbeBook,
-        mode: SendMode = .reliable
+        mode: SendMode = .reliable,
+        every interval: Duration = probeInterval
     ) async {
         var next = ContinuousClock.now
         while !Task.isCancelled {
@@ -187,7 +189,7 @@ enum ResponsivenessTest {
             } catch {
                 return
             }
-            next = max(next + probeInterval, ContinuousClock.now)
+            next = max(next + interval, ContinuousClock.now)
             try? await Task.sleep(until: next, clock: .continuous)
         }
     }

@@ -52,6 +52,33 @@ struct TestPlanTests {
         #expect(problem(TestPlan(test: .stream, mode: .unreliable, count: 1, warmup: 0, streams: 1, bytes: 1)) != nil)
     }
 
+    @Test("folders: --files or --folder, not both; --beside-echo for the resource and folder tests only")
+    func folders() {
+        #expect(problem(TestPlan(test: .folder, sizes: [], count: 2, warmup: 1, files: 1_000)) == nil)
+        #expect(problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0, folderPath: "/srv/photos")) == nil)
+        let both = problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0, files: 10, folderPath: "/srv"))
+        #expect(both?.contains("either --files N") == true)
+        #expect(problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0))?.contains("either --files") == true)
+        #expect(problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0, files: 0))?.contains("--files") == true)
+        #expect(
+            problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0, bytes: 10, files: 10))?.contains("--bytes")
+                == true
+        )
+        #expect(problem(TestPlan(test: .resource, sizes: [], count: 1, warmup: 0, bytes: 1, files: 10)) != nil)
+        #expect(
+            problem(TestPlan(test: .resource, sizes: [], count: 1, warmup: 0, bytes: 1, besideEchoRate: 100)) == nil
+        )
+        #expect(
+            problem(TestPlan(test: .folder, sizes: [], count: 1, warmup: 0, files: 5, besideEchoRate: 0))?
+                .contains("--beside-echo must be") == true
+        )
+        #expect(
+            problem(TestPlan(test: .bulk, sizes: [], streams: 1, timeSeconds: 1, besideEchoRate: 10))?
+                .contains("--beside-echo applies to --test resource and folder only") == true
+        )
+        #expect(problem(TestPlan(test: .data, besideEchoRate: 10)) != nil)
+    }
+
     @Test("--interrupt-at: a percentage strictly between 0 and 100, for the resource test only")
     func interruptAt() {
         func plan(_ percent: Double, test: TestKind = .resource) -> TestPlan {
