@@ -19,6 +19,9 @@ final class SessionEchoDriver: EchoDriver {
     let inbox: TransferInbox?
     /// Where the echoes of latency probes go (the responsiveness test), once routed.
     private let probes: ProbeRoute
+    /// The reflector's reports, apart from the inbox: a test that stops reading the inbox (by cancelling
+    /// its reader, which ends the inbox's sequence) leaves the report still to be read.
+    private let reports: AsyncStream<Data>
 
     /// Starts reading the session's events; call before connecting, so that nothing is missed.
     ///
@@ -41,6 +44,8 @@ final class SessionEchoDriver: EchoDriver {
         let probes = ProbeRoute()
         self.probes = probes
         let countsFallback = mode == .unreliable
+        let (reports, reportContinuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(4))
+        self.reports = reports
         // On the session's event loop, so that an echo is timed when it is read, not after a hop to another thread.
         receiver = Task(executorPreference: session.taskExecutor) {
             var heardHello = false
@@ -48,6 +53,8 @@ final class SessionEchoDriver: EchoDriver {
                 switch event {
                 case .dataReceived(let data, _, _) where data.starts(with: RunnerEviction.prefix):
                     eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
+                case .dataReceived(let data, _, _) where data.starts(with: ReflectorReport.prefix):
+                    reportContinuation.yield(data)
                 case .dataReceived(let data, _, _) where data.starts(with: LatencyProbe.prefix):
                     probes.book.withLock { $0 }?.received(data, at: MonotonicClock.now())
                 case .dataReceived(let data, _, let arrivedAs):
@@ -79,6 +86,7 @@ final class SessionEchoDriver: EchoDriver {
                 }
             }
             inbox?.fail(BenchError.disconnected("the session ended"))
+            reportContinuation.finish()
         }
     }
 
@@ -120,17 +128,18 @@ final class SessionEchoDriver: EchoDriver {
     }
 
     /// Asks the reflector what its process spent since this runner connected and whom else it served, and waits
-    /// up to five seconds for the answer on the inbox (a reflector serving dozens of runners on two cores may
-    /// take seconds); nil when none comes (a reflector of an older version does not answer).
+    /// up to five seconds for the answer (a reflector serving dozens of runners on two cores may take seconds);
+    /// nil when none comes (a reflector of an older version does not answer). Called once, at the run's end.
     func reflectorReport() async -> ReflectorReport? {
-        guard let peer = reflectorPeer, let inbox else { return nil }
+        guard let peer = reflectorPeer else { return nil }
         do {
             try await session.send(ReflectorReport.request, toPeers: [peer])
         } catch {
             return nil
         }
+        let reports = self.reports
         return try? await withTimeout(.seconds(5), orThrow: .disconnected("no report")) {
-            for try await message in inbox.messages {
+            for await message in reports {
                 if let report = ReflectorReport.decoded(from: message) { return report }
             }
             throw BenchError.disconnected("the session ended")

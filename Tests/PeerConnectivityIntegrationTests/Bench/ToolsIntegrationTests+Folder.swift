@@ -39,6 +39,8 @@ extension ToolsIntegrationTests {
             }
         )
         #expect(made.output.contains("folder 1: completed, 300 files,"), "\(made.output)")
+        // The reflector's report came, though the test had stopped reading the session's other messages.
+        #expect(document.cpu?.reflector != nil && document.memory?.reflectorPeakResidentBytes != nil)
         // The same seed makes the same tree: its digest is the runner's.
         let tree = try ScratchDirectory("tree")
         defer { tree.remove() }
