@@ -10,7 +10,6 @@ let package = Package(
         .package(name: "PeerConnectivity", path: ".."),
         // The malloc interposer gives the malloc counts (mallocCountTotal, memoryLeakedBytes) on Swift 6.3.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // What both benchmark targets share: the in-process reflector, fixtures, tolerances, plain and encrypted.
@@ -47,26 +46,6 @@ let package = Package(
             ],
             path: "Benchmarks/ChurnBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // Resources and streams against raw TCP, with a receiver process of its own
-        // (Scripts/bench-transfers.sh). The test-runner's resource test is to take its place.
-        .executableTarget(
-            name: "transfer-bench",
-            dependencies: [
-                .product(name: "PeerConnectivity", package: "PeerConnectivity"),
-                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/transfer-bench",
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
-        ),
-        .testTarget(
-            name: "TransferBenchTests",
-            dependencies: [
-                "transfer-bench",
-                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
-            ],
-            path: "Tests/TransferBenchTests"
         ),
     ]
 )

@@ -2,16 +2,19 @@
 # Folders: files a second for a folder of many small files over loopback, the library
 # against an rsync daemon in the same run. The folder: FILES files of 1-64 KiB (sizes and bytes from a
 # fixed seed), 100 to a folder, two levels deep. Each run copies it with rsync (rsync://127.0.0.1,
-# -r --whole-file, into an empty folder) and with the library (transfer-bench folder: sendResource of the
-# directory to a child peer, plaintext, release build, into an empty receive directory), alternating, and
-# checks both copies against the source; CPU time of both ends is recorded too (steadier than the wall
-# clock on a shared machine). Prints a table and writes JSON to $RESULTS_DIR (default
+# -r --whole-file, into an empty folder, checked against the source with diff -r) and with the library
+# (test-runner run --test folder --folder TREE against a reflector on 127.0.0.1: sendResource of the
+# directory, release builds, ENCRYPTION none by default; the reflector confirms every file's path, size and
+# SHA-256), alternating; CPU time of both ends is recorded too (steadier than the wall clock on a shared
+# machine). Prints a table and writes JSON to $RESULTS_DIR (default
 # results/runs/folders-<UTC date>/run-<time>/). The target: the library at no less than half of rsync's files/s.
 #
 #   Scripts/bench-folders.sh [RUNS]      RUNS: runs of each, alternating (default 3)
 #
-# Environment: FILES (default 10000), SEED (default 22), RESULTS_DIR, TIME_LIMIT (seconds for the whole
-# run, default 900), TMPDIR (where the scratch directory goes; it needs about (1 + 2 x RUNS) x 330 MB free;
+# Environment: FILES (default 10000), SEED (default 22), ENCRYPTION (none, the default, or required: TLS 1.3),
+# BIN (a folder holding release builds of reflector and test-runner; default: build them), RESULTS_DIR,
+# TIME_LIMIT (seconds for the whole run, default 900), TMPDIR (where the scratch directory goes; it needs
+# about (2 + RUNS) x 330 MB free;
 # TMPDIR=/dev/shm puts it on tmpfs, where the file system's state does not decide the figures: ext4 creates
 # files far slower for minutes after many have been deleted, as earlier runs leave it). Everything
 # stays on 127.0.0.1 and in one scratch directory, removed at the end.
@@ -22,10 +25,12 @@ runs=${1:-3}
 files=${FILES:-10000}
 seed=${SEED:-22}
 time_limit=${TIME_LIMIT:-900}
+encryption=${ENCRYPTION:-none}
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]] || ! [[ "$files" =~ ^[1-9][0-9]*$ ]]; then
     echo "RUNS and FILES must be positive whole numbers" >&2
     exit 2
 fi
+[[ "$encryption" == none || "$encryption" == required ]] || { echo "ENCRYPTION must be none or required" >&2; exit 2; }
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
 results=${RESULTS_DIR:-results/runs/folders-$(date -u +%F)}/run-$stamp
 mkdir -p "$results"
@@ -40,20 +45,19 @@ for tool in rsync jq python3 timeout diff bc /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-folders.XXXXXX")
 daemon_pid=
 cleanup() {
     if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    stop_reflector
     rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# The whole run is bounded: a watchdog ends this script (and so its cleanup) past TIME_LIMIT.
-( trap 'kill $nap 2>/dev/null; exit 0' TERM
-  sleep "$time_limit" </dev/null >/dev/null 2>&1 & nap=$!
-  wait $nap && { echo "time limit of $time_limit s reached" >&2; kill -TERM $$; }
-) </dev/null >/dev/null &
-watchdog=$!
+# The whole run is bounded: past TIME_LIMIT, the watchdog ends this script and so runs its cleanup.
+start_watchdog "$time_limit"
 trap 'kill $watchdog 2>/dev/null || true; cleanup' EXIT
 
 now() { date +%s.%N; }
@@ -90,10 +94,10 @@ EOF
 bytes=$(du -s --block-size=1 --apparent-size "$scratch/module/tree" | cut -f1)
 sync
 
-echo "building transfer-bench (release) ..."
-export AVAHI_COMPAT_NOWARN=1
-swift build -c release --package-path Benchmarks --product transfer-bench > "$results/build.txt" 2>&1
-bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+echo "building reflector and test-runner (release) ..."
+tools_binaries 2> "$results/build.txt"
+# The reflector receives each copy into a folder of the scratch one, confirms it and deletes it.
+start_reflector "$results/reflector.log" --encryption "$encryption" --resource-directory "$scratch/landing"
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat > "$scratch/rsyncd.conf" <<EOF
@@ -134,33 +138,36 @@ for run in $(seq "$runs"); do
         { echo "rsync copy $run differs" >&2; exit 1; }
 
     echo "run $run of $runs: library ..."
-    mkdir -p "$scratch/copies/library-$run"
     sync
-    TMPDIR="$scratch" /usr/bin/time -f "%U %S" -o "$results/library-$run.time" \
-        timeout 600 "$bin/transfer-bench" folder --source "$scratch/module/tree" --name tree \
-        --receive-directory "$scratch/copies/library-$run" --encryption none --time-limit 600 \
+    reflector_cpu_before=$(awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$reflector_pid/stat")
+    /usr/bin/time -f "%U %S" -o "$results/library-$run.time" \
+        timeout 600 "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --test folder \
+        --folder "$scratch/module/tree" --encryption "$encryption" --duration 600 --name folders \
         --output "$results/library-$run.json" > "$results/library-$run.txt" 2>&1 ||
         { cat "$results/library-$run.txt" >&2; exit 1; }
-    library_seconds+=("$(jq '.seconds' "$results/library-$run.json")")
-    library_cpu+=("$(time_cpu "$results/library-$run.time")")
-    diff -r -q "$scratch/module/tree" "$scratch/copies/library-$run/tree" > /dev/null ||
-        { echo "library copy $run differs" >&2; exit 1; }
+    jq -e --argjson files "$files" '.resources.completed == 1 and .resources.files == $files' \
+        "$results/library-$run.json" > /dev/null || { echo "library copy $run not confirmed" >&2; exit 1; }
+    library_seconds+=("$(jq '.resources.transfers[0].transferNanoseconds / 1e9' "$results/library-$run.json")")
+    reflector_cpu=$(echo "$(awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$reflector_pid/stat") - $reflector_cpu_before" | bc -l)
+    library_cpu+=("$(echo "$(time_cpu "$results/library-$run.time") + $reflector_cpu" | bc -l)")
 done
 kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
 
 seconds_json() { printf '%s\n' "$@" | jq -s .; }
 jq -n \
     --arg date "$stamp" --arg commit "$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
-    --argjson files "$files" --argjson bytes "$bytes" --argjson seed "$seed" \
+    --argjson files "$files" --argjson bytes "$bytes" --argjson seed "$seed" --arg encryption "$encryption" \
+    --arg testRunner "$("$bin/test-runner" --version 2>&1 | head -1)" \
     --arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" --argjson cpus "$(nproc)" \
     --arg rsyncVersion "$(rsync --version | head -1)" \
     --argjson rsync "$(seconds_json "${rsync_seconds[@]}")" --argjson library "$(seconds_json "${library_seconds[@]}")" \
     --argjson rsyncCPU "$(seconds_json "${rsync_cpu[@]}")" --argjson libraryCPU "$(seconds_json "${library_cpu[@]}")" \
     '{schemaVersion: 1, date: $date, commit: $commit, files: $files, bytes: $bytes, seed: $seed, cpu: $cpu,
-      cpus: $cpus, rsyncVersion: $rsyncVersion, rsyncOptions: "-r --whole-file", encryption: "none",
+      cpus: $cpus, rsyncVersion: $rsyncVersion, rsyncOptions: "-r --whole-file", encryption: $encryption,
+      testRunner: $testRunner,
       seconds: {rsync: $rsync, library: $library},
       cpuSeconds: {rsync: $rsyncCPU, library: $libraryCPU,
-        note: "both ends, user + system: rsync client and daemon child; the library: transfer-bench and its serve child, start-up and listing included"},
+        note: "both ends, user + system: rsync client and daemon child; the library: the test-runner (start-up, hashing the source and listing included) and the reflector over the run (its hashing of the received tree included)"},
       filesPerSecond: {rsync: [$rsync[] | $files / .], library: [$library[] | $files / .]},
       ratios: [range($library | length) | ($rsync[.] / $library[.])]}
      | def median: sort | .[(length - 1) / 2 | floor];

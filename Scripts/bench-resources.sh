@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A 1 GiB resource against its baselines, in one run on loopback: an rsync daemon moving one file
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
-# same size (both from transfer-bench, in the same process), the floor for any file sent over TCP here
+# same size (iperf3 -n and test-runner --test resource against a reflector), the floor for any file sent over TCP here
 # (Scripts/file-over-tcp.c: read, send, receive, write, nothing else; median of 3), and the hashes a
 # block design could use:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
@@ -42,26 +42,25 @@ if ! command -v rsync >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then apt_get=(apt-get); else apt_get=(sudo apt-get); fi
     "${apt_get[@]}" install -y rsync >/dev/null || { "${apt_get[@]}" update >/dev/null && "${apt_get[@]}" install -y rsync >/dev/null; }
 fi
-for tool in rsync sha256sum b2sum openssl jq split timeout; do
+for tool in rsync sha256sum b2sum openssl jq split timeout iperf3 ss; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 # A C compiler for the floor below: the system's, or the clang that comes with Swift.
 compiler=$(command -v cc || command -v gcc || command -v clang) || { echo "missing: a C compiler (cc, gcc or clang)" >&2; exit 2; }
 
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-resources.XXXXXX")
 daemon_pid=
 cleanup() {
     if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    stop_reflector
     rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# The whole run is bounded: a watchdog ends this script (and so its cleanup) past TIME_LIMIT.
-( trap 'kill $nap 2>/dev/null; exit 0' TERM
-  sleep "$time_limit" </dev/null >/dev/null 2>&1 & nap=$!
-  wait $nap && { echo "time limit of $time_limit s reached" >&2; kill -TERM $$; }
-) </dev/null >/dev/null &
-watchdog=$!
+# The whole run is bounded: past TIME_LIMIT, the watchdog ends this script and so runs its cleanup.
+start_watchdog "$time_limit"
 trap 'kill $watchdog 2>/dev/null || true; cleanup' EXIT
 
 now() { date +%s.%N; }
@@ -84,7 +83,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int(
 echo "writing $mib MiB of random bytes ..."
 mkdir -p "$scratch/module" "$scratch/pulled"
 head -c "$bytes" /dev/urandom > "$scratch/module/file.bin"
-sha256sum "$scratch/module/file.bin" > /dev/null  # into the page cache, as transfer-bench's file is
+sha256sum "$scratch/module/file.bin" > /dev/null  # into the page cache, as the test-runner's file is
 
 # (d) Hashes first, on an otherwise quiet machine, with the file in the page cache.
 echo "hashes ..."
@@ -175,20 +174,40 @@ done
 rm -f "$scratch/pulled/file.bin"
 floor_median=$(median "${floor_seconds[@]}")
 
-# (b) and (c): transfer-bench, release, plaintext: the resource (its own file of the same size, in its
-# own scratch directory) to a child process through PeerConnectivity, then raw TCP one way of the same
-# bytes, 3 times (median). Streams and echoes are cut to their minimum: they are not what is measured here.
-echo "transfer-bench (resource and raw TCP) ..."
-export AVAHI_COMPAT_NOWARN=1
-swift build -c release --package-path Benchmarks --product transfer-bench > "$results/build.txt" 2>&1
-bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
-TMPDIR="$scratch" timeout $(( time_limit )) "$bin/transfer-bench" run --resource-mebibytes "$mib" \
-    --stream-mebibytes 1 --streams 1 --echoes 1 --encryption none --time-limit 600 \
-    --output "$results/transfer-bench.json" > "$results/transfer-bench.txt" 2>&1
-tb=$results/transfer-bench.json
-library=$(jq '.peerConnectivity.resource.bytesPerSecond / 1e6' "$tb")
-library_echoes=$(jq '.peerConnectivity.resourceWithEchoes.bytesPerSecond / 1e6' "$tb")
-raw=$(jq '.rawTCP.resource.bytesPerSecond / 1e6' "$tb")
+# (b) Raw TCP one way, the same bytes: iperf3 -n, one stream, 3 times (median).
+echo "raw TCP one way (iperf3) ..."
+iperf_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+raw_seconds=()
+for rep in 1 2 3; do
+    iperf3 -s -1 -B 127.0.0.1 -p "$iperf_port" > /dev/null 2>&1 &
+    server=$!
+    for _ in $(seq 50); do ss -ltn "sport = :$iperf_port" | grep -q LISTEN && break; sleep 0.1; done
+    timeout 600 iperf3 -c 127.0.0.1 -p "$iperf_port" -n "$bytes" -J > "$results/iperf3-$rep.json"
+    wait "$server" || true
+    raw_seconds+=("$(jq '.end.sum_received.seconds' "$results/iperf3-$rep.json")")
+done
+raw=$(mbps "$bytes" "$(median "${raw_seconds[@]}")")
+
+# (c) The library: test-runner run --test resource against a reflector on 127.0.0.1, release builds,
+# plaintext: the file (its own of the same size, the stream pattern, in the scratch folder) once alone,
+# once with 100 probes a second beside it on the same session.
+echo "test-runner (resource) ..."
+tools_binaries 2> "$results/build.txt"
+start_reflector "$results/reflector.log" --encryption none --resource-directory "$scratch/landing"
+resource_run() {  # NAME OPTIONS...
+    local name=$1
+    shift
+    TMPDIR="$scratch" timeout 600 "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
+        --bytes "$bytes" --encryption none --duration 600 --name bench-resources --output "$results/$name.json" \
+        "$@" > "$results/$name.txt" 2>&1 || { cat "$results/$name.txt" >&2; exit 1; }
+    jq -e '.resources.completed == 1' "$results/$name.json" > /dev/null || { echo "$name not confirmed" >&2; exit 1; }
+}
+resource_run resource
+resource_run resource-beside-echo --beside-echo 100
+stop_reflector
+library=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource.json")
+library_echoes=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-beside-echo.json")
+beside_p99=$(jq '.resources.besideEcho.duringTransfers.roundTrip.p99Nanoseconds / 1e6' "$results/resource-beside-echo.json")
 
 sha=$(mbps "$bytes" "$sha_seconds")
 sha_two=$(mbps "$bytes" "$sha_two_seconds")
@@ -206,19 +225,23 @@ jq -n \
     --argjson cpus "$(nproc)" --arg rsyncVersion "$(rsync --version | head -1)" \
     --argjson rsyncSeconds "$(printf '%s\n' "${rsync_seconds[@]}" | jq -s .)" \
     --argjson rsync "$rsync_mbps" --argjson raw "$raw" --argjson library "$library" \
-    --argjson libraryWithEchoes "$library_echoes" --argjson sha "$sha" --argjson shaTwo "$sha_two" \
+    --argjson libraryWithEchoes "$library_echoes" --argjson besideP99 "$beside_p99" --argjson sha "$sha" --argjson shaTwo "$sha_two" \
+    --argjson rawSeconds "$(printf '%s\n' "${raw_seconds[@]}" | jq -s .)" \
+    --arg testRunner "$("$bin/test-runner" --version 2>&1 | head -1)" --arg iperf3 "$(iperf3 --version | head -1)" \
     --argjson ossl "$ossl" --argjson osslTwo "$ossl_two" --argjson osslSeconds "$ossl_seconds" --argjson osslTwoSeconds "$ossl_two_seconds" \
     --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" --argjson floor "$floor" \
     --argjson floorSeconds "$(printf '%s\n' "${floor_seconds[@]}" | jq -s .)" \
     --argjson opensslSha "$openssl_sha" --argjson b2 "$b2" --argjson opensslB2 "$openssl_b2" \
     --argjson shaSeconds "$sha_seconds" --argjson shaTwoSeconds "$sha_two_seconds" --argjson b2Seconds "$b2_seconds" \
     '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
+      testRunner: $testRunner, iperf3: $iperf3, encryption: "none",
+      besideEchoP99Milliseconds: $besideP99,
       megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw,
         fileOverTCPFloor: $floor, libraryResource: $library,
         libraryResourceWithEchoes: $libraryWithEchoes, sha256sumOneCore: $sha, sha256sumTwoProcessesHalves: $shaTwo,
         opensslDgstSha256OneCore: $ossl, opensslDgstSha256TwoProcessesHalves: $osslTwo,
         opensslSpeedSha256_1MiB: $opensslSha, b2sumOneCore: $b2, opensslSpeedBlake2b512_1MiB: $opensslB2},
-      seconds: {rsync: $rsyncSeconds, fileOverTCPFloor: $floorSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
+      seconds: {rsync: $rsyncSeconds, rawTCPOneWay: $rawSeconds, fileOverTCPFloor: $floorSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
         opensslDgstSha256: $osslSeconds, opensslDgstSha256TwoHalves: $osslTwoSeconds, b2sum: $b2Seconds},
       ratios: {libraryOverRawTCP: ($library / $raw), libraryOverRsync: ($library / $rsync),
         libraryOverFileOverTCPFloor: ($library / $floor), fileOverTCPFloorOverRawTCP: ($floor / $raw),
@@ -231,10 +254,11 @@ jq -n \
     printf '\n%-52s %10s\n' "$mib MiB, loopback, $(nproc) CPUs, $stamp" "MB/s"
     printf '%-52s %10.0f\n' "rsync daemon, rsync:// --whole-file (median of $rsync_reps)" "$rsync_mbps"
     printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
-    printf '%-52s %10.0f\n' "raw TCP one way (transfer-bench, median of 3)" "$raw"
+    printf '%-52s %10.0f\n' "raw TCP one way (iperf3 -n, median of 3)" "$raw"
     printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of 3)" "$floor"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext" "$library"
-    printf '%-52s %10.0f\n' "PeerConnectivity resource, with 64 B echoes" "$library_echoes"
+    printf '%-52s %10.0f\n' "PeerConnectivity resource, 100 probes/s beside it" "$library_echoes"
+    printf '%-52s %10.2f\n' "  those probes' round trip p99, ms" "$beside_p99"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum x 2 processes, one half each" "$sha_two"
     printf '%-52s %10.0f\n' "SHA-256, openssl dgst, one core" "$ossl"

@@ -35,46 +35,23 @@ while [ $# -gt 0 ]; do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ && "$duration" =~ ^[1-9][0-9]*$ ]] || usage
 log() { echo "bench-tools: $*" >&2; }
-export AVAHI_COMPAT_NOWARN=1
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
 
 Scripts/setup.sh > /dev/null
-bin=${BIN:-}
-if [ -z "$bin" ]; then
-    for product in reflector test-runner; do
-        swift build -c release --product "$product" 2>&1 | grep -E "error:|Build of product" >&2 || true
-    done
-    bin=$(swift build -c release --show-bin-path)
-fi
+tools_binaries
 swift build --package-path Benchmarks -c release 2>&1 | grep -E "error:|Compiling|Build complete" | tail -1 >&2
-for tool in reflector test-runner; do
-    [ -x "$bin/$tool" ] || { log "no $tool in $bin"; exit 2; }
-done
 
 runs=${output%.json}
 mkdir -p "$runs"
 rm -rf "$runs"/*.json "$runs"/library-*
 work=$(mktemp -d)
-reflector_pid=""
 cleanup() {
-    [ -z "$reflector_pid" ] || kill -TERM "$reflector_pid" 2>/dev/null || true
+    stop_reflector
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# Starts a reflector (arguments: its options) on ephemeral ports; sets reflector_pid and reflector_port.
-start_reflector() {
-    "$bin/reflector" --no-dnssd --port 0 --raw-echo-port 0 --udp-ports ephemeral "$@" >"$work/reflector.log" 2>&1 &
-    reflector_pid=$!
-    for _ in $(seq 100); do grep -q ' ready ' "$work/reflector.log" && break; sleep 0.1; done
-    reflector_port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$work/reflector.log")
-    [ -n "$reflector_port" ] || { log "the reflector did not start:"; cat "$work/reflector.log" >&2; exit 1; }
-}
-stop_reflector() {
-    kill -TERM "$reflector_pid" 2>/dev/null || true
-    wait "$reflector_pid" 2>/dev/null || true
-    reflector_pid=""
-}
 
 # library ROUND: the library's own figures, its percentiles (TSV, microseconds per message) in $runs/library-ROUND/.
 library() {
@@ -93,7 +70,7 @@ runner() {
         --output "$runs/$name.json" "$@" >&2
 }
 
-start_reflector --encryption optional
+start_reflector "$work/reflector.log" --encryption optional
 log "reflector on 127.0.0.1:$reflector_port (encryption optional: plain or TLS, as each runner asks)"
 for round in $(seq "$rounds"); do
     log "round $round of $rounds: baselines"
@@ -109,7 +86,7 @@ done
 stop_reflector
 
 log "memory: 8 runners at once, each --test bulk -t $duration, encryption required"
-start_reflector --encryption required
+start_reflector "$work/reflector.log" --encryption required
 pids=()
 for i in $(seq 8); do
     runner "memory-$i" --test bulk -t "$duration" -i 0 & pids+=($!)

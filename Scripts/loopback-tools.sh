@@ -1,0 +1,55 @@
+# Sourced by the loopback benchmarks (bench-tools, bench-transfers, bench-resources, bench-folders): release
+# builds of the two tools and a reflector on 127.0.0.1 with ephemeral ports and no DNS-SD.
+#
+#   tools_binaries          sets bin: $BIN when given (a folder holding release builds of reflector and
+#                           test-runner), else builds both and takes SwiftPM's release folder
+#   start_reflector LOG [OPTIONS...]
+#                           starts "$bin/reflector" with OPTIONS, its output in LOG, and waits for its ready
+#                           line; sets reflector_pid and reflector_port
+#   stop_reflector          SIGTERM, and waits for it to end
+#   start_watchdog SECONDS  ends the calling script (SIGTERM, so that its EXIT trap cleans up) once SECONDS
+#                           have passed; sets watchdog, the pid for the EXIT trap to kill
+# The caller's EXIT trap should call stop_reflector (it does nothing when none runs).
+
+export AVAHI_COMPAT_NOWARN=1
+reflector_pid=""
+reflector_port=""
+
+tools_binaries() {
+    bin=${BIN:-}
+    if [ -z "$bin" ]; then
+        for product in reflector test-runner; do
+            swift build -c release --product "$product" 2>&1 | grep -E "error:|Build of product" >&2 || true
+        done
+        bin=$(swift build -c release --show-bin-path)
+    fi
+    for tool in reflector test-runner; do
+        [ -x "$bin/$tool" ] || { echo "no $tool in $bin" >&2; exit 2; }
+    done
+}
+
+start_reflector() {
+    local log=$1
+    shift
+    "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral "$@" >"$log" 2>&1 &
+    reflector_pid=$!
+    for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
+    reflector_port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$log")
+    [ -n "$reflector_port" ] || { echo "the reflector did not start:" >&2; cat "$log" >&2; exit 1; }
+}
+
+stop_reflector() {
+    [ -n "$reflector_pid" ] || return 0
+    kill -TERM "$reflector_pid" 2>/dev/null || true
+    wait "$reflector_pid" 2>/dev/null || true
+    reflector_pid=""
+}
+
+start_watchdog() {
+    local limit=$1
+    ( trap 'kill $nap 2>/dev/null; exit 0' TERM
+      sleep "$limit" </dev/null >/dev/null 2>&1 & nap=$!
+      wait $nap && { echo "time limit of $limit s reached" >&2; kill -TERM $$; }
+    ) </dev/null >/dev/null &
+    watchdog=$!
+}
