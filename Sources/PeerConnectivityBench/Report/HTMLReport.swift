@@ -130,19 +130,40 @@ public enum HTMLReport {
         if !rates.isEmpty {
             let peak = rates.flatMap { $0.1.map(\.y) }.max() ?? 0
             let (scale, unit) = peak >= 1e9 ? (1e9, "Gbit/s") : peak >= 1e6 ? (1e6, "Mbit/s") : (1e3, "Kbit/s")
+            var series = rates.enumerated().map { index, rate in
+                SVGPlot.Series(name: rate.0, color: colors[index], points: rate.1.map { ($0.x, $0.y / scale) })
+            }
+            // With several streams, each one's own line, dashed, in its direction's colour, under the sums.
+            let perStream: [(String, KeyPath<IntervalResult, [Int]?>)] = [
+                ("sent", \.streamSentBytes), ("received", \.streamReceivedBytes),
+            ]
+            for (index, (name, bytes)) in perStream.enumerated() {
+                let streams = intervals.map { $0[keyPath: bytes]?.count ?? 0 }.max() ?? 0
+                guard streams > 1 else { continue }
+                for stream in 0..<streams {
+                    let points = intervals.compactMap { interval -> (x: Double, y: Double)? in
+                        guard let each = interval[keyPath: bytes], each.indices.contains(stream), interval.seconds > 0
+                        else { return nil }
+                        return (interval.endSeconds, Double(each[stream]) * 8 / interval.seconds / scale)
+                    }
+                    series.append(
+                        SVGPlot.Series(
+                            name: stream == 0 ? "\(name), each stream" : "",
+                            color: colors[index],
+                            points: points,
+                            dashed: true,
+                            thin: true
+                        )
+                    )
+                }
+            }
             plots.append(
                 SVGPlot(
                     id: "\(id)-throughput",
                     title: "Throughput over time",
                     xLabel: "seconds from the start of the test",
                     yLabel: unit,
-                    series: rates.enumerated().map { index, rate in
-                        SVGPlot.Series(
-                            name: rate.0,
-                            color: colors[index],
-                            points: rate.1.map { ($0.x, $0.y / scale) }
-                        )
-                    }
+                    series: series
                 )
             )
         }
@@ -169,6 +190,10 @@ public enum HTMLReport {
             ]
             let own = points(\.selfRoundTripP50Nanoseconds)
             if !own.isEmpty { series.append(SVGPlot.Series(name: "self p50", color: colors[1], points: own)) }
+            let datagrams = points(\.datagramRoundTripP50Nanoseconds)
+            if !datagrams.isEmpty {
+                series.append(SVGPlot.Series(name: "udp p50", color: colors[2], points: datagrams))
+            }
             var plot = SVGPlot(
                 id: "\(id)-round-trip",
                 title: phases.isEmpty ? "Round trip over time" : "Round trip over time, by phase",
@@ -182,6 +207,7 @@ public enum HTMLReport {
         if let distribution = distribution(document, id: "\(id)-distribution") {
             plots.append(distribution)
         }
+        plots += linkPlots(intervals, id: id)
         let lost = intervals.compactMap { interval in
             interval.messagesLost.map { (x: interval.endSeconds, y: Double($0)) }
         }

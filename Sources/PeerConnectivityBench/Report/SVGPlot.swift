@@ -15,6 +15,8 @@ struct SVGPlot {
         var dashed = false
         /// Drawn as steps (a distribution) rather than straight segments.
         var steps = false
+        /// Drawn thin (one of many, under their sum).
+        var thin = false
     }
 
     /// The figure's id in the page, for links and checks.
@@ -113,12 +115,13 @@ struct SVGPlot {
             let dash = line.dashed ? " stroke-dasharray=\"6 4\"" : ""
             svg.append(
                 "<polyline class=\"series\" points=\"\(path)\" fill=\"none\" stroke=\"\(line.color)\" "
-                    + "stroke-width=\"2\"\(dash)><title>\(ReportChart.escape(line.name))</title></polyline>"
+                    + "stroke-width=\"\(line.thin ? 1 : 2)\"\(dash)><title>\(ReportChart.escape(line.name))</title></polyline>"
             )
         }
         var legendX = Self.left
         let legendY = Self.height - 12
-        for line in series {
+        // A line without a name (one of several streams after the first) has no entry of its own.
+        for line in series where !line.name.isEmpty {
             let dash = line.dashed ? " stroke-dasharray=\"6 4\"" : ""
             svg.append(
                 "<line x1=\"\(Self.number(legendX))\" y1=\"\(Self.number(legendY - 4))\" "

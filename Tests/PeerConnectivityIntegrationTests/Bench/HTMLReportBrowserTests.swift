@@ -13,13 +13,13 @@ struct HTMLReportBrowserTests {
     }
 
     @Test(
-        "a responsiveness run's page: its figures and four shaded phases in the DOM Chromium built, and a screenshot",
+        "a responsiveness run's page: its figures, four shaded phases and the udp probes in the DOM Chromium built; a screenshot",
         .enabled(if: chromium != nil, "chromium is not installed (Scripts/setup.sh installs it)")
     )
     func responsivenessPage() async throws {
         let folder = try ScratchDirectory("html-report").url
         let page = folder.appendingPathComponent("report.html")
-        let run = repositoryRoot().appendingPathComponent("results/responsiveness-2026-11-29/lab-300ms.json")
+        let run = repositoryRoot().appendingPathComponent("results/responsiveness-2026-11-29/lab-300ms-cubic.json")
         let report = try ToolProcess(
             "test-runner",
             ["report", run.path, "--html", page.path, "--svg", folder.appendingPathComponent("r.svg").path]
@@ -36,6 +36,7 @@ struct HTMLReportBrowserTests {
             #expect(dom.output.contains("id=\"\(figure)\""), "\(figure) in the DOM Chromium built")
         }
         #expect(dom.output.components(separatedBy: "class=\"band\"").count - 1 == 4, "the four phases are shaded")
+        #expect(dom.output.contains(">udp p50<"), "the udp probes' line has its legend")
         let screenshot = folder.appendingPathComponent("report.png")
         let shot = try await ChildProcess.run(
             try #require(Self.chromium),

@@ -68,6 +68,53 @@ struct HTMLReportTests {
         #expect(!html.lowercased().contains("<script"), "no script")
     }
 
+    /// A link sample as the runner's kernel gives it, with `retransmitted` segments since the connection opened.
+    static func link(window: Int, retransmitted: Int) throws -> LinkSample {
+        let json = """
+            {"smoothedRoundTripNanoseconds": 21000000, "roundTripVariationNanoseconds": 1000000,
+             "retransmittedSegments": \(retransmitted), "bytesRetransmitted": 0, "congestionWindowSegments": \(window),
+             "segmentSize": 1448, "bytesInFlight": 0, "notSentBytes": 0, "bytesSent": 0, "bytesReceived": 0}
+            """
+        return try JSONDecoder().decode(LinkSample.self, from: Data(json.utf8))
+    }
+
+    @Test("each stream's line under the sum, unnamed after the first; the kernel's view; udp probes beside the others")
+    func streamsLinkAndDatagrams() throws {
+        var document = Self.bulkDocument()
+        let retransmitted = [0, 0, 7, 7]
+        document.intervals = try (0..<4).map { second in
+            var interval = IntervalResult(startSeconds: Double(second), endSeconds: Double(second + 1))
+            interval.sentBytes = 2_500_000
+            interval.streamSentBytes = [1_250_000, 1_250_000]
+            interval.link = try Self.link(window: 10 + second, retransmitted: retransmitted[second])
+            interval.roundTripP50Nanoseconds = 20_000_000
+            interval.roundTripP99Nanoseconds = 30_000_000
+            interval.datagramRoundTripP50Nanoseconds = 19_000_000
+            return interval
+        }
+        let plots = HTMLReport.plots(document, id: "r")
+        let throughput = try #require(plots.first { $0.id == "r-throughput" })
+        #expect(throughput.series.map(\.name) == ["sent", "sent, each stream", ""])
+        #expect(throughput.series[1].points.map(\.y) == [10, 10, 10, 10], "1.25 MB a second: 10 Mbit/s")
+        let svg = throughput.render()
+        #expect(svg.contains("sent, each stream") && svg.components(separatedBy: "stroke-width=\"1\"").count - 1 == 2)
+        let roundTrip = try #require(plots.first { $0.id == "r-round-trip" })
+        #expect(roundTrip.series.map(\.name) == ["p50", "p99", "udp p50"])
+        let window = try #require(plots.first { $0.id == "r-congestion-window" })
+        #expect(window.series.first?.points.map(\.y) == [10, 11, 12, 13])
+        #expect(plots.first { $0.id == "r-kernel-round-trip" }?.series.first?.points.map(\.y) == [21, 21, 21, 21])
+        let retransmissions = try #require(plots.first { $0.id == "r-retransmissions" })
+        #expect(retransmissions.series.first?.points.map(\.y) == [0, 0, 7, 0], "each interval's, not the total")
+        // Nothing retransmitted: no chart of it; no link samples: no kernel charts at all.
+        document.intervals = try document.intervals?.map { interval in
+            var quiet = interval
+            quiet.link = try Self.link(window: 10, retransmitted: 0)
+            return quiet
+        }
+        #expect(!HTMLReport.plots(document, id: "r").contains { $0.id == "r-retransmissions" })
+        #expect(!HTMLReport.plots(Self.dataDocument(), id: "d").contains { $0.id.hasSuffix("congestion-window") })
+    }
+
     @Test("a responsiveness run: its phases shaded behind both kinds of probes, in ms; a line of facts each")
     func phases() throws {
         var document = DocumentFixtures.document(test: .responsiveness, name: "rpm", sizes: [])
