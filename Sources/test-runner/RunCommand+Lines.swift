@@ -80,6 +80,15 @@ extension RunOutput {
         if let link = document.connection.reflectorLink {
             line(Self.linkLine(link, seenBy: "the reflector's kernel saw it"))
         }
+        if let timeline = document.connection.reflectorLinks, timeline.count > 1 {
+            let windows = timeline.map(\.link.congestionWindowSegments)
+            let trips = timeline.map { Double($0.link.smoothedRoundTripNanoseconds) / 1e6 }
+            line(
+                "  over the run, \(timeline.count) samples (connection.reflectorLinks): window "
+                    + "\(windows.min() ?? 0)-\(windows.max() ?? 0) segments, smoothed round trip "
+                    + String(format: "%.2f-%.2f ms", trips.min() ?? 0, trips.max() ?? 0)
+            )
+        }
         if let cpu = document.cpu {
             let reflector = cpu.reflector.map { String(format: ", reflector %.2f s", $0.totalSeconds) } ?? ""
             line(String(format: "CPU over %.1f s: runner %.2f s%@", cpu.seconds, cpu.runner.totalSeconds, reflector))

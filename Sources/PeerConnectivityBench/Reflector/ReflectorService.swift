@@ -365,6 +365,9 @@ public final class ReflectorService: Sendable {
         var greeted = false
         var transfers: [Task<Void, Never>] = []
         defer { transfers.forEach { $0.cancel() } }
+        // The runner's connection as this kernel sees it, sampled from its hello to the report.
+        let sampler = LinkSampler()
+        defer { sampler.stop() }
         // Bulk test with --size: one-way messages counted and checked, not echoed, until the runner's end.
         var sink: (bytes: Int, mismatch: Int?)?
         // Datagrams at a bitrate (`--test bulk -u`): counted from the runner's "start-udp" to its "end".
@@ -392,6 +395,7 @@ public final class ReflectorService: Sendable {
                 )
                 var hello = hello
                 hello.congestionControl = await session.linkReport(for: peer)?.congestionControl
+                sampler.start(session, peer: peer)
                 do {
                     try await session.send(hello.encoded(), toPeers: [peer], mode: .reliable)
                 } catch {
@@ -439,6 +443,8 @@ public final class ReflectorService: Sendable {
                 )
                 (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
                 report.link = await session.linkReport(for: peer).map(LinkSample.init)
+                let links = sampler.samples
+                report.links = links.isEmpty ? nil : links
                 let peak = ProcessSample.current().peakResidentBytes
                 report.peakResidentBytes = peak > 0 ? peak : nil
                 try? await session.send(report.encoded(), toPeers: [peer])

@@ -53,6 +53,10 @@ public struct ConnectionReport: Codable, Hashable, Sendable {
     /// The same connection as the reflector's kernel saw it at the run's end, as its report said (the sender's
     /// view in a reverse test); nil when it did not say.
     public var reflectorLink: LinkSample?
+    /// The same connection as the reflector's kernel saw it over the run, a sample a second since this runner
+    /// connected (thinned to every 2, 4, … s past 600), as its report said, as iperf3's `--get-server-output`
+    /// gives the server's view; nil when it did not say.
+    public var reflectorLinks: [TimedLinkSample]?
 
     /// Makes a report; the timings start unset.
     ///

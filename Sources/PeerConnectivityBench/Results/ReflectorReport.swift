@@ -26,6 +26,10 @@ public struct ReflectorReport: PrefixedMessage, Hashable, Sendable {
     /// The reflector process's peak resident memory since it started (`VmHWM`), in bytes; nil where its system
     /// does not tell.
     public var peakResidentBytes: Int?
+    /// The runner's connection as the reflector's kernel saw it over the run: a sample every second since the
+    /// runner connected (every 2, 4, … s in a run of more than 600 samples, thinned as it grows); nil from a
+    /// reflector that does not sample, or a system without `TCP_INFO`.
+    public var links: [TimedLinkSample]?
 
     /// Makes a report.
     ///

@@ -134,6 +134,7 @@ public enum BenchmarkRunner {
             document.error == nil ? await (connection.driver as? SessionEchoDriver)?.reflectorReport() : nil
         document.cpu = CPUUsage(runner: runnerCPU, reflector: report?.cpu, seconds: elapsed.seconds)
         document.connection.reflectorLink = report?.link
+        document.connection.reflectorLinks = report?.links
         let peak = ProcessSample.current().peakResidentBytes
         if peak > 0 {
             document.memory = MemoryUsage(

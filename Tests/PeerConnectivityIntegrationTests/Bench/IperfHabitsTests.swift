@@ -79,6 +79,11 @@ struct IperfHabitsTests {
                 let read = (bulk.forward?.receivedBytes ?? 0)
                 #expect(reflectorLink.bytesReceived >= UInt64(read), "\(label): \(reflectorLink)")
                 #expect(run.output.contains("TCP, as the reflector's kernel saw it: "), "\(run.output)")
+                // And over the run, a sample a second from its hello: at least two in a run of 2 s and more.
+                let timeline = try #require(document.connection.reflectorLinks, "\(label)")
+                #expect(timeline.count >= 2, "\(label): \(timeline.map(\.seconds))")
+                #expect(zip(timeline.dropFirst(), timeline).allSatisfy { $0.seconds > $1.seconds })
+                #expect((timeline.last?.link.bytesSent ?? 0) + (timeline.last?.link.bytesReceived ?? 0) > 1 << 20)
                 // Each end's peak memory: a Swift process holds megabytes; under 1 MiB would be a misread field.
                 let memory = try #require(document.memory, "\(label)")
                 #expect(memory.runnerPeakResidentBytes > 1 << 20 && (memory.reflectorPeakResidentBytes ?? 0) > 1 << 20)
