@@ -6,6 +6,7 @@
 #   raw-tcp   the same round trips over plain TCP (the baseline)
 #   unreliable  the same as UDP datagrams (loss, reorder, jitter)
 #   stream, resource  4 echoed streams of 4 MiB, a 16 MiB file twice confirmed by SHA-256
+#   folder    a folder of 1,000 small files confirmed file by file, with 100 probes a second beside it
 # Encryption is required (the tools' default), except for the raw baseline's pair: data and raw-tcp run
 # plain there too (--encryption none) so that they compare like with like.
 # Env: CONFIGURATION (release, the default; debug builds faster but measures several times slower and then
@@ -19,7 +20,7 @@ cat <<INTRO
    1. set up: Debian packages (avahi-daemon and the DNS-SD library), dbus and avahi-daemon
    2. build reflector and test-runner ($configuration; the first release build takes about 10 minutes on 2 cores)
    3. run: bulk throughput ${seconds} s, 64-byte round trips (PeerConnectivity, then plain TCP), unreliable,
-      echoed streams, a resource; about $((seconds + 20)) s
+      echoed streams, a resource, a folder; about $((seconds + 25)) s
    4. print a short table; every run's JSON lands in results/demo/
 INTRO
 Scripts/setup.sh
@@ -60,6 +61,7 @@ run raw-tcp --test raw-tcp --size 64 --count 2000 --warmup 200 --encryption none
 run unreliable --mode unreliable --size 64,1024,16384 --count 1000 --warmup 100 --timeout 1
 run stream --test stream --streams 4 --bytes 4194304
 run resource --test resource --bytes 16777216 --count 2
+run folder --test folder --files 1000 --beside-echo 100
 
 kill -TERM "$reflector"
 wait "$reflector" || true
@@ -85,4 +87,10 @@ for result in unreliable:
 stream, resource = load("stream")["streams"], load("resource")["resources"]
 print(f"   streams: {stream['completed']}/{stream['streamCount']} echoed intact; "
       f"resources: {resource['completed']}/{resource['planned']} confirmed by SHA-256")
+folder = load("folder")["resources"]
+beside = folder["besideEcho"]
+print(f"   folder of {folder['files']} files: {folder['filesPerSecond']:,.0f} files/s, "
+      f"{folder['completed']}/{folder['planned']} confirmed file by file")
+print(f"   a message's round trip beside it, p99       {beside['duringTransfers']['roundTrip']['p99Nanoseconds'] / 1e6:6.2f} ms"
+      f" (idle {beside['idle']['roundTrip']['p99Nanoseconds'] / 1e6:.2f} ms)")
 TABLE
