@@ -48,9 +48,8 @@ done
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-folders.XXXXXX")
-daemon_pid=
 cleanup() {
-    if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    stop_rsync_daemon
     stop_reflector
     rm -rf "$scratch"
 }
@@ -99,22 +98,7 @@ tools_binaries 2> "$results/build.txt"
 # The reflector receives each copy into a folder of the scratch one, confirms it and deletes it.
 start_reflector "$results/reflector.log" --encryption "$encryption" --resource-directory "$scratch/landing"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$scratch/rsyncd.conf" <<EOF
-pid file = $scratch/rsyncd.pid
-log file = $results/rsyncd.log
-use chroot = no
-[bench]
-    path = $scratch/module
-    read only = yes
-    list = yes
-EOF
-rsync --daemon --no-detach --address=127.0.0.1 --port="$port" --config="$scratch/rsyncd.conf" &
-daemon_pid=$!
-for _ in $(seq 50); do
-    rsync "rsync://127.0.0.1:$port/" > /dev/null 2>&1 && break
-    sleep 0.1
-done
+start_rsync_daemon "$scratch/module" "$scratch/rsyncd.conf" "$results/rsyncd.log"
 
 rsync_seconds=()
 library_seconds=()
@@ -129,7 +113,7 @@ for run in $(seq "$runs"); do
     daemon_before=$(daemon_cpu)
     start=$(now)
     /usr/bin/time -f "%U %S" -o "$results/rsync-$run.time" timeout 600 rsync -r --whole-file --stats \
-        "rsync://127.0.0.1:$port/bench/tree" "$scratch/copies/rsync-$run/" > "$results/rsync-$run.txt" 2>&1
+        "rsync://127.0.0.1:$rsync_port/bench/tree" "$scratch/copies/rsync-$run/" > "$results/rsync-$run.txt" 2>&1
     end=$(now)
     rsync_seconds+=("$(echo "$end - $start" | bc -l)")
     sleep 0.5  # the daemon reaps its child
@@ -151,7 +135,7 @@ for run in $(seq "$runs"); do
     reflector_cpu=$(echo "$(awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$reflector_pid/stat") - $reflector_cpu_before" | bc -l)
     library_cpu+=("$(echo "$(time_cpu "$results/library-$run.time") + $reflector_cpu" | bc -l)")
 done
-kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
+stop_rsync_daemon
 
 seconds_json() { printf '%s\n' "$@" | jq -s .; }
 jq -n \

@@ -51,9 +51,8 @@ compiler=$(command -v cc || command -v gcc || command -v clang) || { echo "missi
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bench-resources.XXXXXX")
-daemon_pid=
 cleanup() {
-    if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    stop_rsync_daemon
     stop_reflector
     rm -rf "$scratch"
 }
@@ -127,34 +126,19 @@ openssl_b2=$(awk '/^BLAKE2b512|^blake2b512/ { v = $NF } END { sub(/k$/, "", v); 
 
 # (a) rsync daemon on 127.0.0.1, the module a directory of the scratch one; the client pulls the file whole.
 echo "rsync daemon ..."
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$scratch/rsyncd.conf" <<EOF
-pid file = $scratch/rsyncd.pid
-log file = $results/rsyncd.log
-use chroot = no
-[bench]
-    path = $scratch/module
-    read only = yes
-    list = yes
-EOF
-rsync --daemon --no-detach --address=127.0.0.1 --port="$port" --config="$scratch/rsyncd.conf" &
-daemon_pid=$!
-for _ in $(seq 50); do
-    rsync "rsync://127.0.0.1:$port/" > /dev/null 2>&1 && break
-    sleep 0.1
-done
+start_rsync_daemon "$scratch/module" "$scratch/rsyncd.conf" "$results/rsyncd.log"
 rsync_seconds=()
 for rep in $(seq "$rsync_reps"); do
     rm -f "$scratch/pulled/file.bin"
     sync
     start=$(now)
-    timeout 600 rsync --whole-file --stats "rsync://127.0.0.1:$port/bench/file.bin" "$scratch/pulled/" \
+    timeout 600 rsync --whole-file --stats "rsync://127.0.0.1:$rsync_port/bench/file.bin" "$scratch/pulled/" \
         > "$results/rsync-$rep.txt" 2>&1
     end=$(now)
     rsync_seconds+=("$(echo "$end - $start" | bc -l)")
     cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "rsync copy $rep differs" >&2; exit 1; }
 done
-kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
+stop_rsync_daemon
 rm -f "$scratch/pulled/file.bin"
 rsync_median=$(median "${rsync_seconds[@]}")
 rsync_first=${rsync_seconds[0]}
@@ -176,7 +160,7 @@ floor_median=$(median "${floor_seconds[@]}")
 
 # (b) Raw TCP one way, the same bytes: iperf3 -n, one stream, 3 times (median).
 echo "raw TCP one way (iperf3) ..."
-iperf_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+iperf_port=$(free_port)
 raw_seconds=()
 for rep in 1 2 3; do
     iperf3 -s -1 -B 127.0.0.1 -p "$iperf_port" > /dev/null 2>&1 &

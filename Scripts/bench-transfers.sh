@@ -56,7 +56,7 @@ tools_binaries 2> "$results/build.txt"
 } | tee "$results/host.txt"
 
 start_reflector "$results/reflector.log" --encryption optional
-iperf_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+iperf_port=$(free_port)
 
 # runner NAME OPTIONS...: one test-runner run, its document in $results/NAME.json, which must have no error.
 runner() {

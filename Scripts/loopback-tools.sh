@@ -7,13 +7,20 @@
 #                           starts "$bin/reflector" with OPTIONS, its output in LOG, and waits for its ready
 #                           line; sets reflector_pid and reflector_port
 #   stop_reflector          SIGTERM, and waits for it to end
+#   free_port               prints a TCP port free on 127.0.0.1 now
+#   start_rsync_daemon DIR CONFIG LOG
+#                           an rsync daemon on 127.0.0.1 serving DIR as module "bench" (CONFIG: where its
+#                           configuration goes, LOG: its log); sets rsync_port and daemon_pid
+#   stop_rsync_daemon       ends it
 #   start_watchdog SECONDS  ends the calling script (SIGTERM, so that its EXIT trap cleans up) once SECONDS
 #                           have passed; sets watchdog, the pid for the EXIT trap to kill
-# The caller's EXIT trap should call stop_reflector (it does nothing when none runs).
+# The caller's EXIT trap should call stop_reflector and stop_rsync_daemon (they do nothing when none runs).
 
 export AVAHI_COMPAT_NOWARN=1
 reflector_pid=""
 reflector_port=""
+daemon_pid=""
+rsync_port=""
 
 tools_binaries() {
     bin=${BIN:-}
@@ -52,4 +59,28 @@ start_watchdog() {
       wait $nap && { echo "time limit of $limit s reached" >&2; kill -TERM $$; }
     ) </dev/null >/dev/null &
     watchdog=$!
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_rsync_daemon() {
+    local module=$1 config=$2 log=$3
+    rsync_port=$(free_port)
+    printf '%s\n' "pid file = $config.pid" "log file = $log" "use chroot = no" "[bench]" "    path = $module" \
+        "    read only = yes" "    list = yes" > "$config"
+    rsync --daemon --no-detach --address=127.0.0.1 --port="$rsync_port" --config="$config" &
+    daemon_pid=$!
+    for _ in $(seq 50); do
+        rsync "rsync://127.0.0.1:$rsync_port/" > /dev/null 2>&1 && break
+        sleep 0.1
+    done
+}
+
+stop_rsync_daemon() {
+    [ -n "$daemon_pid" ] || return 0
+    kill "$daemon_pid" 2>/dev/null || true
+    wait "$daemon_pid" 2>/dev/null || true
+    daemon_pid=""
 }
