@@ -54,7 +54,7 @@ public struct FolderDigest: Hashable, Sendable {
             let path = file.standardizedFileURL.path
             entries.append((path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path, file))
         }
-        entries.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+        entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         var hasher = SHA256()
         var bytes = 0
         for entry in entries {
