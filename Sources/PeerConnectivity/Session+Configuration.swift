@@ -40,13 +40,17 @@ extension Session {
         /// file) only once its block digests and their root match. Created when needed.
         public var resourceDirectory: URL = FileManager.default.temporaryDirectory
             .appendingPathComponent("PeerConnectivity-resources", isDirectory: true)
-        /// The most bytes each of the session's connections keeps unsent in the kernel (`TCP_NOTSENT_LOWAT`)
-        /// and in its own socket buffer, and the most one stream queues ahead of the socket (4 KiB at
-        /// least); nil (the default) keeps the kernel's send buffer, 4 MiB and 512 KiB. Set it, e.g. to
+        /// The most bytes each of the session's connections keeps unsent in the kernel (`TCP_NOTSENT_LOWAT`,
+        /// and streams and resources wait while the kernel holds that much, as the option alone does not
+        /// bound it) and in its own socket buffer, and the most one stream queues ahead of the socket (4 KiB
+        /// at least); nil (the default) keeps the kernel's send buffer, 4 MiB and 512 KiB. Set it, e.g. to
         /// 16 KiB, when small messages must not wait behind a transfer's megabytes on a slow link: a message
         /// sent during a transfer then waits for the link's queue, not the sender's. The price is more
         /// wake-ups per byte, so less throughput where the CPU is the bottleneck.
         public var notSentLowWatermark: Int?
+        /// Whether streams and resources also wait while the kernel holds ``notSentLowWatermark`` unsent, as
+        /// it does not bound them by itself; only a benchmark's load turns it off.
+        package var gatesUnsentBytes = true
         /// The TCP congestion control of the session's connections, by the kernel's name for it (`cubic`,
         /// `bbr`, `reno`: Linux's `TCP_CONGESTION`); nil (the default) keeps the system's. A name the kernel
         /// does not offer, or does not allow this process, closes no connection: the system's runs, a warning

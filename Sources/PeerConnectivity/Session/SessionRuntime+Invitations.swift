@@ -184,7 +184,7 @@ extension SessionRuntime {
         do {
             // Accepted by an advertiser, with its limits: this session's apply from now on.
             if let lowWatermark = configuration.notSentLowWatermark {
-                try await connection.limitUnsentBytes(to: lowWatermark)
+                try await connection.limitUnsentBytes(to: lowWatermark, gated: configuration.gatesUnsentBytes)
             }
             if let congestionControl = configuration.congestionControl {
                 await connection.setCongestionControl(congestionControl)

@@ -92,6 +92,7 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
             encryptedBefore: configuration.certificatePolicy.hasSeenEncrypted
         )
         connectionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
+        connectionConfiguration.gatesUnsentBytes = configuration.gatesUnsentBytes
         connectionConfiguration.congestionControl = configuration.congestionControl
         connectionConfiguration.dialFamily = configuration.dialFamily
         connectionConfiguration.localAddress = configuration.localAddress

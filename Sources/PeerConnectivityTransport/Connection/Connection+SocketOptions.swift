@@ -5,17 +5,23 @@ import PeerConnectivityCore
 /// The socket's options a session sets after the connection is made: how many bytes wait unsent, and which
 /// congestion control runs.
 extension Connection {
-    /// Keeps at most about `lowWatermark` bytes unsent in the kernel (`TCP_NOTSENT_LOWAT`), in NIO (its write
-    /// watermark) and queued on each channel, so that a message sent behind a transfer waits for the link's
-    /// queue rather than the sender's buffers.
+    /// Keeps at most about `lowWatermark` bytes unsent in the kernel (`TCP_NOTSENT_LOWAT`, and channel frames
+    /// held back while it holds them: ``UnsentBytesGate``), in NIO (its write watermark) and queued on each
+    /// channel, so that a message sent behind a transfer waits for the link's queue rather than the sender's
+    /// buffers.
     ///
-    /// - Parameter lowWatermark: the bytes, ``minimumUnsentBytes`` at least.
-    package func limitUnsentBytes(to lowWatermark: Int) async throws {
+    /// - Parameters:
+    ///   - lowWatermark: the bytes, ``minimumUnsentBytes`` at least.
+    ///   - gated: whether channel frames wait while the kernel holds them (see
+    ///     ``ConnectionConfiguration/gatesUnsentBytes``).
+    package func limitUnsentBytes(to lowWatermark: Int, gated: Bool = true) async throws {
         let lowWatermark = max(Self.minimumUnsentBytes, lowWatermark)
         channelQueueLimitValue.store(min(channelQueueLimit, lowWatermark), ordering: .relaxed)
         let channel = self.channel
+        let handler = self.handler
         try await channel.eventLoop.submit {
             try Self.limitUnsentBytes(of: channel, to: lowWatermark)
+            handler.value.unsentGate = gated ? UnsentBytesGate(lowWatermark: lowWatermark) : nil
         }.get()
     }
 

@@ -32,6 +32,9 @@ package struct ConnectionConfiguration: Sendable {
     /// The unsent bytes of each connection made with this configuration, as ``Connection/limitUnsentBytes(to:)``
     /// bounds them; nil keeps the kernel's, NIO's and ``channelQueueLimit``'s.
     package var notSentLowWatermark: Int?
+    /// Whether channel frames also wait while the kernel holds ``notSentLowWatermark`` unsent
+    /// (``UnsentBytesGate``); only a benchmark's load turns it off, to load a link as other bulk traffic does.
+    package var gatesUnsentBytes = true
     /// The TCP congestion control of each connection made with this configuration (``TCPCongestionControl``);
     /// nil keeps the system's.
     package var congestionControl: String?

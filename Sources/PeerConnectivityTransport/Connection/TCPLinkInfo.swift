@@ -61,4 +61,19 @@ package struct TCPLinkInfo: Sendable, Hashable {
         ).get()
         return raw.map(TCPLinkInfo.init)
     }
+
+    /// Reads the figures of `channel`'s socket now, from its event loop, where the socket answers at once.
+    ///
+    /// - Returns: nil where the system has no `TCP_INFO`, or the channel is no TCP socket or is closed.
+    package static func readOnEventLoop(from channel: any Channel) -> TCPLinkInfo? {
+        channel.eventLoop.preconditionInEventLoop()
+        guard let name = Platform.tcpInfo, let provider = channel as? any SocketOptionProvider else { return nil }
+        var info: TCPLinkInfo?
+        let read: EventLoopFuture<RawTCPInfo> = provider.unsafeGetSocketOption(
+            level: NIOBSDSocket.OptionLevel.tcp,
+            name: NIOBSDSocket.Option(rawValue: name)
+        )
+        read.assumeIsolated().whenSuccess { info = TCPLinkInfo($0) }
+        return info
+    }
 }

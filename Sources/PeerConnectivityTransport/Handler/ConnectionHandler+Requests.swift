@@ -17,10 +17,11 @@ extension ConnectionHandler {
         let encrypted = stateMachine.isEncrypted
         guard !(encrypted && writeInFlight) else { return }
         var bulkLength = 0
+        let bulkLimit = writeInFlight ? 0 : min(bulkBatchLimit, unsentGateRoom(context: context))
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
         taking: while context.channel.isWritable,
-            let work = connection.takeNext(bulkAllowed: !writeInFlight && bulkLength < bulkBatchLimit)
+            let work = connection.takeNext(bulkAllowed: bulkLength < bulkLimit)
         {
             switch work {
             case .urgent(let batch):
@@ -58,6 +59,24 @@ extension ConnectionHandler {
         metrics.flushSent()
         context.flush()
         flushing = outer
+    }
+
+    /// The bytes of channel frames the ``unsentGate`` lets this drain write: all when there is none or the
+    /// kernel does not tell; none while it holds them back, with a look again scheduled.
+    private func unsentGateRoom(context: ChannelHandlerContext) -> Int {
+        guard let unsentGate, let info = TCPLinkInfo.readOnEventLoop(from: context.channel) else { return .max }
+        switch unsentGate.decide(notSentBytes: Int(info.notSentBytes), deliveryRate: info.deliveryRateBytesPerSecond) {
+        case .write(let room):
+            return room
+        case .wait(let wait):
+            if unsentRecheck == nil {
+                unsentRecheck = context.eventLoop.assumeIsolated().scheduleTask(in: wait) { [self] in
+                    unsentRecheck = nil
+                    drainOutgoing()
+                }
+            }
+            return 0
+        }
     }
 
     func grantCredit(_ increment: Int, on channel: UInt32) {

@@ -1,7 +1,7 @@
 import NIOCore
 import PeerConnectivityCore
 
-/// The handshake deadline and the keepalive timer, on the channel's event loop.
+/// The handshake deadline, the keepalive timer and the unsent bytes' next look, on the channel's event loop.
 extension ConnectionHandler {
     /// Starts the handshake deadline the state machine named, in place of any running one.
     func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {
@@ -24,11 +24,13 @@ extension ConnectionHandler {
         }
     }
 
-    /// Stops both timers (the connection is closing, or the handler was removed).
+    /// Stops the timers (the connection is closing, or the handler was removed).
     func cancelTimers() {
         deadline?.cancel()
         deadline = nil
         keepalive?.cancel()
         keepalive = nil
+        unsentRecheck?.cancel()
+        unsentRecheck = nil
     }
 }

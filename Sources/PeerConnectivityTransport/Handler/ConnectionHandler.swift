@@ -81,6 +81,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var bulkBatchLimit = ConnectionHandler.bulkBatchLength
     /// ``drainOutgoing()`` is flushing: a batch written now was taken by the socket at once.
     var flushing = false
+    /// Holds channel frames back while the kernel holds the connection's low watermark unsent; nil when the
+    /// connection has none (see ``Connection/limitUnsentBytes(to:)``).
+    var unsentGate: UnsentBytesGate?
+    /// The next look at the kernel's unsent bytes, while ``unsentGate`` holds channel frames back.
+    var unsentRecheck: Scheduled<Void>?
 
     init(
         localPeer: PeerID,
@@ -142,6 +147,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         var channelQueueLimit = configuration.channelQueueLimit
         if let lowWatermark = configuration.notSentLowWatermark.map({ max(Connection.minimumUnsentBytes, $0) }) {
             try Connection.limitUnsentBytes(of: channel, to: lowWatermark)
+            handler.unsentGate = configuration.gatesUnsentBytes ? UnsentBytesGate(lowWatermark: lowWatermark) : nil
             channelQueueLimit = min(channelQueueLimit, lowWatermark)
         }
         let connection = Connection(
