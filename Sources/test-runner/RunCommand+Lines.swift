@@ -174,7 +174,8 @@ extension RunOutput {
         let omitted = result.omitSeconds.map { String(format: "; each loaded phase's first %g s left out", $0) } ?? ""
         line(
             "(\(result.loadFlows) load flows each loaded way, a connection each; foreign probes on a connection "
-                + "of their own, self probes inside the first load flow, udp probes as datagrams beside the foreign "
+                + "of their own, self probes inside the first load flow (its bytes held at the low watermark, as "
+                + "an app's with one), udp probes as datagrams beside the foreign "
                 + "ones (a lost one counted lost, as ping's)\(omitted); RPM: \(result.rpmStatistic); the loaded connection's "
                 + "TCP_NOTSENT_LOWAT: runner \(lowat(result.runnerNotSentLowWatermark)), reflector "
                 + "\(lowat(result.reflectorNotSentLowWatermark)))"

@@ -200,6 +200,7 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.reconnection = reconnects ? configuration.reconnection : nil
         // A responsiveness runner's load must not wait in this side's buffers either.
         sessionConfiguration.notSentLowWatermark = RunnerInvitation.notSentLowWatermark(in: invitation.context)
+        sessionConfiguration.gatesUnsentBytes = RunnerInvitation.gatesUnsentBytes(in: invitation.context)
         sessionConfiguration.congestionControl = RunnerInvitation.congestionControl(in: invitation.context)
         let session = Session(
             peer: peer,

@@ -21,8 +21,9 @@ public enum RunnerInvitation {
     }
 
     /// A runner's invitation context, asking the reflector to bound its unsent bytes to `notSentLowWatermark`
-    /// (the responsiveness test's load) with a word "not-sent-lowat=BYTES", and to run `congestionControl` on
-    /// the runner's connection with a word "congestion=NAME", after the test's.
+    /// (the responsiveness test's load) with a word "not-sent-lowat=BYTES", followed by "unsent-gate=off" when
+    /// only the kernel is to bound them (`gatesUnsentBytes` false), and to run `congestionControl` on the
+    /// runner's connection with a word "congestion=NAME", after the test's.
     ///
     /// - Parameters:
     ///   - runName: the run's name.
@@ -30,24 +31,31 @@ public enum RunnerInvitation {
     ///   - reconnects: whether its session resumes links.
     ///   - notSentLowWatermark: the bytes, or nil to ask nothing.
     ///   - congestionControl: the congestion control's name (`-C`), or nil to ask nothing.
+    ///   - gatesUnsentBytes: whether the reflector's streams also wait while its kernel holds
+    ///     `notSentLowWatermark` unsent.
     /// - Returns: the context's bytes.
     public static func context(
         runName: String,
         test: TestKind,
         reconnects: Bool,
         notSentLowWatermark: Int?,
-        congestionControl: String? = nil
+        congestionControl: String? = nil,
+        gatesUnsentBytes: Bool = true
     ) -> Data {
         let lowWatermark = notSentLowWatermark.map { " \(lowWatermarkWord)\($0)" } ?? ""
+        let gate = notSentLowWatermark != nil && !gatesUnsentBytes ? " \(unsentGateWord)off" : ""
         let congestion = congestionControl.map { " \(congestionWord)\($0)" } ?? ""
         return Data(
-            ("test-runner \(runName) \(test.rawValue)\(lowWatermark)\(congestion)"
+            ("test-runner \(runName) \(test.rawValue)\(lowWatermark)\(gate)\(congestion)"
                 + (reconnects ? " \(reconnectionWord)" : "")).utf8
         )
     }
 
     /// The word before the bytes a runner asks the reflector's unsent bytes to be bounded to.
     public static let lowWatermarkWord = "not-sent-lowat="
+
+    /// The word before "off" when a runner asks the reflector to leave its unsent bytes to the kernel alone.
+    public static let unsentGateWord = "unsent-gate="
 
     /// The word before the congestion control a runner asks the reflector to run.
     public static let congestionWord = "congestion="
@@ -72,6 +80,15 @@ public enum RunnerInvitation {
         return name
     }
 
+    /// Whether the reflector's streams to a runner also wait while its kernel holds the asked low watermark
+    /// unsent: true unless the runner's invitation asks "unsent-gate=off", whatever the run's name.
+    ///
+    /// - Parameter context: the context of an invitation.
+    /// - Returns: false when it asks the gate off.
+    public static func gatesUnsentBytes(in context: Data) -> Bool {
+        askedWord(unsentGateWord, in: context) != "off"
+    }
+
     /// Whether `name` can name a congestion control: 1 to 15 lowercase letters, digits, `_` or `-`, as the
     /// kernel's names are.
     ///
@@ -84,7 +101,7 @@ public enum RunnerInvitation {
     }
 
     /// What follows `prefix` in the words the context asks with, when it is a test-runner's: read from its end
-    /// in the order they are written (low watermark, congestion control, reconnection), up to the test's
+    /// in the order they are written (low watermark, its gate, congestion control, reconnection), up to the test's
     /// word, so that a run's name cannot ask.
     private static func askedWord(_ prefix: String, in context: Data) -> String? {
         let text = String(decoding: context, as: UTF8.self)
@@ -92,7 +109,7 @@ public enum RunnerInvitation {
         var words = text.split(separator: " ").dropFirst()
         if words.last == Substring(reconnectionWord) { words.removeLast() }
         var asked: [Substring] = []
-        for word in [congestionWord, lowWatermarkWord] where words.last?.hasPrefix(word) == true {
+        for word in [congestionWord, unsentGateWord, lowWatermarkWord] where words.last?.hasPrefix(word) == true {
             asked.append(words.removeLast())
         }
         guard words.count >= 2, let test = words.last, TestKind(rawValue: String(test)) != nil else { return nil }

@@ -210,6 +210,9 @@ public enum BenchmarkRunner {
             for index in 0..<count {
                 var configuration = template
                 configuration.runName = String("\(template.runName)-load\(index + 1)".utf8.prefix(50)) ?? "load"
+                // The first flow carries the self probes: its bytes wait at the low watermark, as an app's
+                // with one set; the others leave it to the kernel, as bulk traffic does.
+                configuration.gatesUnsentBytes = index == 0
                 var attempt = 0
                 while true {
                     do {

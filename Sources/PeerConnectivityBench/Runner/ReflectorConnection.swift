@@ -83,6 +83,7 @@ struct ReflectorConnection {
         sessionConfiguration.congestionControl = configuration.congestionControl
         if configuration.plan.test == .responsiveness {
             sessionConfiguration.notSentLowWatermark = configuration.notSentLowWatermark
+            sessionConfiguration.gatesUnsentBytes = configuration.gatesUnsentBytes
         }
         if configuration.plan.interruptAtPercent != nil {
             // The cut link must be resumed for the transfer to go on: reconnection, on both sides.
@@ -106,7 +107,8 @@ struct ReflectorConnection {
             test: plan.test,
             reconnects: sessionConfiguration.reconnection != nil,
             notSentLowWatermark: sessionConfiguration.notSentLowWatermark,
-            congestionControl: sessionConfiguration.congestionControl
+            congestionControl: sessionConfiguration.congestionControl,
+            gatesUnsentBytes: sessionConfiguration.gatesUnsentBytes
         )
         var report: ConnectionReport
         let peer: PeerID

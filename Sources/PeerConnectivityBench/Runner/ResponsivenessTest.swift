@@ -9,8 +9,11 @@ import PeerConnectivity
 ///
 /// Each load flow is a session of its own to the reflector (its own TCP connection, as the draft's
 /// load-generating connections), opened for its phase and closed after it, carrying one of the bulk test's
-/// streams each loaded way; the self probes travel in the first. The foreign probes travel in the run's
-/// own session, which carries nothing else. Every session's echoes are timed by its receiver task as it
+/// streams each loaded way; the self probes travel in the first, whose streams wait while the kernel holds
+/// the low watermark unsent, as an app's with one set do. The others leave their unsent bytes to
+/// `TCP_NOTSENT_LOWAT` alone, so that they load the link as other bulk traffic does: held at the low
+/// watermark, flows keep a bloated buffer in the same kernel (the lab's) nearly empty. The foreign probes
+/// travel in the run's own session, which carries nothing else. Every session's echoes are timed by its receiver task as it
 /// reads them.
 enum ResponsivenessTest {
     /// The time between two probes of each kind.

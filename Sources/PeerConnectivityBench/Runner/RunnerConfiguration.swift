@@ -22,6 +22,10 @@ public struct RunnerConfiguration: Sendable {
     /// The responsiveness test: the `TCP_NOTSENT_LOWAT` of the loaded session's connection, in bytes (nil:
     /// the kernel's default); see ``PeerConnectivity/Session/Configuration/notSentLowWatermark``.
     public var notSentLowWatermark: Int? = RunnerConfiguration.defaultNotSentLowWatermark
+    /// Whether this session's streams, and the reflector's to it, also wait while the kernel holds
+    /// ``notSentLowWatermark`` unsent: the responsiveness test's flow of self probes does, its other load
+    /// flows do not, so that they load the link as other bulk traffic does.
+    package var gatesUnsentBytes = true
     /// The IP family the runner dials the reflector over (`-4`, `-6`): every connection of the run, the raw
     /// baseline's included.
     public var dialFamily: AddressFamily = .any

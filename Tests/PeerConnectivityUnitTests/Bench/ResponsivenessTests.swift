@@ -186,7 +186,7 @@ struct ResponsivenessTests {
 }
 
 /// How a runner asks the reflector to bound its unsent bytes: a word in its invitation's context.
-@Suite("The invitation's asks of the reflector: low watermark, congestion control")
+@Suite("The invitation's asks of the reflector: low watermark, its gate, congestion control")
 struct RunnerInvitationLowWatermarkTests {
     @Test("the word is read back, clamped to 4 KiB...64 MiB, beside the reconnection word, whatever the name")
     func word() {
@@ -240,5 +240,42 @@ struct RunnerInvitationLowWatermarkTests {
         #expect(read(Data("test-runner n bulk congestion=Cubic!".utf8)) == nil, "not a kernel's name")
         #expect(read(Data("test-runner n bulk congestion=sixteen-letters-x".utf8)) == nil, "over 15 bytes")
         #expect(read(Data("test-runner n nosuchtest congestion=reno".utf8)) == nil, "no test before it")
+    }
+
+    @Test("the gate is asked off after the low watermark, read back beside the other words; on otherwise")
+    func gateWord() {
+        let off = RunnerInvitation.context(
+            runName: "lab",
+            test: .responsiveness,
+            reconnects: true,
+            notSentLowWatermark: 4_096,
+            congestionControl: "cubic",
+            gatesUnsentBytes: false
+        )
+        #expect(
+            String(decoding: off, as: UTF8.self)
+                == "test-runner lab responsiveness not-sent-lowat=4096 unsent-gate=off congestion=cubic reconnection"
+        )
+        #expect(!RunnerInvitation.gatesUnsentBytes(in: off))
+        #expect(RunnerInvitation.notSentLowWatermark(in: off) == 4_096)
+        #expect(RunnerInvitation.congestionControl(in: off) == "cubic" && RunnerInvitation.asksForReconnection(off))
+        let on = RunnerInvitation.context(
+            runName: "lab",
+            test: .responsiveness,
+            reconnects: false,
+            notSentLowWatermark: 4_096
+        )
+        #expect(RunnerInvitation.gatesUnsentBytes(in: on))
+        // Without a low watermark there is nothing to gate: the word is not written.
+        let none = RunnerInvitation.context(
+            runName: "lab",
+            test: .bulk,
+            reconnects: false,
+            notSentLowWatermark: nil,
+            gatesUnsentBytes: false
+        )
+        #expect(String(decoding: none, as: UTF8.self) == "test-runner lab bulk")
+        let named = RunnerInvitation.context(runName: "unsent-gate=off", test: .bulk, reconnects: false)
+        #expect(RunnerInvitation.gatesUnsentBytes(in: named), "a run's name cannot ask")
     }
 }
