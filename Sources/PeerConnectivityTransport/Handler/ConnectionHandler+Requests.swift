@@ -64,7 +64,7 @@ extension ConnectionHandler {
     /// The bytes of channel frames the ``unsentGate`` lets this drain write: all when there is none or the
     /// kernel does not tell; none while it holds them back, with a look again scheduled.
     private func unsentGateRoom(context: ChannelHandlerContext) -> Int {
-        guard let unsentGate, let info = TCPLinkInfo.readOnEventLoop(from: context.channel) else { return .max }
+        guard let unsentGate, let info = readKernelFigures(context.channel) else { return .max }
         switch unsentGate.decide(notSentBytes: Int(info.notSentBytes), deliveryRate: info.deliveryRateBytesPerSecond) {
         case .write(let room):
             return room

@@ -86,6 +86,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var unsentGate: UnsentBytesGate?
     /// The next look at the kernel's unsent bytes, while ``unsentGate`` holds channel frames back.
     var unsentRecheck: Scheduled<Void>?
+    /// Reads the kernel's figures of the channel's socket for ``unsentGate``; a test gives its own.
+    var readKernelFigures: (any Channel) -> TCPLinkInfo? = { TCPLinkInfo.readOnEventLoop(from: $0) }
 
     init(
         localPeer: PeerID,

@@ -244,6 +244,48 @@ struct ConnectionHandlerTests {
         #expect(rig.events.events.count == count, "no event for a reset of our own channel")
         #expect(throws: (any Error).self) { try rig.connection.finishChannel(number, digest: nil) }
     }
+
+    @Test("with a low watermark, channel frames wait while the kernel holds it unsent; a message does not")
+    func unsentGate() async throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        let kernel = KernelFigures()
+        let handler = rig.connection.handler.value
+        handler.unsentGate = UnsentBytesGate(lowWatermark: 4_096)
+        handler.readKernelFigures = { _ in kernel.info }
+        kernel.notSent = 8_192
+        let number = try rig.connection.openChannel(kind: .stream, size: 0, name: Array("s".utf8))
+        let chunk = [UInt8](repeating: 7, count: 1_000).withUnsafeBytes { FrameEncoder.chunkFrame(channel: number, $0) }
+        try await rig.connection.sendChunk(chunk, payloadLength: 1_000, on: number)
+        let message = FrameEncoder.buffer(for: .data(ByteBuffer(string: "hi")), allocator: rig.channel.allocator)
+        _ = try rig.connection.enqueue(EncodedFrame(head: message))
+        rig.channel.embeddedEventLoop.run()
+        let held = try rig.written()
+        #expect(held.contains { if case .data = $0 { true } else { false } }, "the message goes: \(held)")
+        #expect(!held.contains { if case .open = $0 { true } else { false } }, "the channel waits: \(held)")
+        // 8,192 - 2,048 bytes at 312,500 bytes a second: the gate looks again after 19.66 ms.
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(19))
+        #expect(try rig.written().isEmpty)
+        kernel.notSent = 1_000
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        let released = try rig.written()
+        #expect(released.contains { if case .open = $0 { true } else { false } }, "\(released)")
+        #expect(released.contains { if case .chunk = $0 { true } else { false } }, "\(released)")
+    }
+}
+
+/// What a test makes the kernel say about the socket's unsent bytes (`TCP_INFO`).
+private final class KernelFigures {
+    var notSent = 0
+
+    /// A `struct tcp_info` with `notSent` unsent bytes and a delivery rate of 2.5 Mbit/s.
+    var info: TCPLinkInfo {
+        var bytes = [UInt8](repeating: 0, count: 232)
+        for (offset, length, value) in [(144, 4, UInt64(notSent)), (160, 8, UInt64(312_500))] {
+            for index in 0..<length { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
+        return TCPLinkInfo(RawTCPInfo(bytes: bytes))
+    }
 }
 
 /// A future's result if it has completed, without blocking: on the embedded loop a callback on a
