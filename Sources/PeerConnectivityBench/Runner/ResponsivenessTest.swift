@@ -13,8 +13,8 @@ import PeerConnectivity
 /// the low watermark unsent, as an app's with one set do. The others leave their unsent bytes to
 /// `TCP_NOTSENT_LOWAT` alone, so that they load the link as other bulk traffic does: held at the low
 /// watermark, flows keep a bloated buffer in the same kernel (the lab's) nearly empty. The foreign probes
-/// travel in the run's own session, which carries nothing else. Every session's echoes are timed by its receiver task as it
-/// reads them.
+/// travel in the run's own session, which carries nothing else. Every session's echoes are timed by its
+/// receiver task as it reads them.
 enum ResponsivenessTest {
     /// The time between two probes of each kind.
     static let probeInterval = Duration.milliseconds(20)
