@@ -55,6 +55,19 @@ public final class OutgoingStream: Sendable {
     ///   writing task, which cancels the stream), its connection closed, it is already finished, or
     ///   another `write` is in progress.
     public func write(_ data: Data) async throws {
+        try await write { try await connection.sendChunks(of: data, on: channel) }
+    }
+
+    /// Writes the bytes of `buffer` as the `Data` write does, without copying them on a connection in
+    /// plaintext: the socket writes them from `buffer`'s storage (the benchmark tools' pattern).
+    ///
+    /// - Parameter buffer: the bytes; any length.
+    /// - Throws: ``TransferError``, as the `Data` write.
+    package func write(_ buffer: ByteBuffer) async throws {
+        try await write { try await connection.sendChunks(of: buffer, on: channel) }
+    }
+
+    private func write(sending: () async throws -> Void) async throws {
         try state.withLock { state throws(TransferError) in
             switch state {
             case .open(writing: false): state = .open(writing: true)
@@ -69,7 +82,7 @@ public final class OutgoingStream: Sendable {
             }
         }
         do {
-            try await connection.sendChunks(of: data, on: channel)
+            try await sending()
         } catch {
             let failure = transferError(for: error)
             state.withLock { $0 = .failed(failure) }

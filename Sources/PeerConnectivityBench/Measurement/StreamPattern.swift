@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,9 @@ public struct StreamPattern: Sendable {
     static let piece = 1 << 19
 
     private let table: Table
+    /// The same bytes in a buffer of their own, which the library writes to the socket without copying
+    /// (``buffer(index:offset:count:)``).
+    private let tableBuffer: ByteBuffer
 
     /// The table's bytes, allocated once and never moved, so that a piece of it can be handed out as `Data`
     /// without a copy (``bytes(index:offset:count:)``).
@@ -50,6 +54,7 @@ public struct StreamPattern: Sendable {
         }
         table += table[0..<Self.piece]
         self.table = Table(table)
+        self.tableBuffer = ByteBuffer(bytes: table)
     }
 
     /// Bytes of stream `index` from `offset` on, at most `count` and at most ``piece``, as a view of the
@@ -68,6 +73,19 @@ public struct StreamPattern: Sendable {
             count: min(count, Self.piece),
             deallocator: .none
         )
+    }
+
+    /// The bytes ``bytes(index:offset:count:)`` gives, as a slice of a buffer that holds the table: a
+    /// stream's writer hands it to the library, which on a connection in plaintext writes it to the
+    /// socket without copying it (the kernel's copy is then the only one on the sender, as iperf3's).
+    ///
+    /// - Parameters:
+    ///   - index: the stream (or resource) number.
+    ///   - offset: where in the stream the bytes start.
+    ///   - count: how many bytes at most.
+    /// - Returns: the bytes: `min(count, piece)` of them.
+    package func buffer(index: Int, offset: Int, count: Int) -> ByteBuffer {
+        tableBuffer.getSlice(at: start(index: index, offset: offset), length: min(count, Self.piece))!
     }
 
     private func start(index: Int, offset: Int) -> Int {

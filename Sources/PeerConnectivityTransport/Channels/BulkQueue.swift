@@ -5,7 +5,7 @@ import NIOCore
 ///
 /// Data messages and control frames do not wait here: the connection writes them before any of these.
 struct BulkQueue {
-    private var queues: [UInt32: CircularBuffer<ByteBuffer>] = [:]
+    private var queues: [UInt32: CircularBuffer<QueuedChannelFrame>] = [:]
     /// Channels with frames queued, in the order they get their next turn.
     private var turns = CircularBuffer<UInt32>()
 
@@ -14,6 +14,11 @@ struct BulkQueue {
 
     /// Queues `frame` after the frames already queued on `channel`.
     mutating func append(_ frame: ByteBuffer, on channel: UInt32) {
+        append(QueuedChannelFrame(frame), on: channel)
+    }
+
+    /// Queues `frame` after the frames already queued on `channel`.
+    mutating func append(_ frame: QueuedChannelFrame, on channel: UInt32) {
         if queues[channel, default: []].isEmpty {
             turns.append(channel)
         }
@@ -21,7 +26,7 @@ struct BulkQueue {
     }
 
     /// Takes the next frame: the first of the channel whose turn it is.
-    mutating func popNext() -> (channel: UInt32, frame: ByteBuffer)? {
+    mutating func popNext() -> (channel: UInt32, frame: QueuedChannelFrame)? {
         guard let channel = turns.popFirst() else { return nil }
         let frame = queues[channel]!.removeFirst()
         if queues[channel]!.isEmpty {

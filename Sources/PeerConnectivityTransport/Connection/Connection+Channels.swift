@@ -41,6 +41,26 @@ extension Connection {
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended; `CancellationError`
     ///   when the task is cancelled while it waits.
     package func sendChunk(_ frame: ByteBuffer, payloadLength: Int, on channelNumber: UInt32) async throws {
+        try await queueChunk(QueuedChannelFrame(frame), payloadLength: payloadLength, on: channelNumber)
+        sendBuffers.recycle(frame)
+    }
+
+    /// Queues one CHUNK frame as its header and the payload itself, uncopied, as ``sendChunk(_:payloadLength:on:)``
+    /// does: the socket writes the payload's bytes where they are, so the caller must not change them (a
+    /// `ByteBuffer` the caller writes to again is copied first, as any shared one).
+    ///
+    /// - Parameters:
+    ///   - header: the frame's header, from ``FrameEncoder/writeChunkHeader(channel:payloadLength:into:)``.
+    ///   - payload: the bytes it carries.
+    ///   - channelNumber: its channel, opened by ``openChannel(kind:size:name:)``.
+    /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended; `CancellationError`
+    ///   when the task is cancelled while it waits.
+    package func sendChunk(header: ByteBuffer, payload: ByteBuffer, on channelNumber: UInt32) async throws {
+        let frame = QueuedChannelFrame(header: header, payload: payload)
+        try await queueChunk(frame, payloadLength: payload.readableBytes, on: channelNumber)
+    }
+
+    private func queueChunk(_ frame: QueuedChannelFrame, payloadLength: Int, on channelNumber: UInt32) async throws {
         while true {
             let queued = try outbound.withLock { state throws(ChannelClosedError) -> Bool? in
                 var record = try Self.record(channelNumber, in: state)
@@ -55,7 +75,6 @@ extension Connection {
                 try await waitToWrite(on: channelNumber, payloadLength: payloadLength)
                 continue
             }
-            sendBuffers.recycle(frame)
             if scheduleDrain { self.scheduleDrain(batching: true) }
             return
         }

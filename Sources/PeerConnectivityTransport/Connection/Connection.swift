@@ -41,7 +41,7 @@ package final class Connection: Sendable {
         /// Every queued message and control frame, in order.
         case urgent(CircularBuffer<ByteBuffer>)
         /// One channel frame.
-        case bulk(ByteBuffer)
+        case bulk(QueuedChannelFrame)
     }
 
     /// The channel this connection runs on.

@@ -154,8 +154,9 @@ extension ConnectionHandler {
                 switch work {
                 case .urgent(let batch):
                     for buffer in batch { send(buffer, context: context, promise: nil) }
-                case .bulk(let buffer):
-                    send(buffer, context: context, promise: nil)
+                case .bulk(let frame):
+                    send(frame.head, context: context, promise: nil)
+                    if let payload = frame.payload { send(payload, context: context, promise: nil) }
                 }
             }
             guard let frame else {

@@ -34,7 +34,12 @@ extension ConnectionHandler {
                 if encrypted { break taking }
             case .bulk(let frame):
                 if let last { send(last, context: context, promise: nil) }
-                last = frame
+                if let payload = frame.payload {
+                    send(frame.head, context: context, promise: nil)
+                    last = payload
+                } else {
+                    last = frame.head
+                }
                 bulkLength += frame.readableBytes
             }
         }

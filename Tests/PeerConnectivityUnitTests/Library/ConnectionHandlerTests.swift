@@ -245,6 +245,37 @@ struct ConnectionHandlerTests {
         #expect(throws: (any Error).self) { try rig.connection.finishChannel(number, digest: nil) }
     }
 
+    @Test("a chunk queued as its header and an uncopied payload reaches the wire whole, between other channels' turns")
+    func headerAndPayloadStayTogether() async throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        let first = try rig.connection.openChannel(kind: .stream, size: 0, name: Array("a".utf8))
+        let second = try rig.connection.openChannel(kind: .stream, size: 0, name: Array("b".utf8))
+        // One buffer the payloads are slices of, as the benchmark tools' pattern is.
+        let pattern = ByteBuffer(bytes: (0..<3_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        func header(_ channel: UInt32, _ length: Int) -> ByteBuffer {
+            var header = ByteBuffer()
+            FrameEncoder.writeChunkHeader(channel: channel, payloadLength: length, into: &header)
+            return header
+        }
+        let pieces: [(UInt32, Int, Int)] = [(first, 0, 1_000), (second, 1_000, 700), (first, 1_700, 1_300)]
+        for (channel, offset, length) in pieces {
+            let payload = pattern.getSlice(at: offset, length: length)!
+            try await rig.connection.sendChunk(header: header(channel, length), payload: payload, on: channel)
+        }
+        let message = FrameEncoder.buffer(for: .data(ByteBuffer(string: "hi")), allocator: rig.channel.allocator)
+        _ = try rig.connection.enqueue(EncodedFrame(head: message))
+        rig.channel.embeddedEventLoop.run()
+        // Decoded from the bytes written: a header parted from its payload would not decode as these.
+        let chunks = try rig.written().compactMap { frame -> (UInt32, ByteBuffer)? in
+            if case .chunk(let channel, let bytes) = frame { (channel, bytes) } else { nil }
+        }
+        #expect(chunks.map(\.0) == pieces.map(\.0))
+        for ((_, bytes), (_, offset, length)) in zip(chunks, pieces) {
+            #expect(bytes == pattern.getSlice(at: offset, length: length))
+        }
+    }
+
     @Test("with a low watermark, channel frames wait while the kernel holds it unsent; a message does not")
     func unsentGate() async throws {
         let rig = try Rig(role: .inviter(Self.invitation))
