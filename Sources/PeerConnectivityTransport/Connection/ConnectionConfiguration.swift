@@ -43,8 +43,10 @@ package struct ConnectionConfiguration: Sendable {
     /// The local address dialled connections are bound to; nil lets the system choose.
     package var localAddress: String?
 
-    /// How the socket reads: adaptive, up to 1 MiB a read. NIO's default stops at 64 KiB, less than
-    /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy).
+    /// How the socket reads: adaptive, up to 256 KiB a read. NIO's default stops at 64 KiB, less than
+    /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy);
+    /// reads of up to 1 MiB made a reader that falls behind hold more memory than its window, since its
+    /// chunks are slices of the reads they came in.
     package static let receiveAllocator = AdaptiveRecvByteBufferAllocator(
         minimum: 1 << 10,
         initial: 1 << 16,
