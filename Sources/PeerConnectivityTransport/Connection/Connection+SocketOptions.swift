@@ -20,8 +20,7 @@ extension Connection {
         let channel = self.channel
         let handler = self.handler
         try await channel.eventLoop.submit {
-            try Self.limitUnsentBytes(of: channel, to: lowWatermark)
-            handler.value.unsentGate = gated ? UnsentBytesGate(lowWatermark: lowWatermark) : nil
+            try handler.value.limitUnsentBytes(of: channel, to: lowWatermark, gated: gated)
         }.get()
     }
 

@@ -54,12 +54,7 @@ package struct TCPLinkInfo: Sendable, Hashable {
     /// - Returns: nil where the system has no `TCP_INFO`, or the channel is no TCP socket (a test's in-process
     ///   pair) or is closed.
     package static func read(from channel: any Channel) async -> TCPLinkInfo? {
-        guard let name = Platform.tcpInfo, let provider = channel as? any SocketOptionProvider else { return nil }
-        let raw: RawTCPInfo? = try? await provider.unsafeGetSocketOption(
-            level: NIOBSDSocket.OptionLevel.tcp,
-            name: NIOBSDSocket.Option(rawValue: name)
-        ).get()
-        return raw.map(TCPLinkInfo.init)
+        (try? await channel.eventLoop.submit { readOnEventLoop(from: channel) }.get()) ?? nil
     }
 
     /// Reads the figures of `channel`'s socket now, from its event loop, where the socket answers at once.

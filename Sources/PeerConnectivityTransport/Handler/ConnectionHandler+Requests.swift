@@ -84,6 +84,19 @@ extension ConnectionHandler {
         }
     }
 
+    /// Holds the kernel's unsent bytes at `lowWatermark` (`TCP_NOTSENT_LOWAT`) and, when `gated`, this
+    /// connection's channel frames with them (``UnsentBytesGate``); on the event loop.
+    ///
+    /// - Parameters:
+    ///   - channel: the connection's channel.
+    ///   - lowWatermark: the bytes, at least ``Connection/minimumUnsentBytes``.
+    ///   - gated: whether channel frames wait while the kernel holds more than that unsent.
+    /// - Throws: the socket option's error.
+    func limitUnsentBytes(of channel: any Channel, to lowWatermark: Int, gated: Bool) throws {
+        try Connection.limitUnsentBytes(of: channel, to: lowWatermark)
+        unsentGate = gated ? UnsentBytesGate(lowWatermark: lowWatermark) : nil
+    }
+
     func grantCredit(_ increment: Int, on channel: UInt32) {
         run(stateMachine.grantCredit(increment, on: channel))
     }

@@ -148,8 +148,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         )
         var channelQueueLimit = configuration.channelQueueLimit
         if let lowWatermark = configuration.notSentLowWatermark.map({ max(Connection.minimumUnsentBytes, $0) }) {
-            try Connection.limitUnsentBytes(of: channel, to: lowWatermark)
-            handler.unsentGate = configuration.gatesUnsentBytes ? UnsentBytesGate(lowWatermark: lowWatermark) : nil
+            try handler.limitUnsentBytes(of: channel, to: lowWatermark, gated: configuration.gatesUnsentBytes)
             channelQueueLimit = min(channelQueueLimit, lowWatermark)
         }
         let connection = Connection(
