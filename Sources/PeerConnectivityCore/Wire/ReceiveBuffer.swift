@@ -7,6 +7,14 @@ import NIOCore
 /// in front of it: no pipeline step per read, and no frame boxed into `NIOAny` and cast back per
 /// frame. A buffer fully decoded is let go at once, so that NIO can read into it again; a frame cut by
 /// the end of a read is completed by copying its own bytes, and the next read is decoded where it is.
+///
+/// A CHUNK frame cut by the end of a read is the exception: it comes out in pieces, each a `.chunk` of
+/// the same channel whose payload is a slice of the read it came in, so that a stream's bytes are not
+/// copied to be put together (most 256 KiB reads cut a 64 KiB CHUNK). The pieces' payloads, in order,
+/// are the frame's, and none is empty; a channel's reader takes its bytes in pieces of any size anyway.
+/// Only the first 9 bytes (length, type, channel) of a CHUNK cut inside them are copied, as a frame's
+/// start is; a CHUNK the parser would refuse (channel 0, a payload of no bytes or too many) is completed
+/// and refused whole, as any frame.
 package struct ReceiveBuffer {
     private var decoder: FrameDecoder
     /// The start of a frame that a read ended inside: only that frame's bytes are copied into it from
@@ -14,6 +22,17 @@ package struct ReceiveBuffer {
     private var pending: ByteBuffer?
     /// The latest read, past what has been decoded or moved into `pending`.
     private var current: ByteBuffer?
+    /// A CHUNK frame handed out in pieces: its header has been taken, and the rest of its payload comes
+    /// out of the next reads as they arrive (``nextPiece()``).
+    private var cutChunk: CutChunk?
+
+    private struct CutChunk {
+        let channel: UInt32
+        /// Payload bytes still to come.
+        var remaining: Int
+        /// The frame's bytes received so far, header included (for a stream that ends inside it).
+        var received: Int
+    }
 
     /// Makes a reader.
     ///
@@ -57,6 +76,7 @@ package struct ReceiveBuffer {
     /// - Returns: a frame, or `nil`.
     /// - Throws: ``ProtocolError`` for a malformed frame; the bytes read are then dropped.
     package mutating func next(allocator: ByteBufferAllocator) throws(ProtocolError) -> Frame? {
+        if cutChunk != nil { return nextPiece() }
         while var front = pending.take() {
             if var rest = current.take() {
                 try complete(&front, from: &rest, allocator: allocator)
@@ -64,6 +84,7 @@ package struct ReceiveBuffer {
             }
             let frame = try decoder.nextFrame(&front, allocator: allocator)
             if front.readableBytes > 0 {
+                if frame == nil, startPieces(&front) { return nextPiece(from: &front) }
                 pending = front
                 return frame
             }
@@ -75,7 +96,9 @@ package struct ReceiveBuffer {
         let frame = try decoder.nextFrame(&bytes, allocator: allocator)
         if bytes.readableBytes > 0 {
             if frame == nil {
-                pending = bytes  // the start of a frame, cut by the end of the read
+                // The start of a frame, cut by the end of the read.
+                if startPieces(&bytes) { return nextPiece(from: &bytes) }
+                pending = bytes
             } else {
                 current = bytes
             }
@@ -83,8 +106,59 @@ package struct ReceiveBuffer {
         return frame
     }
 
+    /// The channel and payload length of the CHUNK frame `bytes` start with, if their first 9 bytes say
+    /// one the parser accepts; `nil` for any other frame, or when fewer than 9 bytes are there.
+    private static func chunkHeader(_ bytes: ByteBuffer) -> (channel: UInt32, payloadLength: Int)? {
+        let start = bytes.readerIndex
+        guard bytes.readableBytes >= FrameEncoder.chunkHeaderLength,
+            bytes.getInteger(at: start + 4, as: UInt8.self) == FrameType.chunk.rawValue,
+            let length = bytes.getInteger(at: start, as: UInt32.self),
+            let channel = bytes.getInteger(at: start + 5, as: UInt32.self), channel != 0
+        else { return nil }
+        let payloadLength = Int(length) - 5  // the length counts the type byte and the channel
+        guard (1...WireProtocol.maximumChunkLength).contains(payloadLength) else { return nil }
+        return (channel, payloadLength)
+    }
+
+    /// Takes the header off `bytes` if they start a CHUNK frame they do not hold whole (the decoder
+    /// returned none), which then comes out in pieces: the payload in `bytes` first.
+    private mutating func startPieces(_ bytes: inout ByteBuffer) -> Bool {
+        guard let (channel, payloadLength) = Self.chunkHeader(bytes) else { return false }
+        bytes.moveReaderIndex(forwardBy: FrameEncoder.chunkHeaderLength)
+        cutChunk = CutChunk(channel: channel, remaining: payloadLength, received: FrameEncoder.chunkHeaderLength)
+        return true
+    }
+
+    /// The next piece of the cut CHUNK from `bytes`, the rest of the buffer its header was in (that
+    /// frame's bytes only), or, when none are left there, from the latest read.
+    private mutating func nextPiece(from bytes: inout ByteBuffer) -> Frame? {
+        guard bytes.readableBytes > 0 else { return nextPiece() }
+        let frame = piece(of: &bytes)
+        assert(bytes.readableBytes == 0, "a cut CHUNK's buffer held more than its payload")
+        return frame
+    }
+
+    /// The next piece of the cut CHUNK from the latest read, or `nil` when more bytes are needed.
+    private mutating func nextPiece() -> Frame? {
+        guard var bytes = current.take(), bytes.readableBytes > 0 else { return nil }
+        let frame = piece(of: &bytes)
+        if bytes.readableBytes > 0 { current = bytes }
+        return frame
+    }
+
+    /// As much of the cut CHUNK's payload as `bytes` hold, taken off them, as a `.chunk` of its channel.
+    private mutating func piece(of bytes: inout ByteBuffer) -> Frame {
+        var cut = cutChunk!
+        let piece = bytes.readSlice(length: min(cut.remaining, bytes.readableBytes))!
+        cut.remaining -= piece.readableBytes
+        cut.received += piece.readableBytes
+        cutChunk = cut.remaining > 0 ? cut : nil
+        return .chunk(channel: cut.channel, piece)
+    }
+
     /// Moves from `rest` into `front` (the start of one frame) the bytes that complete the frame, or
-    /// its length prefix; none of a body the decoder gathers into a buffer of its own.
+    /// its length prefix; none of a body the decoder gathers into a buffer of its own, and of a CHUNK
+    /// handed out in pieces only its first 9 bytes.
     private func complete(
         _ front: inout ByteBuffer,
         from rest: inout ByteBuffer,
@@ -98,6 +172,13 @@ package struct ReceiveBuffer {
         guard let length = try FrameParser.bodyLength(front, maximumFrameLength: decoder.limit.value),
             length < decoder.gatherThreshold
         else { return }
+        // The first 9 bytes first: enough to tell a CHUNK whose payload comes out in pieces, uncopied.
+        let header = FrameEncoder.chunkHeaderLength
+        if front.readableBytes < header, prefix + length > header {
+            var head = rest.readSlice(length: min(header - front.readableBytes, rest.readableBytes))!
+            front = Self.joined(&front, &head, allocator: allocator)
+        }
+        if Self.chunkHeader(front) != nil { return }
         let missing = prefix + length - front.readableBytes
         guard missing > 0 else { return }
         var body = rest.readSlice(length: min(missing, rest.readableBytes))!
@@ -121,6 +202,8 @@ package struct ReceiveBuffer {
     ///
     /// - Returns: the bytes, or `nil` when there are none.
     package mutating func takeUndecoded() -> ByteBuffer? {
+        // The rest of a CHUNK is no frame's start: nothing follows a CHUNK in a handshake but the close.
+        cutChunk = nil
         guard var bytes = pending.take() else { return current.take() }
         if var rest = current.take() { bytes.writeBuffer(&rest) }
         return bytes
@@ -130,6 +213,9 @@ package struct ReceiveBuffer {
     ///
     /// - Throws: ``ProtocolError/truncatedFrame(bytesLeft:)`` with the bytes of the cut frame.
     package mutating func finish() throws(ProtocolError) {
+        if let cut = cutChunk.take() {
+            throw .truncatedFrame(bytesLeft: cut.received + (current.take()?.readableBytes ?? 0))
+        }
         var rest = takeUndecoded() ?? ByteBuffer()
         try decoder.finish(&rest)
     }

@@ -19,8 +19,9 @@ import PeerConnectivityCore
 ///   established, and nothing at all after the machine decided to close;
 /// - the frame limit rises from the handshake's only once established, as the handler does;
 /// - ``ReceiveBuffer`` (the handler's path: reads appended, cut frames stitched, large bodies gathered)
-///   gives the same frames as the parser over the same reads, rejects the same input, and reports a
-///   truncated frame at the end exactly when bytes are left.
+///   gives the same frames as the parser over the same reads, except that a CHUNK cut by a read may come
+///   out in pieces, earlier, whose payloads add up to the parser's; it rejects the same input, and
+///   reports a truncated frame at the end exactly when bytes are left.
 package enum FrameFuzzer {
     /// What one input did.
     package struct Outcome: Equatable, Sendable {
@@ -100,6 +101,9 @@ package enum FrameFuzzer {
         let readerLimit = FrameLengthLimit(FrameLengthLimit.handshake)
         /// The parser stopped (a rejection, or the machine closed): the reader is compared no further.
         var readerDone = false
+        /// The pieces of a CHUNK frame the reader gave before the parser had it whole: its channel and
+        /// their payload so far.
+        var readerAhead: (channel: UInt32, payload: ByteBuffer)?
 
         init(machine: ConnectionStateMachine, options: UInt8) {
             self.machine = machine
@@ -115,8 +119,28 @@ package enum FrameFuzzer {
             readerLimit.value = limit
             reader.append(read)
             for expected in parsed {
-                let frame = try? reader.next(allocator: ByteBufferAllocator())
-                precondition(frame == expected, "the reader gave \(String(describing: frame)), the parser \(expected)")
+                guard case .chunk(let channel, let payload) = expected else {
+                    let frame = try? reader.next(allocator: ByteBufferAllocator())
+                    precondition(
+                        frame == expected,
+                        "the reader gave \(String(describing: frame)), the parser \(expected)"
+                    )
+                    continue
+                }
+                // Pieces of it may have come out of earlier reads; the rest may come out in pieces now.
+                var gathered = ByteBuffer()
+                if var ahead = readerAhead.take() {
+                    precondition(ahead.channel == channel, "pieces of channel \(ahead.channel), a CHUNK of \(channel)")
+                    gathered.writeBuffer(&ahead.payload)
+                }
+                while gathered.readableBytes < payload.readableBytes {
+                    let frame = try? reader.next(allocator: ByteBufferAllocator())
+                    guard case .chunk(channel, var piece)? = frame, piece.readableBytes > 0 else {
+                        preconditionFailure("the reader gave \(String(describing: frame)), the parser \(expected)")
+                    }
+                    gathered.writeBuffer(&piece)
+                }
+                precondition(gathered == payload, "the reader's pieces do not add up to the parser's \(expected)")
             }
             if outcome.rejected {
                 readerDone = true
@@ -131,8 +155,15 @@ package enum FrameFuzzer {
             } else if stopped {
                 readerDone = true
             } else {
-                let extra = try? reader.next(allocator: ByteBufferAllocator())
-                precondition(extra == nil, "the reader found a frame the parser did not")
+                // Ahead of the parser only by the first pieces of a CHUNK it needs more bytes for.
+                while let extra = try? reader.next(allocator: ByteBufferAllocator()) {
+                    guard case .chunk(let channel, var piece) = extra, piece.readableBytes > 0,
+                        readerAhead == nil || readerAhead?.channel == channel
+                    else { preconditionFailure("the reader found a frame the parser did not: \(extra)") }
+                    var ahead = readerAhead.take() ?? (channel, ByteBuffer())
+                    ahead.payload.writeBuffer(&piece)
+                    readerAhead = ahead
+                }
             }
         }
 

@@ -79,36 +79,91 @@ struct ReceiveBufferTests {
 }
 
 extension ReceiveBufferTests {
-    @Test("a frame cut by the end of a read is completed by copying its own bytes: the next read is not copied")
-    func nextReadIsNotCopied() throws {
+    @Test("a CHUNK cut by the end of a read comes out in two pieces, each in its own read's memory")
+    func cutChunkComesOutInPieces() throws {
         var reader = Self.reader()
-        let chunk = Frame.chunk(channel: 3, Fixtures.pattern(count: 60_000))
+        let payload = Fixtures.pattern(count: 60_000)
+        let chunk = Frame.chunk(channel: 3, payload)
         let bytes = Self.encoded([chunk, chunk, chunk])
         var reads = bytes
-        let first = reads.readSlice(length: 90_000)!  // ends inside the second frame
         // Each read in storage of its own that it fills, as the socket's reads at full speed.
+        let first = ByteBuffer(buffer: reads.readSlice(length: 90_000)!)  // ends inside the second frame
         let second = ByteBuffer(buffer: reads.readSlice(length: reads.readableBytes)!)
         reader.append(first)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == chunk)
+        // The second frame's payload in the first read: 90,000 - 60,009 bytes of the first frame - 9 of its header.
+        let head = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        #expect(head == .chunk(channel: 3, payload.getSlice(at: 0, length: 29_982)!))
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
         reader.append(second)
-        let stitched = try #require(try reader.next(allocator: ByteBufferAllocator()))
-        #expect(stitched == chunk)
-        // The cut frame was copied alone, not with the 90,000 bytes of the read it started in.
-        guard case .chunk(_, let stitchedPayload) = stitched else { return }
-        #expect(stitchedPayload.storageCapacity < 90_000)
-        let third = try #require(try reader.next(allocator: ByteBufferAllocator()))
-        #expect(third == chunk)
-        // The third frame's payload is still in the second read's memory.
-        guard case .chunk(_, let payload) = third else { return }
-        let inRead = second.withUnsafeReadableBytes { read in
-            payload.withUnsafeReadableBytes { payload in
-                payload.baseAddress! >= read.baseAddress! && payload.baseAddress! < read.baseAddress! + read.count
-            }
-        }
-        #expect(inRead)
+        let tail = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        #expect(tail == .chunk(channel: 3, payload.getSlice(at: 29_982, length: 60_000 - 29_982)!))
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == chunk)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
         try reader.finish()
+        // No byte was copied: each piece is in the memory of the read it came in.
+        for (frame, read) in [(head, first), (tail, second)] {
+            guard case .chunk(_, let piece) = frame else { continue }
+            let inRead = read.withUnsafeReadableBytes { read in
+                piece.withUnsafeReadableBytes { piece in
+                    piece.baseAddress! >= read.baseAddress!
+                        && piece.baseAddress! + piece.count <= read.baseAddress! + read.count
+                }
+            }
+            #expect(inRead)
+        }
+    }
+
+    @Test(
+        "CHUNKs cut anywhere come out as pieces of their channel, none empty, adding up to each CHUNK in order",
+        arguments: [1, 7, 9, 10, 4096, 65_536, 90_000]
+    )
+    func cutChunksAddUp(readLength: Int) throws {
+        var reader = Self.reader()
+        let frames: [Frame] = [
+            .chunk(channel: 3, Fixtures.pattern(count: 60_000, seed: 1)),
+            .data(Fixtures.pattern(count: 5000)),
+            .chunk(channel: 5, Fixtures.pattern(count: 1, seed: 2)),
+            .chunk(channel: 3, Fixtures.pattern(count: WireProtocol.maximumChunkLength, seed: 3)),
+            .keepalive,
+        ]
+        let decoded = try Self.decode(Self.encoded(frames), readLength: readLength, into: &reader)
+        var pieces = decoded.makeIterator()
+        for expected in frames {
+            guard case .chunk(let channel, let payload) = expected else {
+                #expect(pieces.next() == expected)
+                continue
+            }
+            var gathered = ByteBuffer()
+            while gathered.readableBytes < payload.readableBytes, let piece = pieces.next() {
+                guard case .chunk(channel, var bytes) = piece, bytes.readableBytes > 0 else {
+                    Issue.record("a piece of channel \(channel) expected, got \(piece)")
+                    return
+                }
+                gathered.writeBuffer(&bytes)
+            }
+            #expect(gathered == payload)
+        }
+        #expect(pieces.next() == nil)
+        // Reads shorter than a CHUNK cut some: those came out in more than one piece.
+        if readLength < 60_000 { #expect(decoded.count > frames.count) }
+        try reader.finish()
+    }
+
+    @Test("the stream ending inside a CHUNK that came out in part is a truncated frame of all its bytes received")
+    func truncatedInsideCutChunk() throws {
+        var reader = Self.reader()
+        var bytes = Self.encoded([.chunk(channel: 3, Fixtures.pattern(count: 60_000))])
+        bytes.moveWriterIndex(to: 40_000)
+        #expect(try Self.decode(bytes, readLength: 25_000, into: &reader).count == 2)
+        #expect(throws: ProtocolError.truncatedFrame(bytesLeft: 40_000)) { try reader.finish() }
+    }
+
+    @Test("a cut CHUNK the parser will refuse (channel 0) is not handed out in pieces: it is refused whole")
+    func refusedChunkIsNotCut() throws {
+        var reader = Self.reader()
+        let bytes = Self.encoded([.chunk(channel: 0, Fixtures.pattern(count: 1000))])
+        #expect(throws: ProtocolError.self) { try Self.decode(bytes, readLength: 500, into: &reader) }
     }
 
     @Test("a read that fills little of its storage is copied, so that a chunk kept does not keep the rest")
