@@ -11,10 +11,12 @@ extension Connection {
     /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws, or `CancellationError` when the task is
     ///   cancelled between chunks; the chunks before it were sent.
     func sendChunks(of data: Data, on channel: UInt32) async throws {
-        try await sendChunks(length: data.count, on: channel, sent: { _ in }) { range in
-            data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)].withUnsafeBytes {
-                FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: sendBuffers.buffer(capacity:))
-            }
+        try await forEachChunk(of: data.count) { range in
+            let frame = data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
+                .withUnsafeBytes {
+                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: sendBuffers.buffer(capacity:))
+                }
+            try await sendChunk(frame, payloadLength: range.count, on: channel)
         }
     }
 
@@ -26,44 +28,30 @@ extension Connection {
     /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws, or `CancellationError` when the task is
     ///   cancelled between chunks; the chunks before it were sent.
     func sendChunks(of buffer: ByteBuffer, on channel: UInt32) async throws {
-        guard !securityInfo.isEncrypted else {
-            return try await sendChunks(length: buffer.readableBytes, on: channel, sent: { _ in }) { range in
-                buffer.withUnsafeReadableBytes {
-                    FrameEncoder.chunkFrame(
-                        channel: channel,
-                        UnsafeRawBufferPointer(rebasing: $0[range]),
-                        makeBuffer: sendBuffers.buffer(capacity:)
-                    )
+        let encrypted = securityInfo.isEncrypted
+        try await forEachChunk(of: buffer.readableBytes) { range in
+            let payload = buffer.getSlice(at: buffer.readerIndex + range.lowerBound, length: range.count)!
+            guard !encrypted else {
+                let frame = payload.withUnsafeReadableBytes {
+                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: sendBuffers.buffer(capacity:))
                 }
+                return try await sendChunk(frame, payloadLength: range.count, on: channel)
             }
-        }
-        var offset = 0
-        let chunkLength = chunkPayloadLimit
-        while offset < buffer.readableBytes {
-            try Task.checkCancellation()
-            let length = min(chunkLength, buffer.readableBytes - offset)
             var header = allocator.buffer(capacity: FrameEncoder.chunkHeaderLength)
-            FrameEncoder.writeChunkHeader(channel: channel, payloadLength: length, into: &header)
-            let payload = buffer.getSlice(at: buffer.readerIndex + offset, length: length)!
+            FrameEncoder.writeChunkHeader(channel: channel, payloadLength: range.count, into: &header)
             try await sendChunk(header: header, payload: payload, on: channel)
-            offset += length
         }
     }
 
-    private func sendChunks(
-        length: Int,
-        on channel: UInt32,
-        sent: (Int) -> Void,
-        frame: (Range<Int>) -> ByteBuffer
-    ) async throws {
+    /// Calls `send` with the range of each chunk of `length` bytes, at most ``chunkPayloadLimit`` each, in order.
+    private func forEachChunk(of length: Int, _ send: (Range<Int>) async throws -> Void) async throws {
         var offset = 0
         let chunkLength = chunkPayloadLimit
         while offset < length {
             // A chunk that finds credit and room does not suspend: cancellation is checked here too.
             try Task.checkCancellation()
             let end = min(offset + chunkLength, length)
-            try await sendChunk(frame(offset..<end), payloadLength: end - offset, on: channel)
-            sent(end - offset)
+            try await send(offset..<end)
             offset = end
         }
     }
