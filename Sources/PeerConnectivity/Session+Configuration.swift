@@ -126,6 +126,11 @@ extension Session {
         /// accept to its handshake's end. A test on a loaded machine sets a longer one, where a TLS handshake took
         /// seconds and this timer, not the one the test is about, ended the connection.
         package var handshakeTimeout: Duration = .seconds(5)
+        /// How long a peer whose connection the other side closed as a duplicate (both invited at once) stays
+        /// `connecting`, waiting for the connection that replaces it, before it counts as gone. The replacing
+        /// connection is still in its handshake; a test on a loaded machine sets a longer wait, where that
+        /// handshake took more than the default's 5 s.
+        package var replacementGracePeriod: Duration = .seconds(5)
 
         /// The defaults: 8 peers, 16 MiB messages, keepalive every 1 s, liveness timeout 5 s.
         public static var `default`: Configuration { Configuration() }

@@ -16,10 +16,6 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
     /// A peer the session holds.
     typealias Entry = PeerTable.Record
 
-    /// How long a peer whose connection was closed as a duplicate stays `connecting`, waiting for
-    /// the connection that replaces it, before it counts as gone.
-    static let replacementGracePeriod = Duration.seconds(5)
-
     let peer: PeerID
     let configuration: Session.Configuration
     let connectionConfiguration: ConnectionConfiguration
@@ -221,12 +217,12 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
 
     /// The peer closed the connection holding it as a duplicate: it invited this side at the same
     /// moment and keeps the other connection. The peer stays `connecting` until that one arrives, or is
-    /// released after ``replacementGracePeriod``.
+    /// released after the configuration's `replacementGracePeriod`.
     ///
     /// - Returns: `false` if the connection did not hold the peer.
     func awaitReplacement(of peer: PeerID, closed connection: Connection) -> Bool {
         guard withPeers({ $0.closedAsDuplicate(peer, connection: connection) }) else { return false }
-        connection.eventLoop.scheduleTask(in: TimeAmount(Self.replacementGracePeriod)) { [weak self] in
+        connection.eventLoop.scheduleTask(in: TimeAmount(configuration.replacementGracePeriod)) { [weak self] in
             self?.giveUpReplacement(of: peer)
         }
         return true

@@ -14,7 +14,13 @@ struct TieBreakTests {
 
         init(_ name: String) async throws {
             advertiser = try await loopbackAdvertiser(name)
-            session = Session(peer: advertiser.peer)
+            // The connection that replaces the duplicate is still in its handshake when the duplicate closes;
+            // on a loaded machine that handshake took more than the defaults' 5 s, and the peer was reported
+            // gone before it came. The waits match the advertiser's 30 s handshake timeout.
+            var configuration = Session.Configuration.default
+            configuration.handshakeTimeout = .seconds(30)
+            configuration.replacementGracePeriod = .seconds(30)
+            session = Session(peer: advertiser.peer, configuration: configuration)
             log = EventLog(session)
             acceptor = acceptAll(advertiser, into: session)
         }
