@@ -1,9 +1,10 @@
 import NIOCore
+import PeerConnectivityCore
 
-/// One channel frame waiting in the ``BulkQueue``: its bytes in one buffer, or a CHUNK's header and a
+/// One channel frame waiting in the `BulkQueue`: its bytes in one buffer, or a CHUNK's header and a
 /// payload the writer handed over as it is, uncopied. The two are taken and written together, never
 /// apart: nothing may come between a frame's header and its payload on the wire.
-struct QueuedChannelFrame {
+struct QueuedChannelFrame: QueuedFrame {
     /// The frame's bytes, or a CHUNK's header when ``payload`` holds its payload.
     var head: ByteBuffer
     /// A CHUNK's payload, written right after ``head``; `nil` when ``head`` is the whole frame.

@@ -12,19 +12,18 @@ extension Connection {
     /// - Returns: the channel's number.
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
     package func openChannel(kind: ChannelKind, size: UInt64, name: [UInt8]) throws -> UInt32 {
+        let allocator = channel.allocator
         let (channelNumber, scheduleDrain) = try outbound.withLock {
             state throws(ConnectionClosedError) -> (UInt32, Bool) in
             if let closed = state.closed { throw closed }
-            let number = state.nextChannel
-            state.nextChannel += 2
-            let open = FrameEncoder.buffer(
-                for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
-                allocator: channel.allocator
-            )
-            var record = OutgoingChannel(awaitsDone: kind != .stream)
-            record.queuedBytes = open.readableBytes
-            state.channels[number] = record
-            state.bulk.append(open, on: number)
+            let number = state.channels.open(awaitsDone: kind != .stream) { number in
+                QueuedChannelFrame(
+                    FrameEncoder.buffer(
+                        for: .open(Frame.Open(channel: number, kind: kind, size: size, name: name)),
+                        allocator: allocator
+                    )
+                )
+            }
             return (number, Self.claimDrain(&state))
         }
         if scheduleDrain { self.scheduleDrain() }
@@ -63,13 +62,13 @@ extension Connection {
     private func queueChunk(_ frame: QueuedChannelFrame, payloadLength: Int, on channelNumber: UInt32) async throws {
         while true {
             let queued = try outbound.withLock { state throws(ChannelClosedError) -> Bool? in
-                var record = try Self.record(channelNumber, in: state)
-                guard record.canQueue(payloadLength: payloadLength, queueLimit: channelQueueLimit) else { return nil }
-                record.credit -= payloadLength
-                record.queuedBytes += frame.readableBytes
-                state.channels[channelNumber] = record
-                state.bulk.append(frame, on: channelNumber)
-                return Self.claimDrain(&state)
+                let queued = try state.channels.queueChunk(
+                    frame,
+                    payloadLength: payloadLength,
+                    on: channelNumber,
+                    queueLimit: channelQueueLimit
+                )
+                return queued ? Self.claimDrain(&state) : nil
             }
             guard let scheduleDrain = queued else {
                 try await waitToWrite(on: channelNumber, payloadLength: payloadLength)
@@ -89,15 +88,12 @@ extension Connection {
     ///   - channelNumber: the resource's channel.
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
     package func startBlock(_ index: Int, digest: [UInt8], on channelNumber: UInt32) throws {
+        let block = FrameEncoder.buffer(
+            for: .block(channel: channelNumber, index: UInt32(index), digest: digest),
+            allocator: channel.allocator
+        )
         let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in
-            var record = try Self.record(channelNumber, in: state)
-            let block = FrameEncoder.buffer(
-                for: .block(channel: channelNumber, index: UInt32(index), digest: digest),
-                allocator: channel.allocator
-            )
-            record.queuedBytes += block.readableBytes
-            state.channels[channelNumber] = record
-            state.bulk.append(block, on: channelNumber)
+            try state.channels.queue(QueuedChannelFrame(block), on: channelNumber)
             return Self.claimDrain(&state)
         }
         if scheduleDrain { self.scheduleDrain() }
@@ -111,22 +107,12 @@ extension Connection {
     package func waitForHave(on channelNumber: UInt32) async throws -> Frame.Have {
         while true {
             let have = try outbound.withLock { state throws(ChannelClosedError) -> Frame.Have? in
-                try Self.record(channelNumber, in: state).have
+                try state.channels.have(on: channelNumber)
             }
             if let have { return have }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
-                    do {
-                        var record = try Self.record(channelNumber, in: state)
-                        if record.have != nil { return .success(()) }
-                        record.haveWaiter = continuation
-                        state.channels[channelNumber] = record
-                        return nil
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                if let verdict { continuation.resume(with: verdict) }
+                let wait = outbound.withLock { $0.channels.waitForHave(on: channelNumber, waiter: continuation) }
+                Self.resume(continuation, after: wait)
             }
         }
     }
@@ -138,16 +124,7 @@ extension Connection {
     ///   - have: the HAVE's body.
     ///   - channelNumber: the channel.
     package func receivedHave(_ have: Frame.Have, on channelNumber: UInt32) {
-        let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber], record.failure == nil, record.have == nil else {
-                return nil
-            }
-            record.have = have
-            let waiter = record.haveWaiter
-            record.haveWaiter = nil
-            state.channels[channelNumber] = record
-            return waiter
-        }
+        let waiter = outbound.withLock { $0.channels.receivedHave(have, on: channelNumber) }
         waiter?.resume()
     }
 
@@ -159,15 +136,9 @@ extension Connection {
     ///   - digest: a resource's root digest; `nil` for a stream.
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
     package func finishChannel(_ channelNumber: UInt32, digest: [UInt8]?) throws {
+        let end = FrameEncoder.buffer(for: .end(channel: channelNumber, digest: digest), allocator: channel.allocator)
         let scheduleDrain = try outbound.withLock { state throws(ChannelClosedError) -> Bool in
-            var record = try Self.record(channelNumber, in: state)
-            let end = FrameEncoder.buffer(
-                for: .end(channel: channelNumber, digest: digest),
-                allocator: channel.allocator
-            )
-            record.queuedBytes += end.readableBytes
-            state.channels[channelNumber] = record.awaitsDone ? record : nil
-            state.bulk.append(end, on: channelNumber)
+            try state.channels.queue(QueuedChannelFrame(end), on: channelNumber, isEnd: true)
             return Self.claimDrain(&state)
         }
         if scheduleDrain { self.scheduleDrain() }
@@ -181,29 +152,15 @@ extension Connection {
     package func waitForDone(on channelNumber: UInt32) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
-                    do {
-                        var record = try Self.record(channelNumber, in: state)
-                        if record.isDone {
-                            state.channels[channelNumber] = nil
-                            return .success(())
-                        }
-                        if Task.isCancelled { return .failure(CancellationError()) }
-                        record.doneWaiter = continuation
-                        state.channels[channelNumber] = record
-                        return nil
-                    } catch {
-                        return .failure(error)
-                    }
+                let wait = outbound.withLock { state -> Channels.Wait? in
+                    // Cancelled before it asked: the cancellation handler found it nowhere.
+                    if Task.isCancelled { return nil }
+                    return state.channels.waitForDone(on: channelNumber, waiter: continuation)
                 }
-                if let verdict { continuation.resume(with: verdict) }
+                Self.resume(continuation, after: wait)
             }
         } onCancel: {
-            let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-                let waiter = state.channels[channelNumber]?.doneWaiter
-                state.channels[channelNumber]?.doneWaiter = nil
-                return waiter
-            }
+            let waiter = outbound.withLock { $0.channels.cancelDoneWaiter(on: channelNumber) }
             waiter?.resume(throwing: CancellationError())
         }
     }
@@ -216,16 +173,13 @@ extension Connection {
     ///   - code: why, sent to the peer.
     package func resetChannel(_ channelNumber: UInt32, _ code: ChannelResetCode) {
         let error = ChannelClosedError(channel: channelNumber, cause: .reset(code, byPeer: false))
+        let allocator = channel.allocator
         let (waiters, scheduleDrain) = outbound.withLock {
             state -> ([CheckedContinuation<Void, any Error>], Bool) in
-            guard state.closed == nil, let record = state.channels.removeValue(forKey: channelNumber) else {
-                return ([], false)
-            }
-            state.bulk.removeAll(on: channelNumber)
-            guard record.openWritten, record.failure == nil else { return (record.continuations, false) }
-            let reset = FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: channel.allocator)
-            state.enqueue(reset)
-            return (record.continuations, Self.claimDrain(&state))
+            let (waiters, tellPeer) = state.channels.reset(channelNumber)
+            guard tellPeer else { return (waiters, false) }
+            state.enqueue(FrameEncoder.buffer(for: .reset(channel: channelNumber, code), allocator: allocator))
+            return (waiters, Self.claimDrain(&state))
         }
         if scheduleDrain { self.scheduleDrain() }
         for waiter in waiters { waiter.resume(throwing: error) }
@@ -271,18 +225,7 @@ extension Connection {
     ///
     /// - Parameter channelNumber: the channel.
     package func confirmDone(_ channelNumber: UInt32) {
-        let waiter = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard var record = state.channels[channelNumber], record.awaitsDone, record.failure == nil else {
-                return nil
-            }
-            guard let waiter = record.doneWaiter else {
-                record.isDone = true
-                state.channels[channelNumber] = record
-                return nil
-            }
-            state.channels[channelNumber] = nil
-            return waiter
-        }
+        let waiter = outbound.withLock { $0.channels.confirmedDone(on: channelNumber) }
         waiter?.resume()
     }
 }

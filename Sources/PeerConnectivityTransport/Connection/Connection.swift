@@ -13,12 +13,14 @@ import Synchronization
 /// then channel frames (streams, resources), one chunk per channel in turn, paced so that a large
 /// transfer never sits in front of a message for long.
 package final class Connection: Sendable {
+    /// The channels this side writes (``OutgoingChannelTable``), over this module's frames and continuations.
+    typealias Channels = OutgoingChannelTable<QueuedChannelFrame, CheckedContinuation<Void, any Error>>
+
     struct Outbound {
         var pending = CircularBuffer<ByteBuffer>()
         var pendingBytes = 0
-        var bulk = BulkQueue()
-        var channels: [UInt32: OutgoingChannel] = [:]
-        var nextChannel: UInt32
+        /// The channels this side writes, and their frames waiting for the socket.
+        var channels: Channels
         /// A drain will run without further prompting: one is queued on the event loop, or the
         /// channel is not writable and will drain when it becomes writable.
         var drainScheduled = false
@@ -28,6 +30,10 @@ package final class Connection: Sendable {
         /// for it, by ticket.
         var messageTurns = LargeMessageTurns()
         var messageWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+
+        init(firstChannel: UInt32) {
+            self.channels = OutgoingChannelTable(firstChannel: firstChannel)
+        }
 
         /// Queues a message or control frame, after those already queued.
         mutating func enqueue(_ buffer: ByteBuffer) {
@@ -139,7 +145,7 @@ package final class Connection: Sendable {
         self.handshakeFinished = handler.handshakeFinishedPromise.futureResult
         self.highWatermark = highWatermark
         self.channelQueueLimitValue = Atomic(channelQueueLimit)
-        self.outbound = Mutex(Outbound(nextChannel: firstChannel))
+        self.outbound = Mutex(Outbound(firstChannel: firstChannel))
     }
 
     /// Queues an encoded frame for the peer, in order with every other frame queued before it.
@@ -208,7 +214,9 @@ package final class Connection: Sendable {
     }
 
     /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
-    /// a lock of their own (the session numbering reliable messages for reconnection).
+    /// a lock of their own (the session numbering reliable messages for reconnection). It never writes to
+    /// the socket itself, even from a task on the event loop: the event loop drains the queue after the
+    /// caller's lock is released.
     ///
     /// - Parameter frame: an encoded frame.
     /// - Returns: whether the queue is over its high watermark: then await ``waitUntilDrained()``.
@@ -222,7 +230,7 @@ package final class Connection: Sendable {
             }
             return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
         }
-        if scheduleDrain { self.scheduleDrain() }
+        if scheduleDrain { self.scheduleDrain(batching: true) }
         return mustWait
     }
 
@@ -285,7 +293,7 @@ package final class Connection: Sendable {
     ///
     /// - Parameter batching: always ask the event loop, even from a task on it: for channel chunks,
     ///   so that what every writer on the loop queues in this turn goes out in one batch, not a write
-    ///   per chunk.
+    ///   per chunk; and for frames queued under a caller's lock, which must not write under it.
     func scheduleDrain(batching: Bool = false) {
         let handler = self.handler
         if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
@@ -295,46 +303,39 @@ package final class Connection: Sendable {
         }
     }
 
-    /// The record of an open channel; throws if it has ended (reset by either side, or finished) or
-    /// the connection has.
-    static func record(_ number: UInt32, in state: Outbound) throws(ChannelClosedError) -> OutgoingChannel {
-        if let closed = state.closed {
-            throw ChannelClosedError(channel: number, cause: .connectionClosed(closed.reason))
-        }
-        guard let record = state.channels[number] else {
-            throw ChannelClosedError(channel: number, cause: .reset(.cancelled, byPeer: false))
-        }
-        if let failure = record.failure { throw failure }
-        return record
-    }
-
+    /// Waits until a chunk of `payloadLength` bytes may be tried again on the channel (credit and queue room).
     func waitToWrite(on channelNumber: UInt32, payloadLength: Int) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let verdict = outbound.withLock { state -> Result<Void, any Error>? in
-                    do {
-                        var record = try Self.record(channelNumber, in: state)
-                        if Task.isCancelled { return .failure(CancellationError()) }
-                        if record.canQueue(payloadLength: payloadLength, queueLimit: channelQueueLimit) {
-                            return .success(())
-                        }
-                        record.writer = continuation
-                        record.writerNeeds = payloadLength
-                        state.channels[channelNumber] = record
-                        return nil
-                    } catch {
-                        return .failure(error)
-                    }
+                let wait = outbound.withLock { state -> Channels.Wait? in
+                    // Cancelled before it asked: the cancellation handler found it nowhere.
+                    if Task.isCancelled { return nil }
+                    return state.channels.waitToWrite(
+                        on: channelNumber,
+                        payloadLength: payloadLength,
+                        queueLimit: channelQueueLimit,
+                        waiter: continuation
+                    )
                 }
-                if let verdict { continuation.resume(with: verdict) }
+                Self.resume(continuation, after: wait)
             }
         } onCancel: {
-            let writer = outbound.withLock { state -> CheckedContinuation<Void, any Error>? in
-                let writer = state.channels[channelNumber]?.writer
-                state.channels[channelNumber]?.writer = nil
-                return writer
-            }
+            let writer = outbound.withLock { $0.channels.cancelWriter(on: channelNumber) }
             writer?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Resumes a continuation a channel wait did not keep: at once when ready, with the channel's error when
+    /// it failed, with `CancellationError` when the wait was not asked for (`nil`, the task was cancelled).
+    static func resume(
+        _ continuation: CheckedContinuation<Void, any Error>,
+        after wait: Channels.Wait?
+    ) {
+        switch wait {
+        case .ready: continuation.resume()
+        case .failed(let error): continuation.resume(throwing: error)
+        case .suspended: break
+        case nil: continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -348,12 +349,5 @@ package final class Connection: Sendable {
             }
             if let verdict { continuation.resume(with: verdict) }
         }
-    }
-}
-
-extension OutgoingChannel {
-    /// Everyone suspended on this channel.
-    var continuations: [CheckedContinuation<Void, any Error>] {
-        [writer, doneWaiter, haveWaiter].compactMap { $0 }
     }
 }

@@ -1,24 +1,26 @@
 import NIOCore
 
-/// Encoded channel frames (OPEN, CHUNK, END) waiting for the socket, one queue per channel, taken
+/// Encoded channel frames (OPEN, BLOCK, CHUNK, END) waiting for the socket, one queue per channel, taken
 /// round-robin so that every channel with something to send moves at the same pace.
 ///
 /// Data messages and control frames do not wait here: the connection writes them before any of these.
-struct BulkQueue {
-    private var queues: [UInt32: CircularBuffer<QueuedChannelFrame>] = [:]
+package struct BulkQueue<Queued: QueuedFrame> {
+    private var queues: [UInt32: CircularBuffer<Queued>] = [:]
     /// Channels with frames queued, in the order they get their next turn.
     private var turns = CircularBuffer<UInt32>()
 
+    /// An empty queue.
+    package init() {}
+
     /// Whether nothing is queued.
-    var isEmpty: Bool { turns.isEmpty }
+    package var isEmpty: Bool { turns.isEmpty }
 
     /// Queues `frame` after the frames already queued on `channel`.
-    mutating func append(_ frame: ByteBuffer, on channel: UInt32) {
-        append(QueuedChannelFrame(frame), on: channel)
-    }
-
-    /// Queues `frame` after the frames already queued on `channel`.
-    mutating func append(_ frame: QueuedChannelFrame, on channel: UInt32) {
+    ///
+    /// - Parameters:
+    ///   - frame: the frame.
+    ///   - channel: its channel.
+    package mutating func append(_ frame: Queued, on channel: UInt32) {
         if queues[channel, default: []].isEmpty {
             turns.append(channel)
         }
@@ -26,7 +28,9 @@ struct BulkQueue {
     }
 
     /// Takes the next frame: the first of the channel whose turn it is.
-    mutating func popNext() -> (channel: UInt32, frame: QueuedChannelFrame)? {
+    ///
+    /// - Returns: the frame and its channel; `nil` when nothing is queued.
+    package mutating func popNext() -> (channel: UInt32, frame: Queued)? {
         guard let channel = turns.popFirst() else { return nil }
         let frame = queues[channel]!.removeFirst()
         if queues[channel]!.isEmpty {
@@ -39,16 +43,17 @@ struct BulkQueue {
 
     /// Drops every frame queued on `channel`.
     ///
+    /// - Parameter channel: the channel.
     /// - Returns: the bytes dropped.
     @discardableResult
-    mutating func removeAll(on channel: UInt32) -> Int {
+    package mutating func removeAll(on channel: UInt32) -> Int {
         guard let dropped = queues.removeValue(forKey: channel) else { return 0 }
         turns.removeAll { $0 == channel }
         return dropped.reduce(0) { $0 + $1.readableBytes }
     }
 
     /// Drops everything.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         queues = [:]
         turns.removeAll()
     }

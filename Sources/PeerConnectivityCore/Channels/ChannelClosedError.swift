@@ -1,5 +1,3 @@
-import PeerConnectivityCore
-
 /// A channel (stream or resource) ended before the operation could complete.
 package struct ChannelClosedError: Error, Hashable, CustomStringConvertible {
     /// Why the channel ended.
