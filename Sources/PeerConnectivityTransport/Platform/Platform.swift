@@ -163,6 +163,18 @@ package enum Platform {
         #endif
     }
 
+    /// Opens `/dev/null` for reading: a descriptor that holds a place and nothing else.
+    ///
+    /// - Returns: the descriptor; nil when none could be opened (none left, for one).
+    package static func openPlaceholder() -> Int32? {
+        #if canImport(Glibc)
+            let descriptor = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        #else
+            let descriptor = Darwin.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        #endif
+        return descriptor >= 0 ? descriptor : nil
+    }
+
     /// Closes a descriptor this library opened with the C library.
     package static func close(_ descriptor: Int32) {
         #if canImport(Glibc)

@@ -9,6 +9,9 @@ import NIOCore
 /// next `read`, but after a failed accept NIO keeps the socket registered for reading, so it spins all
 /// the same.) The pause turns reading off (`autoRead`), which takes the socket out of the event loop's
 /// poll, and back on when it is over. Each pause is logged, within the warning budget.
+///
+/// Out of descriptors, it also lets go of its ``DescriptorReserve`` for the pause, so that the rest of the
+/// process has some to open, and ends the pause only once it can take the reserve back with one to spare.
 final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = any Channel
 
@@ -18,6 +21,7 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     private let logger: Logger
     private let warnings: WarningBudget
     private var resume: Scheduled<Void>?
+    private var reserve = DescriptorReserve()
 
     init(logger: Logger, warnings: WarningBudget) {
         self.logger = logger
@@ -30,15 +34,26 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         guard resume == nil else { return }
-        let why = Platform.isOutOfFileDescriptors(failure.errnoCode) ? "out of file descriptors" : "\(failure)"
+        let outOfDescriptors = Platform.isOutOfFileDescriptors(failure.errnoCode)
+        if outOfDescriptors { reserve.release() }
+        let why = outOfDescriptors ? "out of file descriptors" : "\(failure)"
         warnings.warn(
             "cannot accept connections (\(why)): pausing \(Self.pause.nanoseconds / 1_000_000) ms",
             to: logger
         )
-        let channel = context.channel
-        try? channel.syncOptions?.setOption(.autoRead, value: false)
-        resume = context.eventLoop.assumeIsolated().scheduleTask(in: Self.pause) { [self] in
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        pause(context.channel, untilDescriptorsFree: outOfDescriptors)
+    }
+
+    /// Turns accepting back on after the pause; out of descriptors, only once the reserve is back with one
+    /// to spare (else it pauses again, the reserve still free).
+    private func pause(_ channel: any Channel, untilDescriptorsFree: Bool) {
+        resume = channel.eventLoop.assumeIsolated().scheduleTask(in: Self.pause) { [self] in
             resume = nil
+            guard !untilDescriptorsFree || reserve.refill(spare: 1) else {
+                pause(channel, untilDescriptorsFree: true)
+                return
+            }
             try? channel.syncOptions?.setOption(.autoRead, value: true)
         }
     }
@@ -46,6 +61,7 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         resume?.cancel()
         resume = nil
+        reserve.release()
         context.fireChannelInactive()
     }
 }
