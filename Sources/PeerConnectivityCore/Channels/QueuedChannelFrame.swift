@@ -1,27 +1,26 @@
 import NIOCore
-import PeerConnectivityCore
 
-/// One channel frame waiting in the `BulkQueue`: its bytes in one buffer, or a CHUNK's header and a
+/// One channel frame waiting in the ``BulkQueue``: its bytes in one buffer, or a CHUNK's header and a
 /// payload the writer handed over as it is, uncopied. The two are taken and written together, never
 /// apart: nothing may come between a frame's header and its payload on the wire.
-struct QueuedChannelFrame: QueuedFrame {
+package struct QueuedChannelFrame: QueuedFrame {
     /// The frame's bytes, or a CHUNK's header when ``payload`` holds its payload.
-    var head: ByteBuffer
+    package var head: ByteBuffer
     /// A CHUNK's payload, written right after ``head``; `nil` when ``head`` is the whole frame.
-    var payload: ByteBuffer?
+    package var payload: ByteBuffer?
 
     /// A frame in one buffer.
-    init(_ frame: ByteBuffer) {
+    package init(_ frame: ByteBuffer) {
         self.head = frame
         self.payload = nil
     }
 
     /// A CHUNK frame as its header and its payload.
-    init(header: ByteBuffer, payload: ByteBuffer) {
+    package init(header: ByteBuffer, payload: ByteBuffer) {
         self.head = header
         self.payload = payload
     }
 
     /// The frame's length on the wire.
-    var readableBytes: Int { head.readableBytes + (payload?.readableBytes ?? 0) }
+    package var readableBytes: Int { head.readableBytes + (payload?.readableBytes ?? 0) }
 }
