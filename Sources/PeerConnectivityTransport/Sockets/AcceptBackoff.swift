@@ -10,8 +10,8 @@ import NIOCore
 /// the same.) The pause turns reading off (`autoRead`), which takes the socket out of the event loop's
 /// poll, and back on when it is over. Each pause is logged, within the warning budget.
 ///
-/// Out of descriptors, it also lets go of its ``DescriptorReserve`` for the pause, so that the rest of the
-/// process has some to open, and ends the pause only once it can take the reserve back with one to spare.
+/// Out of descriptors, it also lets go of the process's ``DescriptorReserve`` for the pause, so that the rest of
+/// the process has some to open, and ends the pause only once the reserve is back with one to spare.
 final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = any Channel
 
@@ -21,7 +21,7 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     private let logger: Logger
     private let warnings: WarningBudget
     private var resume: Scheduled<Void>?
-    private var reserve = DescriptorReserve()
+    private let reserve = DescriptorReserve.shared
 
     init(logger: Logger, warnings: WarningBudget) {
         self.logger = logger
@@ -61,7 +61,6 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         resume?.cancel()
         resume = nil
-        reserve.release()
         context.fireChannelInactive()
     }
 }

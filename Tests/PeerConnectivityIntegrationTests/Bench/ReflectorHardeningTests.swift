@@ -97,7 +97,7 @@ struct ReflectorHardeningTests {
         let silent = (0..<16).map { _ in silentConnection(to: port) }
         // It runs out and says so (at once alone, later on a loaded machine); from then on it must wait, not spin.
         try await waitFor("the pause to be logged") { reflector.errors.contains("out of file descriptors") }
-        // While it waits, descriptors are free: its listener let go of its reserve. Swift's thread pool (libdispatch)
+        // While it waits, descriptors are free: its listener let go of the reserve. Swift's thread pool (libdispatch)
         // traps when it cannot open a file, and did here once at the limit. An accept already under way may take
         // some of the reserve, but not all; a connection closing lets the listener take the reserve back for an
         // instant before the next accept fails, so one of a few looks is enough.
