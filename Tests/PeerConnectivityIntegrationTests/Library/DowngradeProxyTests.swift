@@ -51,6 +51,8 @@ struct DowngradeProxyTests {
     ) throws -> Session {
         var configuration = Session.Configuration.default
         configuration.certificatePolicy = policy
+        // As the host's: the client's own 5 s for its TLS handshake ran out on a loaded machine.
+        configuration.handshakeTimeout = .seconds(30)
         if let logger { configuration.logger = logger }
         return Session(
             peer: try PeerID(displayName: "client"),
