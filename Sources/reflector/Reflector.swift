@@ -99,6 +99,14 @@ struct Reflector: AsyncParsableCommand {
     @Option(help: "Seconds a runner may send nothing but keepalives before it is dropped (0: never).")
     var idleTimeout = 60.0
 
+    @Option(
+        help: """
+            Seconds a runner's connection may bring nothing, keepalives included (one a second), before the runner \
+            is dropped as gone.
+            """
+    )
+    var livenessTimeout = Session.Configuration.default.livenessTimeout.seconds
+
     @Option(help: "Invitations taken per second from one address (after a burst of four times as many).")
     var invitationRate = 8.0
 
@@ -163,6 +171,9 @@ struct Reflector: AsyncParsableCommand {
         guard idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be 0...86400 s")
         }
+        guard livenessTimeout >= 2, livenessTimeout <= 3_600 else {
+            throw ValidationError("--liveness-timeout must be 2...3600 s (keepalives go once a second)")
+        }
         guard largeMessageBudget >= 0 else { throw ValidationError("--large-message-budget must be 0 or more bytes") }
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be 0...65535")
@@ -201,6 +212,7 @@ struct Reflector: AsyncParsableCommand {
         configuration.largeMessageBudget = largeMessageBudget
         configuration.streamWindow = streamWindow
         configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int(idleTimeout * 1_000)) : nil
+        configuration.livenessTimeout = .milliseconds(Int(livenessTimeout * 1_000))
         configuration.encryption = encryption ?? .default
         configuration.reconnection = noReconnection ? nil : ReflectorConfiguration.defaultReconnection
         configuration.resourceDirectory = resourceDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -42,6 +42,10 @@ public struct ReflectorConfiguration: Sendable {
     /// How long a runner may send nothing but keepalives before it is dropped (its place freed for
     /// others); nil never drops one.
     public var idleTimeout: Duration? = .seconds(60)
+    /// How long a runner's connection may go without a byte from the runner, keepalives included, before it is
+    /// dropped as gone (`DisconnectReason.livenessTimeout`): the session's default, 5 s. A runner whose host
+    /// stalls for seconds (a loaded machine, a link that pauses) needs a longer one.
+    public var livenessTimeout: Duration = Session.Configuration.default.livenessTimeout
     /// The clock the idle check reads and sweeps by: the continuous clock unless a test gives one of its own.
     package var idleClock: any IdleClock = ContinuousIdleClock()
     /// How long a runner's connection has from its accept to its invitation: the advertiser's default, or longer in a

@@ -194,6 +194,7 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.maximumResourceSize = configuration.maximumResourceSize
         sessionConfiguration.processLargeMessageBudget = configuration.largeMessageBudget
         sessionConfiguration.datagramPorts = configuration.datagramPorts
+        sessionConfiguration.livenessTimeout = configuration.livenessTimeout
         // Only for a runner that resumes links itself: on a link that is never resumed, reconnection would
         // still send the echoes through the resend ledger, and move the data test's figures.
         let reconnects = configuration.reconnection != nil && RunnerInvitation.asksForReconnection(invitation.context)

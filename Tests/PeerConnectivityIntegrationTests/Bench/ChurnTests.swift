@@ -14,6 +14,9 @@ struct ChurnTests {
                 "--no-dnssd", "--bind", "127.0.0.1", "--port", "0", "--no-raw-echo", "--udp-ports", "ephemeral",
                 "--encryption", "none", "--name", "churned",
                 "--invitation-rate", "10000",
+                // A runner session lives in this process, which the suite's start can stall for seconds on
+                // two CPUs: the default 5 s of silence dropped one before its echo.
+                "--liveness-timeout", "30",
             ]
         )
         let ready = try #require(try await reflector.line(containing: " ready "))
