@@ -32,9 +32,9 @@ struct ReflectorLeftoversTests {
         let source = scratch.url.appendingPathComponent("source", isDirectory: true)
         try writeFolder(["a/b/x.txt": Data("x".utf8), "a/y.txt": Data("y".utf8), "z.txt": Data("z".utf8)], in: source)
 
-        var perFile = Session.Configuration.default
+        var perFile = Session.Configuration.patient
         perFile.sendsFoldersWhole = false
-        for (name, runnerConfiguration) in [("album", perFile), ("..", Session.Configuration.default)] {
+        for (name, runnerConfiguration) in [("album", perFile), ("..", Session.Configuration.patient)] {
             let runner = Session(peer: try PeerID(displayName: "leftovers-runner"), configuration: runnerConfiguration)
             let peer = try await runner.connectPeer(host: "127.0.0.1", port: port, timeout: Self.connectTimeout)
             // Once this returns every file is placed (DONE follows the placing); what stays is the reflector's.

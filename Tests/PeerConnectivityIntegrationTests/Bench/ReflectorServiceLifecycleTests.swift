@@ -33,7 +33,7 @@ struct ReflectorServiceLifecycleTests {
         )
         let running = Task { try await group.run() }
 
-        var sessionConfiguration = Session.Configuration.default
+        var sessionConfiguration = Session.Configuration.patient
         sessionConfiguration.joinsMesh = false
         let runner = Session(
             peer: try PeerID(displayName: "lifecycle-runner"),

@@ -147,7 +147,7 @@ struct DelegateTests {
         let scratch = try ScratchDirectory("delegate")
         defer { scratch.remove() }
         let advertiser = try await loopbackAdvertiser("delegate-host")
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = scratch.url.appendingPathComponent("in")
         let host = Session(peer: advertiser.peer, configuration: configuration)
         let recorder = RecordingSessionDelegate()
@@ -201,7 +201,7 @@ struct DelegateTests {
 
     @Test("AdvertiserDelegate: the handler accepts or declines; a failed accept is reported; start after stop fails")
     func advertiserDelegate() async throws {
-        var sessionConfiguration = Session.Configuration.default
+        var sessionConfiguration = Session.Configuration.patient
         sessionConfiguration.maximumPeers = 1
         let advertiser = try await loopbackAdvertiser("delegate-adv")
         let session = Session(peer: advertiser.peer, configuration: sessionConfiguration)

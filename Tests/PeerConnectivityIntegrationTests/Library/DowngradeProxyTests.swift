@@ -36,7 +36,7 @@ struct DowngradeProxyTests {
                 configuration: configuration
             )
             try await advertiser.start()
-            var sessionConfiguration = Session.Configuration.default
+            var sessionConfiguration = Session.Configuration.patient
             sessionConfiguration.certificatePolicy = policy
             session = Session(peer: peer, encryptionPreference: preference, configuration: sessionConfiguration)
             log = EventLog(session)
@@ -49,7 +49,7 @@ struct DowngradeProxyTests {
         policy: CertificatePolicy = .acceptBound,
         logger: Logger? = nil
     ) throws -> Session {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.certificatePolicy = policy
         // As the host's: the client's own 5 s for its TLS handshake ran out on a loaded machine.
         configuration.handshakeTimeout = .seconds(30)

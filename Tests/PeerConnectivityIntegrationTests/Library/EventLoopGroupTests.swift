@@ -18,13 +18,13 @@ struct EventLoopGroupTests {
 
     private func exercise(_ group: MultiThreadedEventLoopGroup) async throws {
         let loop = group.next()
-        var hostConfiguration = Session.Configuration.default
+        var hostConfiguration = Session.Configuration.patient
         hostConfiguration.eventLoopGroup = group
         let advertiser = try await loopbackAdvertiser("group-host") { $0.eventLoopGroup = group }
         let host = Session(peer: advertiser.peer, configuration: hostConfiguration)
         let hostLog = EventLog(host)
         let acceptor = acceptAll(advertiser, into: host)
-        var clientConfiguration = Session.Configuration.default
+        var clientConfiguration = Session.Configuration.patient
         clientConfiguration.eventLoopGroup = group
         let client = Session(peer: try PeerID(displayName: "group-client"), configuration: clientConfiguration)
         let elsewhere = Session(peer: try PeerID(displayName: "shared-group"))

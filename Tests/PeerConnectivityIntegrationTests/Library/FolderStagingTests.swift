@@ -19,7 +19,7 @@ struct FolderStagingTests {
         keeps: Bool = true,
         maximumEntries: Int? = nil
     ) async throws -> (RawJoinedSession, URL) {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
         configuration.resourceDirectory = directory
         if !keeps { configuration.partialResourceLifetime = .zero }

@@ -14,11 +14,11 @@ struct FolderTests {
         atOnce: Int? = nil,
         whole: Bool = true
     ) async throws -> SessionPair {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
         if let window { configuration.resourceWindow = window }
         if let atOnce { configuration.maximumIncomingResources = atOnce }
-        var client = Session.Configuration.default
+        var client = Session.Configuration.patient
         client.sendsFoldersWhole = whole
         return try await SessionPair.connect(host: configuration, client: client)
     }
@@ -185,7 +185,7 @@ struct FolderTests {
     func hostilePaths() async throws {
         let scratch = try ScratchDirectory("folder-hostile")
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
         configuration.resourceDirectory = directory
         let joined = try await RawJoinedSession("folder-target", configuration: configuration)
@@ -229,7 +229,7 @@ struct FolderTests {
     func hostileFolderStream() async throws {
         let scratch = try ScratchDirectory("folder-stream-hostile")
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
         configuration.resourceDirectory = directory
         let joined = try await RawJoinedSession("folder-stream-target", configuration: configuration)
@@ -271,7 +271,7 @@ struct FolderTests {
     func corruptedFolderBlock() async throws {
         let scratch = try ScratchDirectory("folder-stream-corrupt")
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         let directory = scratch.url.appendingPathComponent("received", isDirectory: true)
         configuration.resourceDirectory = directory
         let joined = try await RawJoinedSession("folder-corrupt-target", configuration: configuration)

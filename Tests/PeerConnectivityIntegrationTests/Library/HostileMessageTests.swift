@@ -7,7 +7,7 @@ import Testing
 struct HostileMessageTests {
     /// A session accepting messages of up to 2 MiB, and a raw socket that has joined it.
     private static func target() async throws -> RawJoinedSession {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumMessageLength = 2 << 20
         return try await RawJoinedSession("message-target", configuration: configuration)
     }
@@ -40,7 +40,7 @@ struct HostileMessageTests {
 
     @Test("over the session's memory budget: RESET 8 at OPEN; one that fits arrives whole; a peer that leaves lets go")
     func overTheBudget() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumMessageLength = 2 << 20
         // Room for one message of the largest size and 256 KiB beside it.
         configuration.largeMessageBudget = (2 << 20) + (256 << 10)

@@ -21,7 +21,7 @@ struct HostileResourceTests {
 
         init(configure: (inout Session.Configuration) -> Void = { _ in }) async throws {
             scratch = try ScratchDirectory("hostile-resources")
-            var configuration = Session.Configuration.default
+            var configuration = Session.Configuration.patient
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
             configure(&configuration)
             joined = try await RawJoinedSession("resource-target", configuration: configuration)

@@ -12,7 +12,7 @@ struct InProcessTests {
     func wholeProtocol() async throws {
         let scratch = try ScratchDirectory("in-process")
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
         let alice = Session(peer: try PeerID(displayName: "alice"))
         let bob = Session(peer: try PeerID(displayName: "bob"), configuration: configuration)

@@ -29,7 +29,7 @@ struct IntroductionTests {
         defer { Task { await target.stop() } }
         let logs = LogCapture()
         let advertiser = try await loopbackAdvertiser("introduced-to", encryption: .none)
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.logger = logs.logger(label: "host")
         // The raw socket answers no keepalive: the 5 s default, counted from its last frame, ran out on a loaded
         // machine before the checks below.

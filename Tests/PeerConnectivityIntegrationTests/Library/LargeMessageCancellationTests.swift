@@ -159,7 +159,7 @@ struct LargeMessageCancellationTests {
     func receiverLetsGo() async throws {
         // The receiver stops reading its socket once a delivered message is not taken: the next message then
         // stays partly sent, and its sender is cancelled there.
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.receiveBufferLimit = 1 << 20
         let receiver = Session(peer: try PeerID(displayName: "receiver"), configuration: configuration)
         let sender = Session(peer: try PeerID(displayName: "sender"))
@@ -193,7 +193,7 @@ struct LargeMessageCancellationTests {
     func queuedInProcess() async throws {
         // The receiver stops reading once a delivered message is not taken: the next message stays partly
         // sent, and a third waits for its turn behind it.
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.receiveBufferLimit = 1 << 20
         let receiver = Session(peer: try PeerID(displayName: "receiver"), configuration: configuration)
         let sender = Session(peer: try PeerID(displayName: "sender"))

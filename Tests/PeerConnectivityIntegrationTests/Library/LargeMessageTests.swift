@@ -95,7 +95,7 @@ struct LargeMessageTests {
 
     @Test("a large message over the peer's limit fails at once; one within it arrives; the link stays up")
     func overThePeersLimit() async throws {
-        var small = Session.Configuration.default
+        var small = Session.Configuration.patient
         small.maximumMessageLength = 4 << 20
         let pair = try await SessionPair.connect(host: small, encryption: .none)
         defer { pair.acceptor.cancel() }

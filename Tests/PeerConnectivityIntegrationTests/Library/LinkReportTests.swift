@@ -40,7 +40,7 @@ struct LinkReportTests {
         // Both sides ask for another one than the system's default, so that the read-back proves the setting.
         let system = try systemCongestionControl()
         let asked = system == "reno" ? "cubic" : "reno"
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.congestionControl = asked
         let pair = try await SessionPair.connect(host: configuration, client: configuration, encryption: .none)
         #expect(await pair.client.linkReport(for: pair.host.peer)?.congestionControl == asked)
@@ -56,7 +56,7 @@ struct LinkReportTests {
     )
     func unknownCongestionControl() async throws {
         let system = try systemCongestionControl()
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.congestionControl = "nosuch"
         let pair = try await SessionPair.connect(client: configuration, encryption: .none)
         try await pair.client.send(Data("after".utf8), toPeers: [pair.host.peer])

@@ -17,7 +17,7 @@ struct LogSafetyTests {
             $0.logger = logs.logger(label: "advertiser")
             $0.maximumPendingInvitations = 1
         }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.logger = logs.logger(label: "session")
         configuration.maximumResourceSize = 10
         let host = Session(peer: advertiser.peer, encryptionPreference: .none, configuration: configuration)

@@ -10,7 +10,7 @@ struct MeshListenerTests {
     func strangerDeclined() async throws {
         // The listener's handshake timeout far above the grace period: with the default 5 s, a TLS handshake that
         // took more than 2 s on a loaded machine left the grace period no time, and the timeout closed it first.
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.handshakeTimeout = .seconds(60) * slowdown
         let session = Session(peer: try PeerID(displayName: "guarded"), configuration: configuration)
         let log = EventLog(session)

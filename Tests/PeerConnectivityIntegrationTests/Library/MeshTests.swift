@@ -25,7 +25,7 @@ struct MeshTests {
         arguments: [3, 6, 16]
     )
     func mesh(size: Int) async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumPeers = max(8, size - 1)
         let advertiser = try await loopbackAdvertiser("mesh-host")
         let host = Session(peer: advertiser.peer, configuration: configuration)
@@ -55,7 +55,7 @@ struct MeshTests {
 
     @Test("with joinsMesh off, peers of one host stay unknown to each other")
     func meshOff() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.joinsMesh = false
         let advertiser = try await loopbackAdvertiser("star-host")
         let host = Session(peer: advertiser.peer, configuration: configuration)

@@ -23,9 +23,9 @@ struct MessageSizeTests {
         [false, true]
     )
     func overThePeersLimit(small: Side, reconnection: Bool) async throws {
-        var smallConfiguration = Session.Configuration.default
+        var smallConfiguration = Session.Configuration.patient
         smallConfiguration.maximumMessageLength = 100_000
-        var largeConfiguration = Session.Configuration.default
+        var largeConfiguration = Session.Configuration.patient
         if reconnection {
             smallConfiguration.reconnection = .default
             largeConfiguration.reconnection = .default
@@ -78,7 +78,7 @@ struct MessageSizeTests {
         }
         // Each side's HELLO reaches the other saying version 2.
         let proxy = try await HelloRewritingProxy.start(to: advertiser.port!, rewritesHellos: false, helloVersion: 2)
-        var clientConfiguration = Session.Configuration.default
+        var clientConfiguration = Session.Configuration.patient
         clientConfiguration.logger = clientLogs.logger(label: "client")
         let client = Session(
             peer: try PeerID(displayName: "client"),

@@ -16,7 +16,7 @@ struct ReconnectionTests {
         retainedBytesLimit: Int = 8 << 20,
         liveness: Duration = .seconds(30) * slowdown
     ) -> Session.Configuration {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         var reconnection = Session.Reconnection.default
         reconnection.window = window
         reconnection.initialBackoff = .milliseconds(50)
@@ -197,8 +197,8 @@ struct ReconnectionTests {
     @Test("reconnection off, or on one side only: a cut link is notConnected at once, as before")
     func offKeepsOldBehaviour() async throws {
         for (hostConfiguration, clientConfiguration) in [
-            (Session.Configuration.default, Session.Configuration.default),
-            (Self.configuration(), Session.Configuration.default),
+            (Session.Configuration.patient, Session.Configuration.patient),
+            (Self.configuration(), Session.Configuration.patient),
         ] {
             let pair = try await SessionPair.connect(host: hostConfiguration, client: clientConfiguration)
             defer { pair.acceptor.cancel() }

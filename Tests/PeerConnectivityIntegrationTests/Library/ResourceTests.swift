@@ -8,7 +8,7 @@ import Testing
 struct ResourceTests {
     /// A pair whose host receives into a fresh directory.
     private func pair(receiveInto directory: ScratchDirectory) async throws -> SessionPair {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = directory.url.appendingPathComponent("received", isDirectory: true)
         return try await SessionPair.connect(host: configuration)
     }
@@ -63,7 +63,7 @@ struct ResourceTests {
         let first = try await pair(receiveInto: scratch)
         let secondDirectory = try ScratchDirectory("several-2")
         defer { secondDirectory.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = secondDirectory.url
         let second = try await loopbackAdvertiser("second-host")
         let secondSession = Session(peer: second.peer, configuration: configuration)
@@ -104,7 +104,7 @@ struct ResourceTests {
 
         init(_ label: String, name: String) async throws {
             scratch = try ScratchDirectory(label)
-            var configuration = Session.Configuration.default
+            var configuration = Session.Configuration.patient
             configuration.resourceDirectory = scratch.url.appendingPathComponent("received", isDirectory: true)
             configuration.resourceWindow = 256 << 10
             pair = try await SessionPair.connect(host: configuration)

@@ -263,7 +263,7 @@ struct SecurityTests {
     @Test("a certificate request left unanswered is rejected when its time runs out (a timer on the event loop)")
     func unansweredRequestExpires() async throws {
         let host = try await Host(identity: nil, .optional)
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.certificatePolicy = .ask(timeout: .milliseconds(300))
         let client = Session(peer: try PeerID(displayName: "client"), configuration: configuration)
         let answered = Task { () -> Bool? in
@@ -286,7 +286,7 @@ struct SecurityTests {
     @Test("the inviter's application sees the pairing code and can reject; accepting lets the invitation through")
     func inviterDecides() async throws {
         let host = try await Host(identity: nil, .optional)
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.certificatePolicy = .ask(timeout: waitLimit)
         let client = Session(peer: try PeerID(displayName: "client"), configuration: configuration)
         let verdicts = Locked<[Bool]>([false, true])

@@ -43,7 +43,7 @@ struct SessionEventsTests {
 
     @Test("reading pauses while any iterator lags by more than receiveBufferLimit; dropping it resumes reading")
     func backpressure() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.receiveBufferLimit = 1 << 20
         let advertiser = try await loopbackAdvertiser("slow-reader")
         let host = Session(peer: advertiser.peer, configuration: configuration)

@@ -8,7 +8,7 @@ struct SessionLimitTests {
     /// An advertiser on loopback (no DNS-SD) that accepts invitations into `session`.
     private func host(
         _ name: String,
-        session configuration: Session.Configuration = .default
+        session configuration: Session.Configuration = .patient
     ) async throws -> (Advertiser, Session, Task<Void, Never>) {
         let advertiser = try await loopbackAdvertiser(name)
         let session = Session(peer: advertiser.peer, configuration: configuration)
@@ -19,7 +19,7 @@ struct SessionLimitTests {
     func inviterLimit() async throws {
         let (first, _, _) = try await host("first")
         let (second, _, _) = try await host("second")
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumPeers = 1
         let session = Session(peer: try PeerID(displayName: "small"), configuration: configuration)
         let peer = try await session.connectPeer(host: "127.0.0.1", port: first.port!, timeout: invitationTimeout)
@@ -31,7 +31,7 @@ struct SessionLimitTests {
 
     @Test("accepting into a full session throws sessionFull and the inviter is told")
     func accepterLimit() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumPeers = 1
         let (advertiser, hostSession, _) = try await host("full-host", session: configuration)
         let one = Session(peer: try PeerID(displayName: "one"))

@@ -89,7 +89,7 @@ struct SessionModelTests {
     func transfers() async throws {
         let scratch = try ScratchDirectory("model-transfers")
         defer { scratch.remove() }
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.resourceDirectory = scratch.url.appendingPathComponent("in")
         let pair = try await SessionPair.connect(host: configuration)
         let hostPeer = pair.advertiser.peer
@@ -157,7 +157,7 @@ struct SessionModelTests {
 
     @Test("a model takes no messages: not running, it never holds back the session's reading")
     func noBackpressure() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.receiveBufferLimit = 1 << 20
         let pair = try await SessionPair.connect(host: configuration)
         let model = SessionModel(session: pair.host)  // subscribed to nothing until run()

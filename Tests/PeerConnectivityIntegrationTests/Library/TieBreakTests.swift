@@ -17,7 +17,7 @@ struct TieBreakTests {
             // The connection that replaces the duplicate is still in its handshake when the duplicate closes;
             // on a loaded machine that handshake took more than the defaults' 5 s, and the peer was reported
             // gone before it came. The waits match the advertiser's 30 s handshake timeout.
-            var configuration = Session.Configuration.default
+            var configuration = Session.Configuration.patient
             configuration.handshakeTimeout = .seconds(30)
             configuration.replacementGracePeriod = .seconds(30)
             session = Session(peer: advertiser.peer, configuration: configuration)

@@ -136,7 +136,7 @@ struct TwoProcessTests {
     @Test("a peer killed with SIGKILL is notConnected at once: its socket closes, no need to wait for liveness")
     func killedPeer() async throws {
         // A liveness timeout far above ``promptly``: the close, not the timer, must report it.
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.livenessTimeout = .seconds(60) * slowdown
         let (child, _, log, peer) = try await connectToChild(name: "victim", configuration: configuration)
         child.signal(SIGKILL)
@@ -150,7 +150,7 @@ struct TwoProcessTests {
     func frozenPeer() async throws {
         // 10 s, twice the default: reported neither before it (the default's 5 s, or a close) nor long after.
         let liveness: Duration = .seconds(10)
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.keepaliveInterval = .milliseconds(250)
         configuration.livenessTimeout = liveness
         let (child, session, log, peer) = try await connectToChild(name: "frozen", configuration: configuration)
@@ -224,7 +224,7 @@ struct TwoProcessTests {
         let scratch = try ScratchDirectory("killed-receiver")
         defer { scratch.remove() }
         // A liveness timeout far above ``promptly``: the close, not the timer, must end the transfer.
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.livenessTimeout = .seconds(60) * slowdown
         let (child, session, _, peer) = try await directChild(
             name: "doomed-receiver",
@@ -253,7 +253,7 @@ struct TwoProcessTests {
     private func directChild(
         name: String,
         options: [String] = [],
-        configuration: Session.Configuration = .default
+        configuration: Session.Configuration = .patient
     ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
         let child = try DemoProcess(["advertise", "--no-dnssd", "--name", name] + Self.handshakeRoom + options)
         let ready = try #require(try await child.waitForLine(containing: "ready"))
@@ -268,7 +268,7 @@ struct TwoProcessTests {
     private func findChild(
         name: String,
         options: [String] = [],
-        configuration: Session.Configuration = .default
+        configuration: Session.Configuration = .patient
     ) async throws -> (DemoProcess, Session, EventLog, Browser, PeerID) {
         let service = uniqueServiceType(String(name.prefix(6)))
         let child = try DemoProcess(["advertise", "--service", service, "--name", name] + Self.handshakeRoom + options)
@@ -284,7 +284,7 @@ struct TwoProcessTests {
     /// Starts a child, finds it, and connects to it.
     private func connectToChild(
         name: String,
-        configuration: Session.Configuration = .default
+        configuration: Session.Configuration = .patient
     ) async throws -> (DemoProcess, Session, EventLog, PeerID) {
         let (child, session, log, browser, found) = try await findChild(name: name, configuration: configuration)
         try await browser.invitePeer(found, to: session, timeout: invitationTimeout)

@@ -84,7 +84,7 @@ struct TypedMessageTests {
 
     @Test("a typed message over the size limit throws messageTooLarge")
     func tooLarge() async throws {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.maximumMessageLength = 1024
         let pair = try await SessionPair.connect(client: configuration)
         let error = await #expect(throws: SessionError.self) {

@@ -45,7 +45,7 @@ final class LoopbackEcho: Sendable {
 
     /// Sessions without the mesh: a newcomer that joins and leaves must not make the visitor dial it.
     private static var sessionConfiguration: Session.Configuration {
-        var configuration = Session.Configuration.default
+        var configuration = Session.Configuration.patient
         configuration.joinsMesh = false
         return configuration
     }

@@ -22,7 +22,7 @@ func resumedBytes(_ progress: Progress) -> Int64 {
 /// A session's configuration for resume tests: receiving into `directory`, with reconnection on when
 /// `reconnects`.
 func resumeConfiguration(receivingInto directory: URL, reconnects: Bool) -> Session.Configuration {
-    var configuration = reconnects ? ReconnectionTests.configuration() : Session.Configuration.default
+    var configuration = reconnects ? ReconnectionTests.configuration() : Session.Configuration.patient
     configuration.resourceDirectory = directory
     return configuration
 }

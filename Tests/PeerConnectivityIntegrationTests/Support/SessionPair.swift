@@ -4,7 +4,8 @@ import Testing
 
 /// Two connected sessions over loopback without DNS-SD: `client` invited `host` (directly, or through
 /// a proxy `through` starts in front of the host's port and whose port it returns), whose events
-/// `hostLog` collects (and `clientLog` the client's).
+/// `hostLog` collects (and `clientLog` the client's). Both sessions are ``Session/Configuration/patient`` unless
+/// given configurations of their own.
 struct SessionPair {
     let client: Session
     let host: Session
@@ -14,8 +15,8 @@ struct SessionPair {
     let acceptor: Task<Void, Never>
 
     static func connect(
-        host hostConfiguration: Session.Configuration = .default,
-        client clientConfiguration: Session.Configuration = .default,
+        host hostConfiguration: Session.Configuration = .patient,
+        client clientConfiguration: Session.Configuration = .patient,
         clientSession: Session? = nil,
         encryption: EncryptionPreference = .default,
         through proxy: (Int) async throws -> Int = { $0 }
@@ -43,5 +44,16 @@ struct SessionPair {
             advertiser: advertiser,
             acceptor: acceptor
         )
+    }
+}
+
+extension Session.Configuration {
+    /// The default with 30 s for each connection's handshake, as ``loopbackAdvertiser(_:encryption:configure:)``
+    /// gives its advertisers: the 5 s default ran out before a TLS handshake was through while the whole suite
+    /// started at once on two CPUs.
+    static var patient: Session.Configuration {
+        var configuration = Session.Configuration.default
+        configuration.handshakeTimeout = .seconds(30)
+        return configuration
     }
 }
