@@ -21,22 +21,15 @@ extension Connection {
     }
 
     /// Writes `buffer` on `channel` as CHUNK frames, as the `Data` version does, but without copying the
-    /// bytes on a connection in plaintext: each frame is a small header and a slice of `buffer`, which
-    /// the socket writes from where it is. Encrypted, TLS copies every byte anyway and would write each
-    /// buffer as a record of its own: the chunks are then copied into whole frames, as `Data`'s are.
+    /// bytes: each frame is a small header and a slice of `buffer`. In plaintext the socket writes the slice
+    /// from where it is; encrypted, TLS encrypts it from there. The header then goes in a TLS record of its
+    /// own, as the last 9 bytes of a whole frame did anyway (a 64 KiB payload fills four 16 KiB records).
     ///
     /// - Throws: what ``sendChunk(_:payloadLength:on:)`` throws, or `CancellationError` when the task is
     ///   cancelled between chunks; the chunks before it were sent.
     func sendChunks(of buffer: ByteBuffer, on channel: UInt32) async throws {
-        let encrypted = securityInfo.isEncrypted
         try await forEachChunk(of: buffer.readableBytes) { range in
             let payload = buffer.getSlice(at: buffer.readerIndex + range.lowerBound, length: range.count)!
-            guard !encrypted else {
-                let frame = payload.withUnsafeReadableBytes {
-                    FrameEncoder.chunkFrame(channel: channel, $0, makeBuffer: sendBuffers.buffer(capacity:))
-                }
-                return try await sendChunk(frame, payloadLength: range.count, on: channel)
-            }
             var header = allocator.buffer(capacity: FrameEncoder.chunkHeaderLength)
             FrameEncoder.writeChunkHeader(channel: channel, payloadLength: range.count, into: &header)
             try await sendChunk(header: header, payload: payload, on: channel)

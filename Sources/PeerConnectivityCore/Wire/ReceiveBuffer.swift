@@ -55,6 +55,17 @@ package struct ReceiveBuffer {
         self.current = current
     }
 
+    /// Adds bytes whose buffer their owner writes into again (TLS's plaintext buffer), as ``append(_:)``
+    /// does, but copied first into a buffer of their own size: the frames and chunks taken from them are
+    /// slices of that copy, never of the owner's buffer. Every byte is copied once, and only here.
+    ///
+    /// - Parameter bytes: the bytes, as read.
+    package mutating func append(copying bytes: ByteBuffer) {
+        var copy = Self.allocator.buffer(capacity: bytes.readableBytes)
+        copy.writeImmutableBuffer(bytes)
+        append(copy)
+    }
+
     /// A read that fills less than half of its storage, moved into a buffer of its own size.
     ///
     /// A stream's chunks are slices of the read they came in, and a reader that falls behind keeps

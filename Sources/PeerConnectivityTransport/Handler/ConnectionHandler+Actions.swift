@@ -38,12 +38,7 @@ extension ConnectionHandler {
         case .channel(let event, let peer):
             switch event {
             case .opened(let open): report(.channel(.opened(open), from: peer), on: connection)
-            case .received(let channel, var bytes):
-                if stateMachine.isEncrypted {
-                    // Out of TLS's plaintext buffer: a chunk a reader holds would make TLS copy that
-                    // whole buffer, into fresh memory, on its next read.
-                    bytes = context.channel.allocator.buffer(buffer: bytes)
-                }
+            case .received(let channel, let bytes):
                 report(.channel(.received(channel: channel, bytes), from: peer), on: connection)
             case .ended(let channel, let digest):
                 // A large message is delivered here, and counts toward the receive backlog.

@@ -201,7 +201,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         guard !readerStopped else { return }
         let bytes = unwrapInboundIn(data)
         metrics.received(bytes: bytes.readableBytes)
-        reader.append(bytes)
+        if stateMachine.isEncrypted {
+            // TLS's plaintext buffer, which TLS writes into again on its next read: a frame or chunk still
+            // held then would make it copy that whole buffer, all its capacity, into fresh memory.
+            reader.append(copying: bytes)
+        } else {
+            reader.append(bytes)
+        }
         guard !decoding else { return }
         decoding = true
         while !readerStopped {

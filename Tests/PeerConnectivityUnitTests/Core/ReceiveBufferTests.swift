@@ -180,4 +180,28 @@ extension ReceiveBufferTests {
         guard case .chunk(_, let payload) = decoded else { return }
         #expect(payload.storageCapacity < 2 * 60_100)
     }
+
+    @Test("bytes appended by copy (TLS's plaintext buffer) leave the owner's buffer its own to write into again")
+    func copiedReadIsNotTheOwners() throws {
+        var reader = Self.reader()
+        let chunk = Frame.chunk(channel: 3, Fixtures.pattern(count: 60_000))
+        let message = Frame.data(Fixtures.pattern(count: 500))
+        // Filled past half, as a busy TLS connection's buffer often is: no compaction copies it.
+        var owners = ByteBufferAllocator().buffer(capacity: 64 << 10)
+        var frames = Self.encoded([message, chunk])
+        owners.writeBuffer(&frames)
+        let storage = owners.withVeryUnsafeBytes { $0.baseAddress! }
+        reader.append(copying: owners)
+        let first = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        let second = try #require(try reader.next(allocator: ByteBufferAllocator()))
+        // The owner reuses its buffer for its next read, as TLS does, while the frames are still held: it
+        // writes where it wrote before, with no copy on write, because nothing taken from it shares it.
+        owners.moveReaderIndex(to: 0)
+        owners.moveWriterIndex(to: 0)
+        owners.writeRepeatingByte(0xEE, count: 1000)
+        #expect(owners.withVeryUnsafeBytes { $0.baseAddress! } == storage)
+        #expect(first == message)
+        #expect(second == chunk)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
+    }
 }
