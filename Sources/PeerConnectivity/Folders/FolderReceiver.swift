@@ -20,7 +20,8 @@ import Synchronization
 /// directory and the file being written are removed.
 final class FolderReceiver: IncomingResource, Sendable {
     private struct State {
-        var writer: FolderWriter
+        /// Nil only while ``run(_:)`` has it out, writing outside the lock.
+        var writer: FolderWriter?
         var finished = false
         /// This transfer's mark in the store while it receives (``PartialResourceStore/begin(_:on:deadline:then:)``).
         var storeMark: DispatchGroup?
@@ -92,9 +93,11 @@ final class FolderReceiver: IncomingResource, Sendable {
         let answer = state.withLock { state -> (Frame.Have, taken: UInt64)? in
             state.storeMark = mark
             guard !state.finished else { return nil }
-            if let kept { state.writer = kept }
-            state.writer.budget = budget
-            return (state.writer.have(), state.writer.taken.bytes)
+            guard var writer = kept ?? state.writer.take() else { return nil }
+            writer.budget = budget
+            let have = writer.have()
+            state.writer = writer
+            return (have, writer.taken.bytes)
         }
         guard let (have, taken) = answer else {
             // Ended before it started (cancelled): what was kept stays kept.
@@ -164,18 +167,21 @@ final class FolderReceiver: IncomingResource, Sendable {
     // MARK: - On the queue
 
     /// Runs `body` on the writer unless the folder has ended; a failure ends it.
+    ///
+    /// The writer is taken out of the lock for it, so that its files are written and its blocks hashed
+    /// outside: only this queue uses the writer, so nothing looks for it meanwhile.
     private func run<Value>(_ body: (inout FolderWriter) throws -> Value?) -> Value? {
-        let result = state.withLock { state -> Result<Value?, FolderWriter.Failure> in
-            guard !state.finished else { return .success(nil) }
-            do {
-                return .success(try body(&state.writer))
-            } catch let failure as FolderWriter.Failure {
-                return .failure(failure)
-            } catch {
-                let failure = TransferError.failed(peer: peer, name: name, detail: "\(error)")
-                return .failure(FolderWriter.Failure(code: .failed, error: failure))
-            }
+        guard var writer = state.withLock({ $0.finished ? nil : $0.writer.take() }) else { return nil }
+        let result: Result<Value?, FolderWriter.Failure>
+        do {
+            result = .success(try body(&writer))
+        } catch let failure as FolderWriter.Failure {
+            result = .failure(failure)
+        } catch {
+            let failure = TransferError.failed(peer: peer, name: name, detail: "\(error)")
+            result = .failure(FolderWriter.Failure(code: .failed, error: failure))
         }
+        state.withLock { $0.writer = writer }
         switch result {
         case .success(let value):
             return value
@@ -199,14 +205,16 @@ final class FolderReceiver: IncomingResource, Sendable {
             guard !state.finished else { return nil }
             state.finished = true
             defer { state.storeMark = nil }
-            guard keep, lifetime > .zero, state.writer.taken.count > 0 else {
-                state.writer.abandon()
-                return (nil, state.storeMark)
-            }
-            return (state.writer, state.storeMark)
+            return (state.writer.take(), state.storeMark)
         }
-        guard let (kept, mark) = taken else { return false }
-        if let kept { KeptFolders.shared.keep(kept, for: storeKey, lifetime: lifetime) }
+        guard let (writer, mark) = taken else { return false }
+        if var writer {
+            if keep, lifetime > .zero, writer.taken.count > 0 {
+                KeptFolders.shared.keep(writer, for: storeKey, lifetime: lifetime)
+            } else {
+                writer.abandon()
+            }
+        }
         if let mark { PartialResourceStore.shared.end(storeKey, mark: mark) }
         progress.cancellationHandler = nil
         return true

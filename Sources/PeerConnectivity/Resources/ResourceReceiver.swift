@@ -197,27 +197,33 @@ final class ResourceReceiver: IncomingResource, Sendable {
 
     func received(_ bytes: ByteBuffer) {
         queue.async { [self] in
+            // The file is written and the block hashed outside the lock: only this queue writes the file,
+            // closes it or touches the block's hasher, so none of them changes in between.
+            let taken = state.withLock {
+                state -> (SystemPackage.FileDescriptor, offset: UInt64, completes: Bool, BlockHasher)? in
+                guard !state.finished, !state.damaged, let descriptor = state.descriptor else { return nil }
+                let (offset, completes) = state.ledger.chunkArrived(length: bytes.readableBytes)
+                return (descriptor, offset, completes, state.blockHasher)
+            }
+            guard let (descriptor, offset, completes, blockHasher) = taken else { return }
+            var hasher = blockHasher
             do {
-                let whole = try state.withLock { state throws -> (index: Int, digest: [UInt8])?? in
-                    guard !state.finished, !state.damaged, let descriptor = state.descriptor else { return nil }
-                    let (offset, completes) = state.ledger.chunkArrived(length: bytes.readableBytes)
-                    // Hashed right after it is written, while it is in this thread's cache.
-                    try bytes.withUnsafeReadableBytes { buffer in
-                        try ResourceFileIO.write(buffer, at: offset, to: descriptor)
-                        state.blockHasher.update(buffer)
-                    }
-                    let end = offset + UInt64(bytes.readableBytes)
-                    Self.advise(state.writeBehind.wrote(upTo: end), descriptor: descriptor)
-                    guard completes else { return .some(nil) }
-                    defer { state.blockHasher = BlockHasher() }
-                    return (state.ledger.layout.blockIndex(containing: offset), state.blockHasher.finalize())
+                // Hashed right after it is written, while it is in this thread's cache.
+                try bytes.withUnsafeReadableBytes { buffer in
+                    try ResourceFileIO.write(buffer, at: offset, to: descriptor)
+                    hasher.update(buffer)
                 }
-                guard let whole else { return }
+                let end = offset + UInt64(bytes.readableBytes)
+                let (advice, index) = state.withLock { state -> (WriteBehind.Advice, blockIndex: Int) in
+                    state.blockHasher = completes ? BlockHasher() : hasher
+                    return (state.writeBehind.wrote(upTo: end), state.ledger.layout.blockIndex(containing: offset))
+                }
+                Self.advise(advice, descriptor: descriptor)
                 progress.completedUnitCount = min(
                     progress.totalUnitCount,
                     progress.completedUnitCount + Int64(bytes.readableBytes)
                 )
-                if let (index, digest) = whole { judge(index, digest) }
+                if completes { judge(index, hasher.finalize()) }
             } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
                 // The sender learns why (RESET no space), not only that something failed.
                 fail(.failed(peer: peer, name: name, detail: "writing: \(failure)"), resetCode: .noSpace, keep: false)
