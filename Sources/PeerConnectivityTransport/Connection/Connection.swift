@@ -155,9 +155,11 @@ package final class Connection: Sendable {
     /// - Parameter frame: an encoded frame (see ``FrameEncoder``).
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
     package func send(_ frame: EncodedFrame) async throws {
-        if try enqueue(frame) {
-            try await waitForRoom()
-        }
+        let (claimedDrain, mustWait) = try queue(frame)
+        // No lock of the caller's is held here: from a task on the event loop the frame is written at once,
+        // without another pass through the loop's task queue.
+        if claimedDrain { scheduleDrain() }
+        if mustWait { try await waitForRoom() }
     }
 
     /// Accepts the pending invitation: the connection joins `delegate` (a session), with its settings.
@@ -222,7 +224,15 @@ package final class Connection: Sendable {
     /// - Returns: whether the queue is over its high watermark: then await ``waitUntilDrained()``.
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
     package func enqueue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
-        let (scheduleDrain, mustWait) = try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
+        let (claimedDrain, mustWait) = try queue(frame)
+        if claimedDrain { scheduleDrain(batching: true) }
+        return mustWait
+    }
+
+    /// Puts `frame` in the outbound queue: whether the caller must schedule the drain, and whether the queue
+    /// is now over its high watermark.
+    private func queue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> (drain: Bool, mustWait: Bool) {
+        try outbound.withLock { state throws(ConnectionClosedError) -> (Bool, Bool) in
             if let closed = state.closed { throw closed }
             state.enqueue(frame.head)
             for chunk in frame.rest {
@@ -230,8 +240,6 @@ package final class Connection: Sendable {
             }
             return (Self.claimDrain(&state), state.pendingBytes > highWatermark)
         }
-        if scheduleDrain { self.scheduleDrain(batching: true) }
-        return mustWait
     }
 
     /// Waits until the outbound queue is below its high watermark (after ``enqueue(_:)`` said so).
