@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "PeerConnectivity", path: ".."),
+        // The event loop's own round trip, beside the session's (the library's version of it).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // The malloc interposer gives the malloc counts (mallocCountTotal, memoryLeakedBytes) on Swift 6.3.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
@@ -31,6 +33,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
                 .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/SessionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

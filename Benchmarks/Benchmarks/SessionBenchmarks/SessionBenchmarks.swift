@@ -5,6 +5,7 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerRoundTripBenchmarks()
     registerRawTCPBenchmarks()
+    registerEventLoopBenchmarks()
     registerOneWayBenchmarks()
     registerConnectBenchmarks()
     registerLargeMessageBenchmarks()
