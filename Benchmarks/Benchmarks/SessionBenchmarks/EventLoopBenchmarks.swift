@@ -8,18 +8,9 @@ import NIOPosix
 /// (no framing, no session, no task); 1,000 per iteration. Between raw TCP's round trip (blocking sockets) and
 /// the session's, it says how much of the difference is the event loop's and how much the library's.
 func registerEventLoopBenchmarks() {
-    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .cpuTotal, .mallocCountTotal]
-    let configuration = Benchmark.Configuration(
-        metrics: metrics,
-        warmupIterations: 2,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 40,
-        thresholds: Tolerances.only([.mallocCountTotal: Tolerances.relative(10)], of: metrics)
-    )
     fixtureBenchmark(
         "RoundTrip64B.eventLoop",
-        configuration: configuration,
+        configuration: .roundTrips(mallocs: Tolerances.relative(10)),
         make: { try await EventLoopEchoPair() },
         stop: { await $0.stop() }
     ) { benchmark, pair in

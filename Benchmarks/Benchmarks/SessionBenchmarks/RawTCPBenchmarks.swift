@@ -11,18 +11,9 @@ import PeerConnectivityBench
 /// `TCP_NODELAY`, one at a time; 1,000 per iteration. The session's round trip over this one is what the
 /// library costs.
 func registerRawTCPBenchmarks() {
-    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .cpuTotal, .mallocCountTotal]
-    let configuration = Benchmark.Configuration(
-        metrics: metrics,
-        warmupIterations: 2,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 40,
-        thresholds: Tolerances.only([.mallocCountTotal: BenchmarkThresholds(absolute: [.p90: 100])], of: metrics)
-    )
     fixtureBenchmark(
         "RoundTrip64B.rawTCP",
-        configuration: configuration,
+        configuration: .roundTrips(mallocs: BenchmarkThresholds(absolute: [.p90: 100])),
         make: { try RawTCPPair() },
         stop: { $0.stop() }
     ) { benchmark, pair in

@@ -8,21 +8,12 @@ import PeerConnectivity
 /// The client's loop runs on its session's executor, as core-bench's headline figure did. Plain,
 /// encrypted, and plain with reconnection on at both ends (what numbering and acknowledging cost).
 func registerRoundTripBenchmarks() {
-    let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .cpuTotal, .mallocCountTotal]
     for (name, security, reconnection) in [
         ("plain", Security.plain, false), ("encrypted", .encrypted, false), ("reconnection", .plain, true),
     ] {
-        let configuration = Benchmark.Configuration(
-            metrics: metrics,
-            warmupIterations: 2,
-            scalingFactor: .kilo,
-            maxDuration: .seconds(3),
-            maxIterations: 40,
-            thresholds: Tolerances.only([.mallocCountTotal: Tolerances.relative(10)], of: metrics)
-        )
         fixtureBenchmark(
             "RoundTrip64B.\(name)",
-            configuration: configuration,
+            configuration: .roundTrips(mallocs: Tolerances.relative(10)),
             make: { try await LoopbackPair(encryption: security.preference, reconnection: reconnection) },
             stop: { await $0.stop() }
         ) { benchmark, pair in
