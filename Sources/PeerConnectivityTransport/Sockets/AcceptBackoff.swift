@@ -11,7 +11,10 @@ import NIOCore
 /// poll, and back on when it is over. Each pause is logged, within the warning budget.
 ///
 /// Out of descriptors, it also lets go of the process's ``DescriptorReserve`` for the pause, so that the rest of
-/// the process has some to open, and ends the pause only once the reserve is back with one to spare.
+/// the process has some to open, and ends the pause only once the reserve is back with one to spare. A connection
+/// that takes the last descriptor beside the reserve pauses accepting the same way: `accept` fails only while
+/// another connection waits, and with none waiting the process would sit at its limit, the reserve still held.
+/// (The listener accepts one connection per read, so that none is accepted past that check.)
 final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = any Channel
 
@@ -28,6 +31,12 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
         self.warnings = warnings
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+        guard resume == nil, !reserve.refill(spare: 1) else { return }
+        pauseAccepting(context.channel, because: "out of file descriptors", outOfDescriptors: true)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let failure = error as? IOError, Platform.isResourceExhaustion(failure.errnoCode) else {
             context.fireErrorCaught(error)
@@ -35,14 +44,19 @@ final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard resume == nil else { return }
         let outOfDescriptors = Platform.isOutOfFileDescriptors(failure.errnoCode)
-        if outOfDescriptors { reserve.release() }
         let why = outOfDescriptors ? "out of file descriptors" : "\(failure)"
+        pauseAccepting(context.channel, because: why, outOfDescriptors: outOfDescriptors)
+    }
+
+    /// Stops accepting for the pause, letting go of the reserve when out of descriptors, and says so.
+    private func pauseAccepting(_ channel: any Channel, because why: String, outOfDescriptors: Bool) {
+        if outOfDescriptors { reserve.release() }
         warnings.warn(
             "cannot accept connections (\(why)): pausing \(Self.pause.nanoseconds / 1_000_000) ms",
             to: logger
         )
-        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
-        pause(context.channel, untilDescriptorsFree: outOfDescriptors)
+        try? channel.syncOptions?.setOption(.autoRead, value: false)
+        pause(channel, untilDescriptorsFree: outOfDescriptors)
     }
 
     /// Turns accepting back on after the pause; out of descriptors, only once the reserve is back with one

@@ -62,6 +62,9 @@ package final class ConnectionListener: Sendable {
                 // and not yet listening, another with it may bind the same port on another address.
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: port == 0 ? 0 : 1)
                 .serverChannelOption(.backlog, value: 256)
+                // One connection per read: AcceptBackoff checks after each that a descriptor is left, and NIO would
+                // otherwise accept more in the same read past a failed check.
+                .serverChannelOption(.maxMessagesPerRead, value: 1)
             if address == DualStack.anyAddress {
                 bootstrap = bootstrap.serverChannelOption(DualStack.ipv6OnlyOption, value: 0)
             }

@@ -5,11 +5,11 @@ import Synchronization
 ///
 /// Out of descriptors, a process is not only unable to accept: libdispatch, under Swift concurrency on Linux,
 /// opens `/proc/<tid>/stat` every second to size its thread pool whenever work waits, and traps (SIGILL) when
-/// that open fails. So when `accept` fails with EMFILE a listener lets go of the reserve, leaving that many
-/// descriptors free (less one or two an accept NIO already had under way may take), and accepts again only once
+/// that open fails. So when `accept` fails with EMFILE, or an accepted connection leaves no descriptor free beside
+/// the reserve, a listener lets go of the reserve, leaving that many descriptors free, and accepts again only once
 /// the reserve can be taken back with one descriptor to spare: the process then sits at its limit only between
-/// that failed accept and the pause, never for the pause. One reserve serves every listener of the process,
-/// taken when the first one starts.
+/// that accept and the pause, never for the pause. One reserve serves every listener of the process, taken when
+/// the first one starts.
 package final class DescriptorReserve: Sendable {
     /// The process's reserve.
     package static let shared = DescriptorReserve()
