@@ -144,8 +144,9 @@ final class FolderReceiver: IncomingResource, Sendable {
         queue.async { [self] in
             let url = run { writer in try writer.ended(root: root) }
             guard let url, finishOnce(keep: false) else { return }
-            connection.sendControl(.done(channel: channel))
+            // Its place is free before the sender learns (DONE), as for a file.
             onFinish(.success(url))
+            connection.sendControl(.done(channel: channel))
         }
     }
 
@@ -194,8 +195,8 @@ final class FolderReceiver: IncomingResource, Sendable {
     /// Ends the folder with `failure` and tells the sender (RESET); a damaged block keeps the blocks taken.
     private func fail(_ failure: FolderWriter.Failure) {
         guard finishOnce(keep: failure.code == .blockMismatch) else { return }
-        connection.resetIncomingChannel(channel, failure.code)
         onFinish(.failure(failure.error))
+        connection.resetIncomingChannel(channel, failure.code)
     }
 
     /// Marks the folder finished; when `keep`, and it has taken blocks, keeps its writer for a resume,

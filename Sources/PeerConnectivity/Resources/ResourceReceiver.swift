@@ -286,8 +286,10 @@ final class ResourceReceiver: IncomingResource, Sendable {
                 }
                 if hadRecord { PartialResourceStore.removeRecord(of: path) }
                 guard finishOnce(keep: false) else { return }
-                connection.sendControl(.done(channel: channel))
+                // Its place is free before the sender learns (DONE): a sender that starts another at once
+                // must not be refused as busy for the place of this one.
                 onFinish(.success(url))
+                connection.sendControl(.done(channel: channel))
             } catch {
                 fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
             }
@@ -314,8 +316,8 @@ final class ResourceReceiver: IncomingResource, Sendable {
     /// Ends the transfer with `error`, tells the sender (RESET), and keeps or removes the partial file.
     private func fail(_ error: TransferError, resetCode: ChannelResetCode, keep: Bool) {
         guard finishOnce(keep: keep) else { return }
-        connection.resetIncomingChannel(channel, resetCode)
         onFinish(.failure(error))
+        connection.resetIncomingChannel(channel, resetCode)
     }
 
     /// Marks the transfer finished and closes the file; keeps its checked blocks for a resume when

@@ -250,6 +250,27 @@ struct HostileResourceTests {
         #expect(target.log.startedResources.map(\.name) == ["first"], "the first was taken, the second never announced")
     }
 
+    @Test("a resource's place is free by the time its sender reads DONE: one sent right after is taken, 40 in a row")
+    func placeFreeAtDone() async throws {
+        let target = try await Target { $0.maximumIncomingResources = 1 }
+        defer { target.scratch.remove() }
+        // One place. Each resource is sent as soon as the last one's DONE is read: a place given back only after
+        // DONE went out would now and then refuse the next as busy (RESET 8).
+        for index in 0..<40 {
+            let channel = UInt32(2 * index + 1)
+            target.send(channel: channel, name: Array("r\(index)".utf8), content: [UInt8(index), 1, 2])
+            var answer: RawFrame?
+            repeat {
+                answer = await target.socket.readFrame()
+            } while answer.map { $0.type != 0x25 && $0.type != 0x23 } ?? false
+            let frame = try #require(answer, "no answer to resource \(index)")
+            #expect(frame.type == 0x25, "resource \(index) was answered \(frame.type) \(frame.body), not DONE")
+            #expect(Array(frame.body.prefix(4)) == HandFrames.bigEndian(channel))
+            if frame.type != 0x25 { break }
+        }
+        #expect(try await target.log.waitForResources(40).count == 40)
+    }
+
     @Test("more resources at once than the session takes are refused as busy (RESET 8); the others arrive")
     func tooManyAtOnce() async throws {
         let target = try await Target { $0.maximumIncomingResources = 2 }
