@@ -117,7 +117,10 @@ struct FolderTests {
         for index in 0..<3 { tree["large/f\(index)"] = pattern(count: (4 << 20) + index, seed: 50 + UInt64(index)) }
         try writeFolder(tree, in: source)
         let transfer = try pair.client.sendResource(at: source, withName: "busy", toPeer: pair.host.peer)
-        try await transfer.wait()
+        let log = pair.hostLog
+        try await transfer.wait(within: .seconds(40) * slowdown) {
+            "the receiver started \(log.startedResources.count) files and finished \(log.finishedResources.count)"
+        }
         #expect(transfer.progress.completedUnitCount == Int64(tree.values.reduce(0) { $0 + $1.count }))
         let finished = try await pair.hostLog.waitForResources(tree.count)
         #expect(finished.allSatisfy { (try? $0.result.get()) != nil }, "busy refusals end in no receive event")
