@@ -70,6 +70,36 @@ struct ReflectorHardeningTests {
         }
     }
 
+    /// Whether the peer has closed `descriptor`, a connection that sends nothing (a read finds its end at once).
+    private static func isClosedByPeer(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    /// Expects a descriptor free in `pid` at one of three looks 100 ms apart.
+    ///
+    /// The limit counts numbers below it, not open descriptors: the reflector may inherit some above it from
+    /// this process (Foundation's `Process` passes one of its own on), which take none of its numbers.
+    private func expectFreeDescriptors(
+        in pid: Int32,
+        limit: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        var free: [Int] = []
+        for _ in 0..<3 {
+            free.append(limit - (try descriptors(of: pid).filter { $0.number < limit }.count))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(
+            free.contains { $0 >= 1 },
+            """
+            descriptors free while out of them (reserve \(DescriptorReserve.size)): \(free); limit \(limit), \
+            open: \((try? descriptors(of: pid).map { "\($0.number) \($0.target)" }) ?? [])
+            """,
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// A runner of the library's own, connected directly; a failure says what the reflector wrote.
     private func runner(
         _ name: String,
@@ -104,27 +134,17 @@ struct ReflectorHardeningTests {
         let (reflector, port) = try await reflector(arguments, openFileLimit: limit)
         defer { withExtendedLifetime(reflector) {} }
         _ = try await settledDescriptorCount(of: reflector.pid)
-        let silent = (0..<16).map { _ in silentConnection(to: port) }
+        // What the first silent connections take: every number below the limit not yet taken (6, and one more for
+        // each descriptor it inherited above the limit). Three times as many connections come.
+        let room = limit - (try descriptors(of: reflector.pid).filter { $0.number < limit }.count)
+        let silent = (0..<(3 * room)).map { _ in silentConnection(to: port) }
         // It runs out and says so (at once alone, later on a loaded machine); from then on it must wait, not spin.
         try await waitFor("the pause to be logged") { reflector.errors.contains("out of file descriptors") }
         // While it waits, descriptors are free: its listener let go of the reserve. Swift's thread pool (libdispatch)
         // traps when it cannot open a file, and did here once at the limit. Silent connections that the handshake
         // timeout closes let the listener take the reserve back and accept the waiting ones, and once one takes the
         // last descriptor it lets go again: at the limit only for an instant, so one of a few looks is enough.
-        // The limit counts numbers below it, not open descriptors: the reflector may inherit some above it from
-        // this process (Foundation's `Process` passes one of its own on), which take none of its numbers.
-        var free: [Int] = []
-        for _ in 0..<3 {
-            free.append(limit - (try descriptors(of: reflector.pid).filter { $0.number < limit }.count))
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(
-            free.contains { $0 >= 1 },
-            """
-            descriptors free while out of them (reserve \(DescriptorReserve.size)): \(free); limit \(limit), \
-            open: \((try? descriptors(of: reflector.pid).map { "\($0.number) \($0.target)" }) ?? [])
-            """
-        )
+        try await expectFreeDescriptors(in: reflector.pid, limit: limit)
         let before = try #require(
             ProcessSample.of(pid: reflector.pid),
             "the reflector is gone; it wrote: \(reflector.output) \(reflector.errors)"
@@ -140,6 +160,14 @@ struct ReflectorHardeningTests {
         // Per second of the time that passed: on a loaded machine the sleep lasts longer than 2 s.
         let share = (after.cpuSeconds - before.cpuSeconds) / sampled.duration(to: .now).seconds
         #expect(share < 0.05, "the listener used \(Int(share * 100))% of a CPU while out of descriptors")
+        // The handshake timeout (5 s) closes the silent connections it accepted, `room` at a time, and it accepts
+        // those waiting: after two rounds the last ones take every descriptor but the reserve, with none left
+        // waiting whose accept would fail. The connection that takes the last one must pause accepting all the same.
+        try await waitFor("two rounds of silent connections closed by the handshake timeout", timeout: .seconds(60)) {
+            silent.count { Self.isClosedByPeer($0) } >= 2 * room
+        }
+        try await Task.sleep(for: .seconds(1))
+        try await expectFreeDescriptors(in: reflector.pid, limit: limit)
         for descriptor in silent { close(descriptor) }
         // Once descriptors are free again, a real runner is served.
         let folder = try ScratchDirectory("results").url
