@@ -13,7 +13,7 @@ import Synchronization
 /// the folder stream, one event when it starts and one when it ends, with the folder's URL.
 ///
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
-/// `onFinish` is called exactly once. The folder's files are placed in a hidden staging directory and the
+/// `onFinish` is called exactly once, after its places are given back and the sender told. The folder's files are placed in a hidden staging directory and the
 /// folder moves to its name only at END, once it is whole and checked. A folder that fails with blocks
 /// taken because its link dropped, its sender failed or a block was damaged is kept for a resume, staging
 /// directory and all; one cancelled, or whose stream breaks a rule or a limit, is not: its staging
@@ -43,6 +43,7 @@ final class FolderReceiver: IncomingResource, Sendable {
     private let lifetime: Duration
     private let queue: DispatchQueue
     private let state: Mutex<State>
+    private let places: IncomingResourcePlaces
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
 
     init(
@@ -53,6 +54,7 @@ final class FolderReceiver: IncomingResource, Sendable {
         window: Int,
         maximumEntries: Int,
         lifetime: Duration,
+        places: IncomingResourcePlaces,
         onFinish: @escaping @Sendable (Result<URL, TransferError>) -> Void
     ) {
         let writer = FolderWriter(open: open, peer: peer, directoryPath: directory.path, maximumEntries: maximumEntries)
@@ -71,6 +73,7 @@ final class FolderReceiver: IncomingResource, Sendable {
             isFolder: true
         )
         self.state = Mutex(State(writer: writer, credit: CreditBatch(size: window / 8)))
+        self.places = places
         self.onFinish = onFinish
         self.progress = Progress.discreteProgress(totalUnitCount: Int64(clamping: open.size))
         self.queue = DispatchQueue(label: "PeerConnectivity.folder.\(open.channel)", target: connection.fileQueue)
@@ -144,9 +147,8 @@ final class FolderReceiver: IncomingResource, Sendable {
         queue.async { [self] in
             let url = run { writer in try writer.ended(root: root) }
             guard let url, finishOnce(keep: false) else { return }
-            // Its place is free before the sender learns (DONE), as for a file.
-            onFinish(.success(url))
             connection.sendControl(.done(channel: channel))
+            onFinish(.success(url))
         }
     }
 
@@ -195,8 +197,8 @@ final class FolderReceiver: IncomingResource, Sendable {
     /// Ends the folder with `failure` and tells the sender (RESET); a damaged block keeps the blocks taken.
     private func fail(_ failure: FolderWriter.Failure) {
         guard finishOnce(keep: failure.code == .blockMismatch) else { return }
-        onFinish(.failure(failure.error))
         connection.resetIncomingChannel(channel, failure.code)
+        onFinish(.failure(failure.error))
     }
 
     /// Marks the folder finished; when `keep`, and it has taken blocks, keeps its writer for a resume,
@@ -209,6 +211,7 @@ final class FolderReceiver: IncomingResource, Sendable {
             return (state.writer.take(), state.storeMark)
         }
         guard let (writer, mark) = taken else { return false }
+        places.giveBack()
         if var writer {
             if keep, lifetime > .zero, writer.taken.count > 0 {
                 KeptFolders.shared.keep(writer, for: storeKey, lifetime: lifetime)

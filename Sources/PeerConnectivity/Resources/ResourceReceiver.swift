@@ -17,7 +17,7 @@ import SystemPackage
 /// write); a block's length goes back to the sender's window once it is written and checked, so at
 /// most the window waits in memory.
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
-/// `onFinish` is called exactly once. A transfer that fails with blocks checked (the connection
+/// `onFinish` is called exactly once, after its places are given back and the sender told. A transfer that fails with blocks checked (the connection
 /// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
 /// one cancelled, or whose root does not match, keeps nothing.
 final class ResourceReceiver: IncomingResource, Sendable {
@@ -65,6 +65,7 @@ final class ResourceReceiver: IncomingResource, Sendable {
     let store: PartialResourceStore
     private let queue: DispatchQueue
     private let state: Mutex<State>
+    private let places: IncomingResourcePlaces
     private let onFinish: @Sendable (Result<URL, TransferError>) -> Void
 
     init(
@@ -75,6 +76,7 @@ final class ResourceReceiver: IncomingResource, Sendable {
         window: Int,
         limits: PartialResourceStore.Limits,
         store: PartialResourceStore = .shared,
+        places: IncomingResourcePlaces,
         onFinish: @escaping @Sendable (Result<URL, TransferError>) -> Void
     ) {
         self.name = String(decoding: open.name, as: UTF8.self)
@@ -96,6 +98,7 @@ final class ResourceReceiver: IncomingResource, Sendable {
         self.store = store
         let layout = ResourceLayout(size: open.size)
         self.state = Mutex(State(ledger: ResourceBlockLedger(layout: layout), credit: CreditBatch(size: window / 8)))
+        self.places = places
         self.onFinish = onFinish
         // No parent: the event loop never has a current `Progress`, and asking for it costs a thread-local lookup.
         self.progress = Progress.discreteProgress(totalUnitCount: Int64(clamping: open.size))
@@ -286,10 +289,8 @@ final class ResourceReceiver: IncomingResource, Sendable {
                 }
                 if hadRecord { PartialResourceStore.removeRecord(of: path) }
                 guard finishOnce(keep: false) else { return }
-                // Its place is free before the sender learns (DONE): a sender that starts another at once
-                // must not be refused as busy for the place of this one.
-                onFinish(.success(url))
                 connection.sendControl(.done(channel: channel))
+                onFinish(.success(url))
             } catch {
                 fail(.failed(peer: peer, name: name, detail: "\(error)"), resetCode: .failed, keep: false)
             }
@@ -316,8 +317,8 @@ final class ResourceReceiver: IncomingResource, Sendable {
     /// Ends the transfer with `error`, tells the sender (RESET), and keeps or removes the partial file.
     private func fail(_ error: TransferError, resetCode: ChannelResetCode, keep: Bool) {
         guard finishOnce(keep: keep) else { return }
-        onFinish(.failure(error))
         connection.resetIncomingChannel(channel, resetCode)
+        onFinish(.failure(error))
     }
 
     /// Marks the transfer finished and closes the file; keeps its checked blocks for a resume when
@@ -340,6 +341,7 @@ final class ResourceReceiver: IncomingResource, Sendable {
             return (state.descriptor, state.partialPath, state.hasRecord, kept, state.storeMark)
         }
         guard let (descriptor, partial, hasRecord, kept, mark) = taken else { return false }
+        places.giveBack()
         try? descriptor?.close()
         if let partial {
             if let (record, digests) = kept {

@@ -67,6 +67,7 @@ extension SessionRuntime {
         case .resource, .folder:
             guard admits(open, named: name, from: peer, on: connection) else { return }
             let key = TransferKey(connection, open.channel)
+            let places = IncomingResourcePlaces(session: incomingResources)
             let finish: @Sendable (Result<URL, TransferError>) -> Void = { [weak self] result in
                 self?.resourceFinished(key, name: name, from: peer, result: result)
             }
@@ -83,6 +84,7 @@ extension SessionRuntime {
                     maximumEntries: configuration.maximumFolderEntries,
                     lifetime: configuration.maximumPartialResourceBytes > 0
                         ? configuration.partialResourceLifetime : .zero,
+                    places: places,
                     onFinish: finish
                 )
             } else {
@@ -96,6 +98,7 @@ extension SessionRuntime {
                         lifetime: configuration.partialResourceLifetime.inSeconds,
                         maximumBytes: configuration.maximumPartialResourceBytes
                     ),
+                    places: places,
                     onFinish: finish
                 )
             }
@@ -154,7 +157,8 @@ extension SessionRuntime {
 
     /// Why a resource offered by a peer is refused before anything is written, if it is: larger than
     /// the configured maximum or than the free space of the resource directory, or no place free for it
-    /// (in this session or in the process). A resource that is not refused has taken its places.
+    /// (in this session or in the process). A resource that is not refused has taken its places, which
+    /// its receiver gives back (``IncomingResourcePlaces``).
     private func refusal(of open: Frame.Open) -> (ChannelResetCode, String)? {
         if let maximum = configuration.maximumResourceSize, open.size > maximum {
             return (.tooLarge, "\(open.size) bytes announced, at most \(maximum) accepted")
@@ -181,8 +185,7 @@ extension SessionRuntime {
         from peer: PeerID,
         result: Result<URL, TransferError>
     ) {
-        incomingResources.give()
-        IncomingResourceSlots.process.give()
+        // Its places were given back by the receiver, before it told the sender.
         transfers.withLock { $0[key] = nil }
         resourcesInFlight.ended(.channel(key))
         if case .failure(let error) = result, error == .refused(peer: peer, name: name) {
