@@ -76,6 +76,7 @@ final class SessionEchoDriver: EchoDriver {
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
                     let error = Self.reflectorLeft(peer, reason: reason, evicted: eviction.notice.withLock { $0 })
+                    eviction.departure.withLock { $0 = error }
                     phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
                     inbox?.fail(error)
@@ -172,12 +173,15 @@ final class SessionEchoDriver: EchoDriver {
                 do {
                     try await session.send(message, toPeers: peers, mode: mode)
                 } catch let error as SessionError where error.peer.map({ error == .peerNotConnected($0) }) == true {
-                    // The send saw the reflector gone before the event stream said so: the same failure.
-                    let gone = Self.reflectorLeft(
-                        error.peer!,
-                        reason: error.reason,
-                        evicted: eviction.notice.withLock { $0 }
-                    )
+                    // The send saw the reflector gone before the event stream said so: the same failure, as the
+                    // stream tells it, since an eviction notice comes in the stream before the departure.
+                    let gone =
+                        await eviction.departure(within: Self.departureWait)
+                        ?? Self.reflectorLeft(
+                            error.peer!,
+                            reason: error.reason,
+                            evicted: eviction.notice.withLock { $0 }
+                        )
                     controller.fail(gone)
                     throw gone
                 } catch {
@@ -194,6 +198,10 @@ final class SessionEchoDriver: EchoDriver {
             }
         }
     }
+
+    /// How long a send that found the reflector gone waits for the event stream's account of it: the stream has
+    /// it queued already, behind the messages that came before, so this bounds only a starved receiver.
+    static let departureWait: Duration = .seconds(2)
 
     /// The failure of a run whose reflector left, seen by the event stream or by a send: the eviction, when
     /// the reflector said it gave this runner's place to a newcomer.
@@ -214,9 +222,23 @@ final class SessionEchoDriver: EchoDriver {
     }
 }
 
-/// Where the receiver keeps the reflector's eviction notice for the failure that follows it.
+/// Where the receiver keeps the reflector's eviction notice for the failure that follows it, and that failure.
 private final class EvictionNotice: Sendable {
     let notice = Mutex<RunnerEviction?>(nil)
+    /// The failure the event stream reported when the reflector left.
+    let departure = Mutex<BenchError?>(nil)
+
+    /// The failure the event stream reports when the reflector left, once it has; nil if it has not within
+    /// `timeout`.
+    func departure(within timeout: Duration) async -> BenchError? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let departure = departure.withLock({ $0 }) { return departure }
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else {
+                return nil
+            }
+        }
+    }
 }
 
 /// Where the receiver hands the echoes of latency probes, once the responsiveness test routes them.
