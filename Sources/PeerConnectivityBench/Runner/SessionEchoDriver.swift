@@ -76,7 +76,7 @@ final class SessionEchoDriver: EchoDriver {
                     }
                 case .peerStateChanged(let peer, .notConnected, let reason):
                     let error = Self.reflectorLeft(peer, reason: reason, evicted: eviction.notice.withLock { $0 })
-                    eviction.departure.withLock { $0 = error }
+                    eviction.departed.withLock { $0 = error }
                     phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
                     inbox?.fail(error)
@@ -226,14 +226,14 @@ final class SessionEchoDriver: EchoDriver {
 private final class EvictionNotice: Sendable {
     let notice = Mutex<RunnerEviction?>(nil)
     /// The failure the event stream reported when the reflector left.
-    let departure = Mutex<BenchError?>(nil)
+    let departed = Mutex<BenchError?>(nil)
 
     /// The failure the event stream reports when the reflector left, once it has; nil if it has not within
     /// `timeout`.
     func departure(within timeout: Duration) async -> BenchError? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let departure = departure.withLock({ $0 }) { return departure }
+            if let failure = departed.withLock({ $0 }) { return failure }
             guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else {
                 return nil
             }

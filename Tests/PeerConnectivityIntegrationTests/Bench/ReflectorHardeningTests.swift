@@ -52,7 +52,7 @@ struct ReflectorHardeningTests {
     private func settledDescriptorCount(of pid: Int32) async throws -> Int {
         var last = -1
         for _ in 0..<(30 * slowdown) {
-            let count = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+            let count = try descriptors(of: pid).count
             if count == last { return count }
             last = count
             try await Task.sleep(for: .milliseconds(300))
@@ -76,10 +76,15 @@ struct ReflectorHardeningTests {
         return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
-    /// Expects a descriptor free in `pid` at one of three looks 100 ms apart.
+    /// The descriptor numbers below `limit` that `pid` has free.
     ///
     /// The limit counts numbers below it, not open descriptors: the reflector may inherit some above it from
     /// this process (Foundation's `Process` passes one of its own on), which take none of its numbers.
+    private func freeDescriptors(in pid: Int32, limit: Int) throws -> Int {
+        limit - (try descriptors(of: pid).filter { $0.number < limit }.count)
+    }
+
+    /// Expects a descriptor free in `pid` at one of three looks 100 ms apart.
     private func expectFreeDescriptors(
         in pid: Int32,
         limit: Int,
@@ -87,7 +92,7 @@ struct ReflectorHardeningTests {
     ) async throws {
         var free: [Int] = []
         for _ in 0..<3 {
-            free.append(limit - (try descriptors(of: pid).filter { $0.number < limit }.count))
+            free.append(try freeDescriptors(in: pid, limit: limit))
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(
@@ -136,7 +141,7 @@ struct ReflectorHardeningTests {
         _ = try await settledDescriptorCount(of: reflector.pid)
         // What the first silent connections take: every number below the limit not yet taken (6, and one more for
         // each descriptor it inherited above the limit). Three times as many connections come.
-        let room = limit - (try descriptors(of: reflector.pid).filter { $0.number < limit }.count)
+        let room = try freeDescriptors(in: reflector.pid, limit: limit)
         let silent = (0..<(3 * room)).map { _ in silentConnection(to: port) }
         // It runs out and says so (at once alone, later on a loaded machine); from then on it must wait, not spin.
         try await waitFor("the pause to be logged") { reflector.errors.contains("out of file descriptors") }
