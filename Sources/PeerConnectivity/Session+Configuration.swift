@@ -114,6 +114,10 @@ extension Session {
         /// Whether and how the session re-establishes a link that dropped (opt-in; `nil`, the default,
         /// reports the peer `notConnected` at once). See ``Session/Reconnection``.
         public var reconnection: Reconnection?
+        /// Answers or takes messages where they are read, before they reach ``Session/events`` (an echo
+        /// server's or a request/response protocol's round trip without a task in it); `nil` (the default)
+        /// delivers every message. See ``MessageResponder`` for its rules.
+        public var messageResponder: MessageResponder?
         /// How the session decides on a peer's certificate on an encrypted connection (after the
         /// binding rule): accept every bound certificate (default), pin keys on first use, or ask the app.
         public var certificatePolicy: CertificatePolicy = .acceptBound

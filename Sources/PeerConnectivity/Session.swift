@@ -307,10 +307,7 @@ public final class Session: Sendable {
 
     /// A DATA frame carrying `data`, in the session's pooled buffers.
     private func encode(_ data: Data) -> EncodedFrame {
-        let pool = runtime.sendBuffers
-        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0, makeBuffer: pool.buffer(capacity:)) }
-        pool.recycle(frame)
-        return frame
+        runtime.dataFrame(data)
     }
 
     private static func send(_ frame: EncodedFrame, on connection: Connection, to peer: PeerID) async throws {

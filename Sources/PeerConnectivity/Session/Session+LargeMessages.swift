@@ -42,7 +42,7 @@ extension Session {
     /// leaves the line; once its channel is open (its chunks under way, or all sent and DONE awaited), the
     /// channel is reset (RESET 1, cancelled), which drops its queued chunks here and what the peer gathered
     /// there; either way the turn passes to the next message, and the caller's bytes are no longer held.
-    private static func sendLarge(_ data: Data, on connection: Connection, to peer: PeerID) async throws {
+    static func sendLarge(_ data: Data, on connection: Connection, to peer: PeerID) async throws {
         let channel: UInt32
         do {
             try await connection.beginMessage()

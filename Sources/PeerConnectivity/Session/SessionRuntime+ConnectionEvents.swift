@@ -99,9 +99,12 @@ extension SessionRuntime {
         meshReceived(frame, on: connection, from: peer)
     }
 
-    /// An unreliable message arrived by UDP: delivered unless the application is too far behind.
+    /// An unreliable message arrived by UDP: offered to the responder, else delivered unless the application
+    /// is too far behind.
     func deliverUnreliable(_ data: Data, from peer: PeerID) -> Bool {
-        guard events.backlog <= configuration.receiveBufferLimit, state(of: peer) == .connected else { return false }
+        guard state(of: peer) == .connected else { return false }
+        if respondUnreliable(data, from: peer) { return true }
+        guard events.backlog <= configuration.receiveBufferLimit else { return false }
         events.yield(.dataReceived(data, from: peer, mode: .unreliable), bytes: data.count)
         return true
     }
@@ -110,7 +113,7 @@ extension SessionRuntime {
         if configuration.reconnection != nil {
             countReceived(message.readableBytes, from: peer, on: connection)
         }
-        return deliverReliable(Data(buffer: message, byteTransferStrategy: .automatic), from: peer)
+        return respondOrDeliver(Data(buffer: message, byteTransferStrategy: .automatic), from: peer, on: connection)
     }
 
     /// Yields a reliable message (a DATA frame's, or a large message's at its END) and says whether to

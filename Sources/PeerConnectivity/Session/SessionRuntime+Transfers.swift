@@ -28,7 +28,7 @@ extension SessionRuntime {
                 // Confirmed before it is read, as a DATA frame is by being received: the sender's `send`
                 // returns, and the application's pace holds up reading below, not the sender's confirmation.
                 connection.sendControl(.done(channel: channel))
-                return deliverReliable(message.takeMessage(), from: peer)
+                return respondOrDeliver(message.takeMessage(), from: peer, on: connection)
             }
             transfer?.ended(digest: digest)
         case .reset(let channel, let code):

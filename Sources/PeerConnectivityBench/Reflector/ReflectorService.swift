@@ -203,6 +203,10 @@ public final class ReflectorService: Sendable {
         sessionConfiguration.notSentLowWatermark = RunnerInvitation.notSentLowWatermark(in: invitation.context)
         sessionConfiguration.gatesUnsentBytes = RunnerInvitation.gatesUnsentBytes(in: invitation.context)
         sessionConfiguration.congestionControl = RunnerInvitation.congestionControl(in: invitation.context)
+        // Messages are echoed where the session reads them, with no task between a message and its echo.
+        let activity = RunnerActivity(clock: configuration.idleClock)
+        let runnerEcho = RunnerEcho(activity: activity)
+        sessionConfiguration.messageResponder = runnerEcho.responder
         let session = Session(
             peer: peer,
             encryptionPreference: configuration.encryption,
@@ -235,7 +239,7 @@ public final class ReflectorService: Sendable {
                 peer: runner,
                 session: session,
                 address: address,
-                activity: RunnerActivity(clock: configuration.idleClock)
+                activity: activity
             )
             state.coRunners.arrived(state.nextRunner, label: "\(runner.displayName) (\(address))")
             return .success((state.nextRunner, eviction))
@@ -251,7 +255,7 @@ public final class ReflectorService: Sendable {
             if let eviction { evict(eviction, for: name, address: address, source: source) }
         }
         let context = LogSafe.escaped(String(decoding: invitation.context, as: UTF8.self), limit: 200)
-        // On the session's event loop: each echo is sent from the thread that read it.
+        // On the session's event loop: what this task answers is sent from the thread that read it.
         let task = Task(executorPreference: session.taskExecutor) { [self] in
             defer { state.withLock { $0.remove(id) } }
             do {
@@ -265,11 +269,11 @@ public final class ReflectorService: Sendable {
                     + "stream-window=\(sessionConfiguration.streamWindow)" + (reconnects ? " reconnection=on" : "")
                     + (sessionConfiguration.congestionControl.map { " congestion=\($0)" } ?? "")
             )
-            guard let activity = state.withLock({ $0.runners[id]?.activity }) else { return }
+            guard state.withLock({ $0.runners[id] != nil }) else { return }
             var hello = hello
             hello.streamWindow = sessionConfiguration.streamWindow
             hello.notSentLowWatermark = sessionConfiguration.notSentLowWatermark
-            await echo(session, id: id, runner: runner, hello: hello, activity: activity)
+            await serve(session, id: id, runner: runner, hello: hello, echo: runnerEcho, activity: activity)
         }
         // A runner that is gone already has no entry to keep its task in.
         state.withLock { $0.runners[id]?.task = task }
@@ -348,19 +352,19 @@ public final class ReflectorService: Sendable {
         }
     }
 
-    /// Echoes until the runner leaves; its streams and resources are handled by tasks of their own, which
-    /// are cancelled when it leaves.
-    private func echo(
+    /// Serves the runner until it leaves: its messages are echoed by `echo`, where the session reads them (or
+    /// here, for a session with reconnection); its streams and resources are handled by tasks of their own,
+    /// which are cancelled when it leaves.
+    private func serve(
         _ session: Session,
         id: Int,
         runner: PeerID,
         hello: ReflectorHello,
+        echo: RunnerEcho,
         activity: RunnerActivity
     ) async {
         let started = ContinuousClock.now
         var cpuAtConnect = CPUTime.ofThisProcess()
-        var messages = 0
-        var bytes = 0
         var streams = 0
         var resources = 0
         var resumptions = 0
@@ -370,10 +374,6 @@ public final class ReflectorService: Sendable {
         // The runner's connection as this kernel sees it, sampled from its hello to the report.
         let sampler = LinkSampler()
         defer { sampler.stop() }
-        // Bulk test with --size: one-way messages counted and checked, not echoed, until the runner's end.
-        var sink: (bytes: Int, mismatch: Int?)?
-        // Datagrams at a bitrate (`--test bulk -u`): counted from the runner's "start-udp" to its "end".
-        var datagrams: DatagramReceiver?
         for await event in session.events {
             switch event {
             case .peerStateChanged(let peer, .connected, _) where peer == runner && greeted:
@@ -405,6 +405,7 @@ public final class ReflectorService: Sendable {
                 }
             case .peerStateChanged(let peer, .notConnected, let reason) where peer == runner:
                 let seconds = started.duration(to: .now).components.seconds
+                let (messages, bytes) = echo.echoed
                 log(
                     "ended runner=\(LogSafe.escaped(peer.displayName)) reason=\(reason.map { "\($0)" } ?? "none") "
                         + "echoed=\(messages) bytes=\(bytes) streams=\(streams) resources=\(resources) after \(seconds) s"
@@ -437,70 +438,40 @@ public final class ReflectorService: Sendable {
                         await Self.confirm(name, result, to: peer, in: session, log: log)
                     }
                 )
-            case .dataReceived(let data, let peer, _) where data == ReflectorReport.request:
-                let elapsed = started.duration(to: .now)
-                var report = ReflectorReport(
-                    cpu: CPUTime.ofThisProcess().since(cpuAtConnect),
-                    seconds: elapsed.seconds
-                )
-                (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
-                report.link = await session.linkReport(for: peer).map(LinkSample.init)
-                let links = sampler.samples
-                report.links = links.isEmpty ? nil : links
-                let peak = ProcessSample.current().peakResidentBytes
-                report.peakResidentBytes = peak > 0 ? peak : nil
-                try? await session.send(report.encoded(), toPeers: [peer])
-            case .dataReceived(let data, let peer, _) where data.starts(with: MessageFlow.prefix):
-                activity.touch()
-                guard let flow = MessageFlow.decoded(from: data) else { break }
-                if flow.action == MessageFlow.startDatagrams {
-                    datagrams = DatagramReceiver()
-                } else if flow.action == "start" {
-                    sink = (0, nil)
-                } else if let counted = datagrams {
-                    datagrams = nil
-                    try? await session.send(DatagramReceipt(counted).encoded(), toPeers: [peer])
-                } else if let counted = sink {
-                    sink = nil
-                    let receipt = StreamReceipt(
-                        name: MessageFlow.receiptName,
-                        bytes: counted.bytes,
-                        firstMismatchOffset: counted.mismatch
-                    )
-                    try? await session.send(receipt.encoded(), toPeers: [peer])
-                }
-            case .dataReceived(let data, _, .unreliable) where datagrams != nil:
-                activity.touch()
-                datagrams?.record(data, arrivalNanoseconds: MonotonicClock.now())
-            case .dataReceived(let data, _, _) where sink != nil:
-                activity.touch()
-                guard var counted = sink else { break }
-                if counted.mismatch == nil {
-                    let wrong = data.withUnsafeBytes { Self.pattern.firstMismatch(in: $0, index: 0, offset: 0) }
-                    counted.mismatch = wrong.map { counted.bytes + $0 }
-                }
-                counted.bytes += data.count
-                sink = counted
-            case .dataReceived(let data, let peer, _) where data.starts(with: BulkRequest.prefix):
-                activity.touch()
-                guard let request = BulkRequest.decoded(from: data) else { break }
-                streams += 1
-                activity.began()
-                transfers.append(
-                    Task { [log] in
-                        defer { activity.ended() }
-                        await Self.writeReverse(request, to: peer, in: session, log: log)
-                    }
-                )
             case .dataReceived(let data, let peer, let mode):
-                activity.touch()
-                do {
-                    try await session.send(data, toPeers: [peer], mode: mode)
-                    messages += 1
-                    bytes += data.count
-                } catch {
-                    // The runner is gone; its notConnected event follows and ends the loop.
-                    log("echo to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
+                switch echo.respond(to: data, mode: mode) {
+                case .deliver where data == ReflectorReport.request:
+                    let elapsed = started.duration(to: .now)
+                    var report = ReflectorReport(
+                        cpu: CPUTime.ofThisProcess().since(cpuAtConnect),
+                        seconds: elapsed.seconds
+                    )
+                    (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
+                    report.link = await session.linkReport(for: peer).map(LinkSample.init)
+                    let links = sampler.samples
+                    report.links = links.isEmpty ? nil : links
+                    let peak = ProcessSample.current().peakResidentBytes
+                    report.peakResidentBytes = peak > 0 ? peak : nil
+                    try? await session.send(report.encoded(), toPeers: [peer])
+                case .deliver:
+                    guard let request = BulkRequest.decoded(from: data) else { break }
+                    streams += 1
+                    activity.began()
+                    transfers.append(
+                        Task { [log] in
+                            defer { activity.ended() }
+                            await Self.writeReverse(request, to: peer, in: session, log: log)
+                        }
+                    )
+                case .consumed:
+                    break
+                case .reply(let reply):
+                    do {
+                        try await session.send(reply, toPeers: [peer], mode: mode)
+                    } catch {
+                        // The runner is gone; its notConnected event follows and ends the loop.
+                        log("echo to runner=\(LogSafe.escaped(peer.displayName)) failed: \(error)")
+                    }
                 }
             }
         }

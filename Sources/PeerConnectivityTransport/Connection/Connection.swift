@@ -229,6 +229,26 @@ package final class Connection: Sendable {
         return mustWait
     }
 
+    /// Queues an encoded frame that answers one just read, without waiting. Called from the connection's
+    /// read (its delegate answering a message), it is written once the read's frames are all handled, with
+    /// the other answers of that read in one write and no pass through the event loop's task queue;
+    /// called from anywhere else, it is queued as ``enqueue(_:)`` queues.
+    ///
+    /// - Parameter frame: an encoded frame.
+    /// - Returns: whether the queue is over its high watermark: then read no more until
+    ///   ``waitUntilDrained()`` returns.
+    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
+    package func queueReply(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
+        let (claimedDrain, mustWait) = try queue(frame)
+        guard claimedDrain else { return mustWait }
+        if channel.eventLoop.inEventLoop, handler.value.decoding {
+            handler.value.drainAfterRead = true
+        } else {
+            scheduleDrain(batching: true)
+        }
+        return mustWait
+    }
+
     /// Puts `frame` in the outbound queue: whether the caller must schedule the drain, and whether the queue
     /// is now over its high watermark.
     private func queue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> (drain: Bool, mustWait: Bool) {

@@ -54,6 +54,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var reader: ReceiveBuffer
     /// ``channelRead(context:data:)`` is decoding: a switch to TLS waits until it is done.
     var decoding = false
+    /// An answer to a frame of this read was queued (``Connection/queueReply(_:)``): drain once the read's
+    /// frames are handled.
+    var drainAfterRead = false
     /// Nothing more is decoded: after a malformed frame, or from the HELLO that switches to TLS
     /// until the TLS handler is in place.
     var readerStopped = false
@@ -227,6 +230,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
         }
         decoding = false
+        if drainAfterRead {
+            drainAfterRead = false
+            drainOutgoing()
+        }
         if let tls = pendingTLS.take() {
             installTLS(tls, context: context)
         }
