@@ -129,3 +129,45 @@ struct MessageResponderTests {
         #expect(Self.data(of: pair.clientLog).isEmpty)
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+
+    /// A peer that sends and never reads: the replies it does not take hold up reading, not memory.
+    @Suite("Message responder against a peer that reads nothing", .timeLimit(.minutes(1 * slowdown)))
+    struct MessageResponderBackpressureTests {
+        @Test("replies a peer does not read stop the session reading from it: its writes stall under 64 MiB")
+        func unreadRepliesStopReading() async throws {
+            var configuration = Session.Configuration.patient
+            configuration.messageResponder = MessageResponder { data, _, _ in .reply(data) }
+            let joined = try await RawJoinedSession("responder-unread", configuration: configuration)
+            defer { Task { await joined.stop() } }
+            let fd = joined.socket.fd
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            let frame = HandFrames.data([UInt8](repeating: 0x5A, count: 64 << 10))
+            let cap = 64 << 20
+            // Without the pause, the session reads everything and queues every reply: the writes never
+            // stall before the cap. With it, they stall once the socket buffers and the session's queue are
+            // full (well under 64 MiB). A stall is a second of no room (a slow machine may stall sooner, which
+            // passes too: the failing case is the cap reached).
+            let written = await onOwnThread { () -> Int in
+                var written = 0
+                var offset = 0
+                while written < cap {
+                    let result = frame[offset...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+                    if result > 0 {
+                        written += result
+                        offset = (offset + result) % frame.count
+                        continue
+                    }
+                    guard errno == EAGAIN else { break }
+                    var waiter = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&waiter, 1, 1_000) == 0 { break }
+                }
+                return written
+            }
+            #expect(written < cap, "wrote \(written) bytes of replies the peer never reads")
+            #expect(joined.session.connectedPeers.count == 1, "the peer is still connected")
+        }
+    }
+#endif
