@@ -89,16 +89,18 @@ struct ReflectorConnection {
             // The cut link must be resumed for the transfer to go on: reconnection, on both sides.
             sessionConfiguration.reconnection = ResourceTest.reconnection
         }
+        let plan = configuration.plan
+        // Echoes are timed where the session reads them, with no task between the read and the clock.
+        let echoes = EchoTaker(pattern: pattern, mode: plan.mode)
+        sessionConfiguration.messageResponder = echoes.responder
         let session = Session(
             peer: me,
             encryptionPreference: configuration.encryption,
             configuration: sessionConfiguration
         )
-        let plan = configuration.plan
         let driver = SessionEchoDriver(
             session: session,
-            pattern: pattern,
-            mode: plan.mode,
+            echoes: echoes,
             // Every test reads the reflector's later messages there: receipts, confirmations, its report.
             inbox: TransferInbox()
         )

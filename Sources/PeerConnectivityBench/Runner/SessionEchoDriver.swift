@@ -2,14 +2,12 @@ import Foundation
 import PeerConnectivity
 import Synchronization
 
-/// The data test's driver: messages through a ``PeerConnectivity/Session``, echoes read from its events
-/// by one receiver task for the whole run. Until a phase starts, the reflector's messages (its hello)
-/// go to ``hello(timeout:)``.
+/// The data test's driver: messages through a ``PeerConnectivity/Session``, echoes taken where the session
+/// reads them (``EchoTaker``), everything else read from its events by one receiver task for the whole run.
+/// Until a phase starts, the reflector's messages (its hello) go to ``hello(timeout:)``.
 final class SessionEchoDriver: EchoDriver {
     let session: Session
-    private let pattern: PayloadPattern
-    private let mode: DeliveryMode
-    private let phase = CurrentPhase()
+    private let echoes: EchoTaker
     private let reflector = Mutex<PeerID?>(nil)
     /// The reflector's notice that it gave this runner's place to a newcomer, once it came.
     private let eviction: EvictionNotice
@@ -17,8 +15,6 @@ final class SessionEchoDriver: EchoDriver {
     private let receiver: Task<Void, Never>
     /// Where the stream and resource tests get the reflector's streams and its later messages.
     let inbox: TransferInbox?
-    /// Where the echoes of latency probes go (the responsiveness test), once routed.
-    private let probes: ProbeRoute
     /// The reflector's reports, apart from the inbox: a test that stops reading the inbox (by cancelling
     /// its reader, which ends the inbox's sequence) leaves the report still to be read.
     private let reports: AsyncStream<Data>
@@ -26,27 +22,22 @@ final class SessionEchoDriver: EchoDriver {
     /// Starts reading the session's events; call before connecting, so that nothing is missed.
     ///
     /// - Parameters:
-    ///   - session: the runner's session.
-    ///   - pattern: the payloads of the data test.
-    ///   - mode: how the data test sends.
+    ///   - session: the runner's session, made with `echoes.responder` as its responder.
+    ///   - echoes: takes the echoes where they are read; the sender sets its phase.
     ///   - inbox: for the stream and resource tests: receives the streams the reflector opens and its
     ///     messages after the hello. Without one, those streams are cancelled and those messages dropped.
-    init(session: Session, pattern: PayloadPattern, mode: DeliveryMode = .reliable, inbox: TransferInbox? = nil) {
+    init(session: Session, echoes: EchoTaker, inbox: TransferInbox? = nil) {
         self.session = session
-        self.pattern = pattern
-        self.mode = mode
+        self.echoes = echoes
         self.inbox = inbox
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         firstMessages = stream
-        let phase = self.phase
         let eviction = EvictionNotice()
         self.eviction = eviction
-        let probes = ProbeRoute()
-        self.probes = probes
-        let countsFallback = mode == .unreliable
         let (reports, reportContinuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(4))
         self.reports = reports
-        // On the session's event loop, so that an echo is timed when it is read, not after a hop to another thread.
+        // On the session's event loop, as the echoes are taken there: a session with reconnection calls no
+        // responder, and its echoes come here.
         receiver = Task(executorPreference: session.taskExecutor) {
             var heardHello = false
             for await event in session.events {
@@ -55,18 +46,10 @@ final class SessionEchoDriver: EchoDriver {
                     eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
                 case .dataReceived(let data, _, _) where data.starts(with: ReflectorReport.prefix):
                     reportContinuation.yield(data)
-                case .dataReceived(let data, _, _) where data.starts(with: LatencyProbe.prefix):
-                    probes.book.withLock { $0 }?.received(data, at: MonotonicClock.now())
-                case .dataReceived(let data, _, let arrivedAs):
-                    let now = MonotonicClock.now()
-                    if let current = phase.current {
-                        let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
-                        current.controller.received(
-                            inspection,
-                            at: now,
-                            onConnection: countsFallback && arrivedAs == .reliable
-                        )
-                    } else if !heardHello {
+                case .dataReceived(let data, _, let arrivedAs) where echoes.take(data, arrivedAs: arrivedAs):
+                    break
+                case .dataReceived(let data, _, _):
+                    if !heardHello {
                         heardHello = true
                         continuation.yield(data)
                         continuation.finish()
@@ -77,7 +60,7 @@ final class SessionEchoDriver: EchoDriver {
                 case .peerStateChanged(let peer, .notConnected, let reason):
                     let error = Self.reflectorLeft(peer, reason: reason, evicted: eviction.notice.withLock { $0 })
                     eviction.departed.withLock { $0 = error }
-                    phase.current?.controller.fail(error)
+                    echoes.phase.current?.controller.fail(error)
                     continuation.finish(throwing: error)
                     inbox?.fail(error)
                 case .streamReceived(let stream):
@@ -98,7 +81,7 @@ final class SessionEchoDriver: EchoDriver {
 
     /// Hands the echoes of latency probes to `book` from now on, timed as they are read.
     func routeProbes(to book: ProbeBook) {
-        probes.book.withLock { $0 = book }
+        echoes.routeProbes(to: book)
     }
 
     /// The reflector, once connected.
@@ -154,14 +137,15 @@ final class SessionEchoDriver: EchoDriver {
         // cost two more thread wake-ups (the sender's, then the event loop's to write), more than the
         // kernel's own round trip on loopback.
         try await withTaskExecutorPreference(session.taskExecutor) {
-            try await phase.during(controller, size: size) {
+            try await echoes.phase.during(controller, size: size) {
                 try await send(controller, size: size, to: [peer])
             }
         }
     }
 
     private func send(_ controller: LoadController, size: Int, to peers: [PeerID]) async throws {
-        let mode = self.mode.sendMode
+        let mode = echoes.mode.sendMode
+        let pattern = echoes.pattern
         // One buffer, rewritten for each message: the session copies it into its frame before `send`
         // returns, so it is never copied on write and no message costs an allocation here.
         var message = Data(count: size)
@@ -239,9 +223,4 @@ private final class EvictionNotice: Sendable {
             }
         }
     }
-}
-
-/// Where the receiver hands the echoes of latency probes, once the responsiveness test routes them.
-private final class ProbeRoute: Sendable {
-    let book = Mutex<ProbeBook?>(nil)
 }
