@@ -273,7 +273,7 @@ public final class Session: Sendable {
         if configuration.reconnection != nil {
             // One target's limit is checked with its send; several are checked before any is sent to.
             if peers.count > 1 { try runtime.checkMessageLength(data.count, to: peers) }
-            let frame = encode(data)
+            let frame = runtime.dataFrame(data)
             for peer in peers {
                 try await runtime.sendResumable(frame, to: peer)
             }
@@ -281,11 +281,11 @@ public final class Session: Sendable {
         }
         if peers.count == 1 {  // the common case needs no array of connections
             let connection = try runtime.connection(to: peers[0], carrying: data.count)
-            try await Self.send(encode(data), on: connection, to: peers[0])
+            try await Self.send(runtime.dataFrame(data), on: connection, to: peers[0])
             return
         }
         let connections = try runtime.connections(to: peers, carrying: data.count)
-        let frame = encode(data)
+        let frame = runtime.dataFrame(data)
         for (peer, connection) in zip(peers, connections) {
             try await Self.send(frame, on: connection, to: peer)
         }
@@ -295,7 +295,7 @@ public final class Session: Sendable {
     private func sendUnreliable(_ data: Data, to peers: [PeerID]) async throws {
         let connections = try runtime.connections(to: peers, carrying: data.count)
         for (peer, connection) in zip(peers, connections) where !runtime.datagrams.send(data, on: connection) {
-            let frame = encode(data)
+            let frame = runtime.dataFrame(data)
             if configuration.reconnection != nil {
                 // Every DATA frame of a link is numbered, these too.
                 try await runtime.sendResumable(frame, to: peer)
@@ -303,11 +303,6 @@ public final class Session: Sendable {
                 try await Self.send(frame, on: connection, to: peer)
             }
         }
-    }
-
-    /// A DATA frame carrying `data`, in the session's pooled buffers.
-    private func encode(_ data: Data) -> EncodedFrame {
-        runtime.dataFrame(data)
     }
 
     private static func send(_ frame: EncodedFrame, on connection: Connection, to peer: PeerID) async throws {

@@ -13,12 +13,11 @@ import Synchronization
 /// the folder stream, one event when it starts and one when it ends, with the folder's URL.
 ///
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
-/// `onFinish` is called exactly once, after its places are given back and the sender told. The folder's files
-/// are placed in a hidden staging directory and the
-/// folder moves to its name only at END, once it is whole and checked. A folder that fails with blocks
-/// taken because its link dropped, its sender failed or a block was damaged is kept for a resume, staging
-/// directory and all; one cancelled, or whose stream breaks a rule or a limit, is not: its staging
-/// directory and the file being written are removed.
+/// `onFinish` is called exactly once, after its places are given back and the sender told. The folder's
+/// files are placed in a hidden staging directory and the folder moves to its name only at END, once it is
+/// whole and checked. A folder that fails with blocks taken because its link dropped, its sender failed or
+/// a block was damaged is kept for a resume, staging directory and all; one cancelled, or whose stream
+/// breaks a rule or a limit, is not: its staging directory and the file being written are removed.
 final class FolderReceiver: IncomingResource, Sendable {
     private struct State {
         /// Nil only while ``run(_:)`` has it out, writing outside the lock.

@@ -17,10 +17,10 @@ import SystemPackage
 /// write); a block's length goes back to the sender's window once it is written and checked, so at
 /// most the window waits in memory.
 /// Whatever ends the transfer (END, a RESET from either side, the connection closing) ends it once:
-/// `onFinish` is called exactly once, after its places are given back and the sender told. A transfer that
-/// fails with blocks checked (the connection
-/// closed, a block did not match) keeps them in the ``PartialResourceStore`` for the sender to resume;
-/// one cancelled, or whose root does not match, keeps nothing.
+/// `onFinish` is called exactly once, after its places are given back and the sender told. A transfer
+/// that fails with blocks checked (the connection closed, a block did not match) keeps them in the
+/// ``PartialResourceStore`` for the sender to resume; one cancelled, or whose root does not match, keeps
+/// nothing.
 final class ResourceReceiver: IncomingResource, Sendable {
     private struct State {
         var descriptor: SystemPackage.FileDescriptor?

@@ -147,6 +147,13 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         }
     }
 
+    /// A DATA frame carrying `data`, in the session's pooled buffers: what a send or a responder's reply writes.
+    func dataFrame(_ data: Data) -> EncodedFrame {
+        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0, makeBuffer: sendBuffers.buffer(capacity:)) }
+        sendBuffers.recycle(frame)
+        return frame
+    }
+
     /// Whether `peer` reads folder channels, as its first connection's handshake said.
     func peerReadsFolders(_ peer: PeerID) -> Bool {
         peers.withLock { $0[peer]?.peerReadsFolders ?? false }
