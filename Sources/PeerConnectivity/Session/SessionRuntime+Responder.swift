@@ -60,7 +60,7 @@ extension SessionRuntime {
         }
         let mustWait: Bool
         do {
-            mustWait = try connection.queueReply(dataFrame(reply))
+            mustWait = try connection.enqueue(dataFrame(reply))
         } catch {
             return .more  // closing: its closed event follows
         }
@@ -83,7 +83,7 @@ extension SessionRuntime {
         }
         guard !datagrams.send(reply, on: connection) else { return }
         // Unreliable: a full queue drops it rather than holding up reading.
-        _ = try? connection.queueReply(dataFrame(reply))
+        _ = try? connection.enqueue(dataFrame(reply))
     }
 
     /// Why a reply of `size` bytes cannot go on `connection`, if it cannot.
@@ -100,12 +100,5 @@ extension SessionRuntime {
             "dropped a reply of \(reply.count) bytes to \(peer): \(why)",
             to: configuration.logger
         )
-    }
-
-    /// A DATA frame carrying `data`, in the session's pooled buffers.
-    func dataFrame(_ data: Data) -> EncodedFrame {
-        let frame = data.withUnsafeBytes { FrameEncoder.dataFrame($0, makeBuffer: sendBuffers.buffer(capacity:)) }
-        sendBuffers.recycle(frame)
-        return frame
     }
 }

@@ -216,9 +216,10 @@ package final class Connection: Sendable {
     }
 
     /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
-    /// a lock of their own (the session numbering reliable messages for reconnection). It never writes to
-    /// the socket itself, even from a task on the event loop: the event loop drains the queue after the
-    /// caller's lock is released.
+    /// a lock of their own (the session numbering reliable messages for reconnection), or that answer
+    /// from the connection's own read (a ``MessageResponder``'s reply). It never writes to the socket
+    /// itself, even from a task on the event loop: the event loop drains the queue after the caller's
+    /// lock is released, or once the read's frames are handled (``scheduleDrain(batching:)``).
     ///
     /// - Parameter frame: an encoded frame.
     /// - Returns: whether the queue is over its high watermark: then await ``waitUntilDrained()``.
@@ -226,26 +227,6 @@ package final class Connection: Sendable {
     package func enqueue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
         let (claimedDrain, mustWait) = try queue(frame)
         if claimedDrain { scheduleDrain(batching: true) }
-        return mustWait
-    }
-
-    /// Queues an encoded frame that answers one just read, without waiting. Called from the connection's
-    /// read (its delegate answering a message), it is written once the read's frames are all handled, with
-    /// the other answers of that read in one write and no pass through the event loop's task queue;
-    /// called from anywhere else, it is queued as ``enqueue(_:)`` queues.
-    ///
-    /// - Parameter frame: an encoded frame.
-    /// - Returns: whether the queue is over its high watermark: then read no more until
-    ///   ``waitUntilDrained()`` returns.
-    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
-    package func queueReply(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
-        let (claimedDrain, mustWait) = try queue(frame)
-        guard claimedDrain else { return mustWait }
-        if channel.eventLoop.inEventLoop, handler.value.decoding {
-            handler.value.drainAfterRead = true
-        } else {
-            scheduleDrain(batching: true)
-        }
         return mustWait
     }
 
@@ -317,14 +298,19 @@ package final class Connection: Sendable {
     /// Drains at once when called by a task on the connection's event loop (one running on
     /// ``EventLoopTaskExecutor``), else asks the event loop to. Never at once from the handler's own
     /// callbacks (no task there): what an event handler queues while the handler works must follow the frames
-    /// the handler writes itself (ACCEPT after the session has counted the peer in, for one).
+    /// the handler writes itself (ACCEPT after the session has counted the peer in, for one). Called from
+    /// within the handler's read (an event handler answering a message, granting credit, confirming), the
+    /// handler drains once the read's frames are handled: what the read queued goes out in one write, with
+    /// no pass through the event loop's task queue.
     ///
     /// - Parameter batching: always ask the event loop, even from a task on it: for channel chunks,
     ///   so that what every writer on the loop queues in this turn goes out in one batch, not a write
     ///   per chunk; and for frames queued under a caller's lock, which must not write under it.
     func scheduleDrain(batching: Bool = false) {
         let handler = self.handler
-        if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
+        if channel.eventLoop.inEventLoop, handler.value.decoding {
+            handler.value.drainAfterRead = true
+        } else if !batching, channel.eventLoop.inEventLoop, withUnsafeCurrentTask(body: { $0 != nil }) {
             handler.value.drainOutgoing()
         } else {
             channel.eventLoop.execute { handler.value.drainOutgoing() }

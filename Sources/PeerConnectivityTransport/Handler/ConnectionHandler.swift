@@ -54,8 +54,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var reader: ReceiveBuffer
     /// ``channelRead(context:data:)`` is decoding: a switch to TLS waits until it is done.
     var decoding = false
-    /// An answer to a frame of this read was queued (``Connection/queueReply(_:)``): drain once the read's
-    /// frames are handled.
+    /// Something was queued while this read's frames were handled (``Connection/scheduleDrain(batching:)``):
+    /// drain once they all are.
     var drainAfterRead = false
     /// Nothing more is decoded: after a malformed frame, or from the HELLO that switches to TLS
     /// until the TLS handler is in place.
@@ -230,12 +230,13 @@ package final class ConnectionHandler: ChannelDuplexHandler {
             }
         }
         decoding = false
+        if let tls = pendingTLS.take() {
+            installTLS(tls, context: context)
+        }
+        // After TLS is in place: what was queued goes through it, as a drain the event loop ran would.
         if drainAfterRead {
             drainAfterRead = false
             drainOutgoing()
-        }
-        if let tls = pendingTLS.take() {
-            installTLS(tls, context: context)
         }
     }
 
