@@ -4,7 +4,8 @@ import PeerConnectivityCore
 import PeerConnectivityTransport
 import SystemPackage
 
-/// Writes a folder received as one channel (``ChannelKind/folder``) into the receive directory: takes
+/// Writes a folder received as one channel (``ChannelKind/folder``) into the receive directory, for its
+/// ``BlockReceiver``: takes
 /// the folder stream's blocks in order, checks each block's digest once it is whole, and only then
 /// reads the entries in it (``FolderStreamParser``); admits each entry against the disk
 /// (``FolderBudget``) before its file is made, writes it to a hidden partial file and moves it to its
@@ -17,14 +18,8 @@ import SystemPackage
 /// staging directory (``abandon()``), unless it has blocks taken and is kept (``KeptFolders``), staging
 /// directory and all, and offered to the sender when it sends the folder again (``have()``): the
 /// sender then goes on from the next block, or sends from block 0 if its folder differs, and the writer
-/// starts again (``blockStarted(_:digest:)``), removing what it staged. Called on one queue at a time
-/// (``FolderReceiver``).
-struct FolderWriter {
-    /// Why the folder ends early: the RESET code for the sender, and the error for this side.
-    struct Failure: Error {
-        let code: ChannelResetCode
-        let error: TransferError
-    }
+/// starts again (``blockStarted(_:digest:)``), removing what it staged. Called on one queue at a time.
+struct FolderWriter: BlockWriter {
 
     /// The file being written.
     private struct OpenFile {
@@ -61,10 +56,14 @@ struct FolderWriter {
     var budget = FolderBudget.unlimited
     /// The blocks offered to the sender in HAVE when this writer was taken up again; 0 for a new one.
     private var offered = 0
+    /// How long a folder cut short is kept for a resume; zero keeps none.
+    let lifetime: Duration
 
-    /// A writer for the folder OPEN announced, into the directory at `directoryPath`.
-    init(open: Frame.Open, peer: PeerID, directoryPath: String, maximumEntries: Int) {
+    /// A writer for the folder OPEN announced, into the directory at `directoryPath`, kept for
+    /// `lifetime` if it is cut short.
+    init(open: Frame.Open, peer: PeerID, directoryPath: String, maximumEntries: Int, lifetime: Duration) {
         self.peer = peer
+        self.lifetime = lifetime
         self.rawName = open.name
         self.name = String(decoding: open.name, as: UTF8.self)
         self.directoryPath = directoryPath
@@ -76,9 +75,10 @@ struct FolderWriter {
     /// Takes up a folder kept on disk (``FolderRecord``), reopening the file it was writing.
     ///
     /// - Returns: `nil` when the record does not hold or its file cannot be opened as it was left.
-    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String) {
+    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String, lifetime: Duration) {
         guard record.isValid(in: directoryPath) else { return nil }
         self.peer = peer
+        self.lifetime = lifetime
         self.rawName = record.name
         self.name = String(decoding: record.name, as: UTF8.self)
         self.directoryPath = directoryPath
@@ -126,6 +126,36 @@ struct FolderWriter {
     /// The blocks taken so far (all before the next one due) and their bytes.
     var taken: (count: Int, bytes: UInt64) { (digests.count, layout.bytes(in: 0..<digests.count)) }
 
+    var storeKey: PartialResourceStore.Key {
+        PartialResourceStore.Key(
+            directory: directoryPath,
+            peer: peer.id,
+            name: rawName,
+            size: layout.size,
+            isFolder: true
+        )
+    }
+
+    /// Takes up the folder kept from an earlier transfer (``KeptFolders``), if any, in place of this
+    /// new one, and sizes the disk the folder's files may take.
+    mutating func open() -> (have: Frame.Have, resumed: UInt64) {
+        if lifetime > .zero, let kept = KeptFolders.shared.claim(storeKey, peer: peer, lifetime: lifetime) {
+            self = kept
+        }
+        budget = Self.budget(in: directoryPath)
+        let have = have()
+        return (have, taken.bytes)
+    }
+
+    /// The disk a folder's files may take from now: the inodes and bytes free where they land (or, while
+    /// the receive directory is not made yet, in the folder that will hold it).
+    private static func budget(in directory: String) -> FolderBudget {
+        let parent = URL(filePath: directory).deletingLastPathComponent().path
+        let bytes = Platform.freeBytes(atPath: directory) ?? Platform.freeBytes(atPath: parent)
+        let inodes = Platform.freeInodes(atPath: directory) ?? Platform.freeInodes(atPath: parent)
+        return FolderBudget(freeInodes: inodes, freeBytes: bytes)
+    }
+
     /// HAVE for a sender sending the folder again: the blocks taken, to go on after them. A block that was
     /// arriving when the folder ended is dropped (nothing of it was written).
     mutating func have() -> Frame.Have {
@@ -138,18 +168,18 @@ struct FolderWriter {
     /// BLOCK: the next block, with its digest. Blocks come in order, from the first not taken; block 0
     /// after blocks were offered means the sender's folder differs: the writer starts again.
     ///
-    /// - Returns: whether it started again.
-    mutating func blockStarted(_ index: Int, digest: [UInt8]) throws(Failure) -> Bool {
-        var restarted = false
+    /// - Returns: the bytes offered when it starts again, else 0.
+    mutating func blockStarted(_ index: Int, digest: [UInt8]) throws(BlockWriteFailure) -> UInt64 {
+        var recounted: UInt64 = 0
         if index == 0, offered > 0, block == nil {
+            recounted = layout.bytes(in: 0..<offered)
             restart()
-            restarted = true
         }
         guard block == nil, index == digests.count else {
             throw failed("block \(index) came where block \(digests.count) was due")
         }
         block = Block(index: index, digest: digest, remaining: layout.length(of: index))
-        return restarted
+        return recounted
     }
 
     /// Forgets the stream read so far; the file being written and the files staged are removed.
@@ -163,8 +193,9 @@ struct FolderWriter {
 
     /// A chunk of the current block (the channel table lets no more than the block's length through).
     ///
-    /// - Returns: the block's length once it is whole, checked and written; else `nil`.
-    mutating func received(_ bytes: ByteBuffer) throws(Failure) -> Int? {
+    /// - Returns: the block's length, twice, once it is whole, checked and written (a folder's progress
+    ///   counts whole blocks); else zeros.
+    mutating func received(_ bytes: ByteBuffer) throws(BlockWriteFailure) -> (progressed: Int, checked: Int) {
         guard var current = block, bytes.readableBytes <= current.remaining else {
             throw failed("bytes outside a block")
         }
@@ -175,24 +206,30 @@ struct FolderWriter {
         bytes.withUnsafeReadableBytes { current.hasher.update($0) }
         guard current.remaining == 0 else {
             block = current
-            return nil
+            return (0, 0)
         }
         guard current.hasher.finalize() == current.digest else {
-            throw Failure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name))
+            // The blocks before it were checked and written: they stay for a resume.
+            throw BlockWriteFailure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name), keep: true)
         }
         digests.append(current.digest)
         for buffer in current.buffers { try take(buffer) }
-        return layout.length(of: current.index)
+        let length = layout.length(of: current.index)
+        return (length, length)
     }
 
     /// END: every block must have come, the stream must end between entries, and the root must hold;
     /// then the folder moves from its staging directory to its name.
     ///
     /// - Returns: the folder's URL.
-    mutating func ended(root: [UInt8]?) throws(Failure) -> URL {
+    mutating func ended(root: [UInt8]?) throws(BlockWriteFailure) -> URL {
         guard block == nil, digests.count == layout.blockCount else {
             let detail = "\(layout.blockCount - digests.count) blocks never arrived"
-            throw Failure(code: .sizeMismatch, error: .sizeMismatch(peer: peer, name: name, detail: detail))
+            throw BlockWriteFailure(
+                code: .sizeMismatch,
+                error: .sizeMismatch(peer: peer, name: name, detail: detail),
+                keep: false
+            )
         }
         do {
             try parser.finish()
@@ -200,7 +237,7 @@ struct FolderWriter {
             throw failed("\(error)")
         }
         guard ResourceFileIO.digest(of: layout.rootInput(digests: digests)) == root else {
-            throw Failure(code: .digestMismatch, error: .digestMismatch(peer: peer, name: name))
+            throw BlockWriteFailure(code: .digestMismatch, error: .digestMismatch(peer: peer, name: name), keep: false)
         }
         guard let staging = stagingPath else { throw failed("a folder with no file") }
         let url: URL
@@ -211,6 +248,16 @@ struct FolderWriter {
         }
         stagingPath = nil
         return url
+    }
+
+    /// Keeps the folder for a resume (``KeptFolders``) when `keep` and it has blocks taken and a
+    /// lifetime to be kept for; else removes what it wrote (``abandon()``).
+    mutating func finish(keep: Bool) {
+        if keep, lifetime > .zero, taken.count > 0 {
+            KeptFolders.shared.keep(self, for: storeKey, lifetime: lifetime)
+        } else {
+            abandon()
+        }
     }
 
     /// Closes the file being written, leaving it and the staging directory on disk (for a record of them
@@ -238,7 +285,7 @@ struct FolderWriter {
     // MARK: - Entries
 
     /// Reads a checked block's bytes as entries, and writes them.
-    private mutating func take(_ buffer: ByteBuffer) throws(Failure) {
+    private mutating func take(_ buffer: ByteBuffer) throws(BlockWriteFailure) {
         // The parser is taken out while its events write files (which change the rest of the writer).
         var parser = self.parser
         defer { self.parser = parser }
@@ -253,10 +300,14 @@ struct FolderWriter {
                     try placeFile()
                 }
             }
-        } catch let failure as Failure {
+        } catch let failure as BlockWriteFailure {
             throw failure
         } catch let error as FolderStreamError where error.isOverLimit {
-            throw Failure(code: .tooLarge, error: .refused(peer: peer, name: name, detail: "\(error)"))
+            throw BlockWriteFailure(
+                code: .tooLarge,
+                error: .refused(peer: peer, name: name, detail: "\(error)"),
+                keep: false
+            )
         } catch let error as FolderStreamError {
             throw failed("\(error)")
         } catch let refusal as FolderBudget.Refusal {
@@ -265,9 +316,13 @@ struct FolderWriter {
             case .tooManyEntries: code = .tooLarge
             case .noSpace: code = .noSpace
             }
-            throw Failure(code: code, error: .refused(peer: peer, name: name, detail: "\(refusal)"))
-        } catch let failure as POSIXFailure where failure.code == .noSpace || failure.code == .diskQuotaExceeded {
-            throw Failure(code: .noSpace, error: .failed(peer: peer, name: name, detail: "writing: \(failure)"))
+            throw BlockWriteFailure(
+                code: code,
+                error: .refused(peer: peer, name: name, detail: "\(refusal)"),
+                keep: false
+            )
+        } catch let failure as POSIXFailure where failure.isNoSpace {
+            throw .noSpace(failure, peer: peer, name: name)
         } catch {
             throw failed("\(error)")
         }
@@ -312,7 +367,7 @@ struct FolderWriter {
         guard var open = file else { return }
         try bytes.withUnsafeReadableBytes { try ResourceFileIO.write($0, at: open.written, to: open.descriptor) }
         open.written += UInt64(bytes.readableBytes)
-        ResourceReceiver.advise(open.writeBehind.wrote(upTo: open.written), descriptor: open.descriptor)
+        FileWriter.advise(open.writeBehind.wrote(upTo: open.written), descriptor: open.descriptor)
         file = open
     }
 
@@ -329,7 +384,7 @@ struct FolderWriter {
         }
     }
 
-    private func failed(_ detail: String) -> Failure {
-        Failure(code: .failed, error: .failed(peer: peer, name: name, detail: detail))
+    private func failed(_ detail: String) -> BlockWriteFailure {
+        BlockWriteFailure(code: .failed, error: .failed(peer: peer, name: name, detail: detail), keep: false)
     }
 }

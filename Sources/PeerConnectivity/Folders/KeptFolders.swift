@@ -105,7 +105,14 @@ final class KeptFolders: Sendable {
         case .writer(let writer):
             return writer
         case .record(let record):
-            guard let writer = FolderWriter(restoring: record, peer: peer, directoryPath: key.directory) else {
+            guard
+                let writer = FolderWriter(
+                    restoring: record,
+                    peer: peer,
+                    directoryPath: key.directory,
+                    lifetime: lifetime
+                )
+            else {
                 kept.discard()
                 return nil
             }

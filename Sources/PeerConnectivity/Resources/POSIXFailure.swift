@@ -11,4 +11,7 @@ struct POSIXFailure: Error, CustomStringConvertible {
     }
 
     var description: String { "\(call): \(code)" }
+
+    /// Whether the disk, or the user's quota on it, is full.
+    var isNoSpace: Bool { code == .noSpace || code == .diskQuotaExceeded }
 }

@@ -9,7 +9,7 @@
 /// windows later, so that its pages were reused (a C loop, `POSIX_FADV_DONTNEED` for both steps).
 /// The drop also keeps a 10 GiB transfer from pushing the application's own data out of the cache.
 ///
-/// Both steps are advice. On Linux ``ResourceReceiver`` asks both with `posix_fadvise(DONTNEED)`,
+/// Both steps are advice. On Linux ``FileWriter`` asks both with `posix_fadvise(DONTNEED)`,
 /// which starts writeback of the dirty pages of a range and drops its clean ones (the Glibc module
 /// has no `sync_file_range`); a page still dirty or being written is not dropped, and a file system
 /// that ignores the advice loses nothing. Elsewhere nothing is asked.

@@ -73,35 +73,41 @@ extension SessionRuntime {
             }
             // Two blocks at least: a block's credit comes back once it is whole and hashed.
             let window = max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength)
-            let receiver: any IncomingResource
-            if open.kind == .folder {
-                receiver = FolderReceiver(
+            // One receiving shell for files and folders; the writer is what differs.
+            func receiver(writingWith writer: some BlockWriter) -> any IncomingResource {
+                BlockReceiver(
                     open: open,
+                    writer: writer,
                     peer: peer,
                     connection: connection,
-                    directory: configuration.resourceDirectory,
                     window: window,
-                    maximumEntries: configuration.maximumFolderEntries,
-                    lifetime: configuration.maximumPartialResourceBytes > 0
-                        ? configuration.partialResourceLifetime : .zero,
-                    places: places,
-                    onFinish: finish
-                )
-            } else {
-                receiver = ResourceReceiver(
-                    open: open,
-                    peer: peer,
-                    connection: connection,
-                    directory: configuration.resourceDirectory,
-                    window: window,
-                    limits: PartialResourceStore.Limits(
-                        lifetime: configuration.partialResourceLifetime.inSeconds,
-                        maximumBytes: configuration.maximumPartialResourceBytes
-                    ),
                     places: places,
                     onFinish: finish
                 )
             }
+            let receiver =
+                open.kind == .folder
+                ? receiver(
+                    writingWith: FolderWriter(
+                        open: open,
+                        peer: peer,
+                        directoryPath: configuration.resourceDirectory.path,
+                        maximumEntries: configuration.maximumFolderEntries,
+                        lifetime: configuration.maximumPartialResourceBytes > 0
+                            ? configuration.partialResourceLifetime : .zero
+                    )
+                )
+                : receiver(
+                    writingWith: FileWriter(
+                        open: open,
+                        peer: peer,
+                        directory: configuration.resourceDirectory,
+                        limits: PartialResourceStore.Limits(
+                            lifetime: configuration.partialResourceLifetime.inSeconds,
+                            maximumBytes: configuration.maximumPartialResourceBytes
+                        )
+                    )
+                )
             transfers.withLock { $0[key] = receiver }
             resourcesInFlight.started(
                 TransferRecord(name: name, peer: peer, isIncoming: true, progress: receiver.progress),

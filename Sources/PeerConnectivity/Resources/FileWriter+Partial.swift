@@ -3,8 +3,8 @@ import PeerConnectivityCore
 import PeerConnectivityTransport
 import SystemPackage
 
-/// The receiver's files: the partial file it opens or resumes, its record, and the final name.
-extension ResourceReceiver {
+/// The writer's files: the partial file it opens or resumes, its record, and the final name.
+extension FileWriter {
     /// A partial file opened for a transfer.
     struct OpenedPartial {
         let descriptor: SystemPackage.FileDescriptor
