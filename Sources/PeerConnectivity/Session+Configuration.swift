@@ -76,8 +76,8 @@ extension Session {
         /// peer offers a resource of the same name and length again, only the blocks missing cross.
         /// Kept across a restart of this process. Zero keeps nothing.
         public var partialResourceLifetime: Duration = .seconds(24 * 3600)
-        /// The most bytes of interrupted resources kept in ``resourceDirectory`` for resuming; past it
-        /// the oldest go first.
+        /// The most bytes of interrupted resources and folders kept in ``resourceDirectory`` for
+        /// resuming; past it the oldest go first.
         public var maximumPartialResourceBytes: UInt64 = 16 << 30
         /// How many resources may arrive at once (each holds a file open); more are refused, and their
         /// senders may try again. All sessions of a process hold at most a quarter of its descriptor limit.

@@ -4,7 +4,7 @@ import PeerConnectivityCore
 /// What is kept on disk of a folder received as one channel and cut short, so that its sender can resume
 /// it after this process restarts: whose it is, the blocks taken, where the stream's reading stood, the
 /// file being written, and the staging directory holding the files written. Stored as JSON in
-/// `.partial-<id>.folder` in the receive directory (``KeptFolders``).
+/// `.partial-<id>.folder` in the receive directory (``PartialResourceStore``).
 ///
 /// The blocks taken cannot be hashed again (their bytes are in files already written): the sender's check
 /// of HAVE's digest against its own stream is what keeps a different folder from resuming.
@@ -36,6 +36,12 @@ struct FolderRecord: Codable, Sendable {
     var stagingPath: String?
     /// When it was kept.
     var saved: Date
+
+    /// The bytes of the blocks taken, as the store's byte limit counts them.
+    var heldBytes: UInt64 {
+        let layout = ResourceLayout(size: size)
+        return layout.bytes(in: 0..<min(digests.count, layout.blockCount))
+    }
 
     /// Whether it describes a folder that can be: blocks within the stream, a parser at their end, a
     /// partial file and a staging directory in `directory` (a record read from disk is not trusted

@@ -15,8 +15,9 @@ import SystemPackage
 /// application sees the folder whole or not at all.
 ///
 /// Nothing of a block is written before its digest holds. A folder that ends early is removed with its
-/// staging directory (``abandon()``), unless it has blocks taken and is kept (``KeptFolders``), staging
-/// directory and all, and offered to the sender when it sends the folder again (``have()``): the
+/// staging directory (``abandon()``), unless it has blocks taken and is kept (``PartialResourceStore``),
+/// staging directory and all, with its file closed, and offered to the sender when it sends the folder
+/// again (``have()``): the
 /// sender then goes on from the next block, or sends from block 0 if its folder differs, and the writer
 /// starts again (``blockStarted(_:digest:)``), removing what it staged. Called on one queue at a time.
 struct FolderWriter: BlockWriter {
@@ -56,14 +57,20 @@ struct FolderWriter: BlockWriter {
     var budget = FolderBudget.unlimited
     /// The blocks offered to the sender in HAVE when this writer was taken up again; 0 for a new one.
     private var offered = 0
-    /// How long a folder cut short is kept for a resume; zero keeps none.
-    let lifetime: Duration
+    /// How long and how much of a folder cut short is kept for a resume.
+    let limits: PartialResourceStore.Limits
 
-    /// A writer for the folder OPEN announced, into the directory at `directoryPath`, kept for
-    /// `lifetime` if it is cut short.
-    init(open: Frame.Open, peer: PeerID, directoryPath: String, maximumEntries: Int, lifetime: Duration) {
+    /// A writer for the folder OPEN announced, into the directory at `directoryPath`, kept within
+    /// `limits` if it is cut short.
+    init(
+        open: Frame.Open,
+        peer: PeerID,
+        directoryPath: String,
+        maximumEntries: Int,
+        limits: PartialResourceStore.Limits
+    ) {
         self.peer = peer
-        self.lifetime = lifetime
+        self.limits = limits
         self.rawName = open.name
         self.name = String(decoding: open.name, as: UTF8.self)
         self.directoryPath = directoryPath
@@ -75,10 +82,10 @@ struct FolderWriter: BlockWriter {
     /// Takes up a folder kept on disk (``FolderRecord``), reopening the file it was writing.
     ///
     /// - Returns: `nil` when the record does not hold or its file cannot be opened as it was left.
-    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String, lifetime: Duration) {
+    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String, limits: PartialResourceStore.Limits) {
         guard record.isValid(in: directoryPath) else { return nil }
         self.peer = peer
-        self.lifetime = lifetime
+        self.limits = limits
         self.rawName = record.name
         self.name = String(decoding: record.name, as: UTF8.self)
         self.directoryPath = directoryPath
@@ -136,24 +143,23 @@ struct FolderWriter: BlockWriter {
         )
     }
 
-    /// Takes up the folder kept from an earlier transfer (``KeptFolders``), if any, in place of this
-    /// new one, and sizes the disk the folder's files may take.
+    /// Takes up the folder kept from an earlier transfer (``PartialResourceStore``), if any, in place of
+    /// this new one, and sizes the disk the folder's files may take.
     mutating func open() -> (have: Frame.Have, resumed: UInt64) {
-        if lifetime > .zero, let kept = KeptFolders.shared.claim(storeKey, peer: peer, lifetime: lifetime) {
-            self = kept
+        if limits.keepsAnything, let entry = PartialResourceStore.shared.claim(storeKey, limits: limits),
+            case .folder(let record) = entry.kept
+        {
+            if let kept = FolderWriter(restoring: record, peer: peer, directoryPath: directoryPath, limits: limits) {
+                // Its record goes: it is written again if the folder is kept again.
+                Platform.unlink(entry.recordPath)
+                self = kept
+            } else {
+                entry.discard()
+            }
         }
         budget = Self.budget(in: directoryPath)
         let have = have()
         return (have, taken.bytes)
-    }
-
-    /// The disk a folder's files may take from now: the inodes and bytes free where they land (or, while
-    /// the receive directory is not made yet, in the folder that will hold it).
-    private static func budget(in directory: String) -> FolderBudget {
-        let parent = URL(filePath: directory).deletingLastPathComponent().path
-        let bytes = Platform.freeBytes(atPath: directory) ?? Platform.freeBytes(atPath: parent)
-        let inodes = Platform.freeInodes(atPath: directory) ?? Platform.freeInodes(atPath: parent)
-        return FolderBudget(freeInodes: inodes, freeBytes: bytes)
     }
 
     /// HAVE for a sender sending the folder again: the blocks taken, to go on after them. A block that was
@@ -250,19 +256,21 @@ struct FolderWriter: BlockWriter {
         return url
     }
 
-    /// Keeps the folder for a resume (``KeptFolders``) when `keep` and it has blocks taken and a
-    /// lifetime to be kept for; else removes what it wrote (``abandon()``).
+    /// Keeps the folder for a resume (``PartialResourceStore``), its file closed, when `keep` and it
+    /// has blocks taken; else removes what it wrote (``abandon()``).
     mutating func finish(keep: Bool) {
-        if keep, lifetime > .zero, taken.count > 0 {
-            KeptFolders.shared.keep(self, for: storeKey, lifetime: lifetime)
-        } else {
+        guard keep, taken.count > 0, limits.keepsAnything else {
             abandon()
+            return
         }
+        let record = record(peer: peer.id)
+        closeFile()
+        PartialResourceStore.shared.keep(.folder(record), in: directoryPath, limits: limits)
     }
 
     /// Closes the file being written, leaving it and the staging directory on disk (for a record of them
     /// to take them up again).
-    mutating func closeFile() {
+    private mutating func closeFile() {
         guard let open = file else { return }
         file = nil
         try? open.descriptor.close()
@@ -336,31 +344,6 @@ struct FolderWriter: BlockWriter {
         if stagingPath == nil { stagingPath = try Self.makeStaging(in: directoryPath) }
         let (descriptor, partial) = try PartialResourceStore.createPartial(in: directoryPath)
         file = OpenFile(descriptor: descriptor, partialPath: partial, name: path)
-    }
-
-    /// Makes a new hidden staging directory, `.partial-<id>.d`, in the receive directory.
-    ///
-    /// - Returns: its path.
-    private static func makeStaging(in directoryPath: String) throws -> String {
-        let name = PartialResourceStore.newPartialName() + ".d"
-        let directory: Int32
-        do {
-            directory = try Platform.openDirectory(atPath: directoryPath)
-        } catch let error as SystemCallError where error.isMissing {
-            try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
-            directory = try Platform.openDirectory(atPath: directoryPath)
-        }
-        defer { Platform.close(directory) }
-        try Platform.makeDirectory(Array(name.utf8), in: directory)
-        return directoryPath + "/" + name
-    }
-
-    /// What the entry at `path` is, without following a symbolic link.
-    private static func kind(ofEntryAt path: String) throws -> Platform.EntryKind {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
-        let directory = try Platform.openDirectory(atPath: String(path[..<slash]))
-        defer { Platform.close(directory) }
-        return try Platform.entryKind(Array(path[path.index(after: slash)...].utf8), in: directory)
     }
 
     private mutating func write(_ bytes: ByteBuffer) throws {

@@ -18,16 +18,7 @@ extension FileWriter {
     /// A kept partial file of this resource from this peer, with the blocks that still hash as they
     /// did; or a new, empty one.
     func openPartial(layout: ResourceLayout) throws -> OpenedPartial {
-        if limits.keepsAnything,
-            let entry = store.claim(
-                in: directory,
-                peer: peer.id,
-                name: rawName,
-                size: size,
-                blockLength: layout.blockLength,
-                limits: limits
-            )
-        {
+        if limits.keepsAnything, let entry = store.claim(storeKey, limits: limits)?.kept.file {
             if let descriptor = try? SystemPackage.FileDescriptor.open(
                 SystemPackage.FilePath(entry.partialPath),
                 .readWrite,

@@ -168,13 +168,12 @@ struct FileWriter: BlockWriter {
         guard let partial = partialPath else { return }
         partialPath = nil
         if keep {
-            store.keep(
-                record(of: ledger),
+            let kept = PartialResourceStore.KeptFile(
                 partialPath: partial,
-                in: directory,
-                limits: limits,
+                record: record(of: ledger),
                 digests: ledger.heldByIndex
             )
+            store.keep(.file(kept), in: directoryPath, limits: limits)
         } else {
             PartialResourceStore.remove(partial, withRecord: hasRecord)
         }

@@ -73,6 +73,10 @@ extension SessionRuntime {
             }
             // Two blocks at least: a block's credit comes back once it is whole and hashed.
             let window = max(configuration.resourceWindow, 2 * WireProtocol.resourceBlockLength)
+            let limits = PartialResourceStore.Limits(
+                lifetime: configuration.partialResourceLifetime.inSeconds,
+                maximumBytes: configuration.maximumPartialResourceBytes
+            )
             // One receiving shell for files and folders; the writer is what differs.
             func receiver(writingWith writer: some BlockWriter) -> any IncomingResource {
                 BlockReceiver(
@@ -93,8 +97,7 @@ extension SessionRuntime {
                         peer: peer,
                         directoryPath: configuration.resourceDirectory.path,
                         maximumEntries: configuration.maximumFolderEntries,
-                        lifetime: configuration.maximumPartialResourceBytes > 0
-                            ? configuration.partialResourceLifetime : .zero
+                        limits: limits
                     )
                 )
                 : receiver(
@@ -102,10 +105,7 @@ extension SessionRuntime {
                         open: open,
                         peer: peer,
                         directory: configuration.resourceDirectory,
-                        limits: PartialResourceStore.Limits(
-                            lifetime: configuration.partialResourceLifetime.inSeconds,
-                            maximumBytes: configuration.maximumPartialResourceBytes
-                        )
+                        limits: limits
                     )
                 )
             transfers.withLock { $0[key] = receiver }

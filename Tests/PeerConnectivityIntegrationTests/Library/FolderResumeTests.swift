@@ -83,7 +83,7 @@ struct FolderResumeTests {
         #expect(hidden.contains { $0.hasSuffix(".d") }, "its staging directory: \(hidden)")
         #expect(try scratch.contents("received") == hidden, "the folder is not in place before it is whole")
         // A new process knows nothing but what is on disk.
-        KeptFolders.shared.forget(received.path)
+        PartialResourceStore.shared.forget(received.path)
         let second = try await SessionPair.connect(
             host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: client

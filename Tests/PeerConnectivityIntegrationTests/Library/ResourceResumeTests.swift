@@ -71,7 +71,7 @@ struct ResourceResumeTests {
             "a partial file and its record: \(kept)"
         )
         // A new process knows nothing but what is on disk.
-        PartialResourceStore.shared.forget(received)
+        PartialResourceStore.shared.forget(received.path)
         let second = try await SessionPair.connect(
             host: resumeConfiguration(receivingInto: received, reconnects: false),
             clientSession: client

@@ -23,6 +23,10 @@ struct PartialResourceStoreTests {
         )
     }
 
+    private static func key(in directory: URL, peer: UUID, name: [UInt8], size: UInt64) -> PartialResourceStore.Key {
+        PartialResourceStore.Key(directory: directory.path, peer: peer, name: name, size: size)
+    }
+
     private static func partial(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent(".partial-\(UUID().uuidString)").path
         try Data(count: 16).write(to: URL(fileURLWithPath: path))
@@ -37,59 +41,38 @@ struct PartialResourceStoreTests {
         let peer = UUID()
         let path = try Self.partial(in: scratch.url)
         store.keep(
-            Self.record(peer: peer, name: "a.bin", blocks: [0, 2]),
-            partialPath: path,
-            in: scratch.url,
+            .file(.init(partialPath: path, record: Self.record(peer: peer, name: "a.bin", blocks: [0, 2]))),
+            in: scratch.url.path,
             limits: Self.limits
         )
         let attributes = try FileManager.default.attributesOfItem(atPath: PartialResourceStore.recordPath(for: path))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(
             store.claim(
-                in: scratch.url,
-                peer: UUID(),
-                name: Array("a.bin".utf8),
-                size: 8 << 20,
-                blockLength: 1 << 20,
+                Self.key(in: scratch.url, peer: UUID(), name: Array("a.bin".utf8), size: 8 << 20),
                 limits: Self.limits
             ) == nil
         )
         #expect(
             store.claim(
-                in: scratch.url,
-                peer: peer,
-                name: Array("b.bin".utf8),
-                size: 8 << 20,
-                blockLength: 1 << 20,
+                Self.key(in: scratch.url, peer: peer, name: Array("b.bin".utf8), size: 8 << 20),
                 limits: Self.limits
             ) == nil
         )
         #expect(
             store.claim(
-                in: scratch.url,
-                peer: peer,
-                name: Array("a.bin".utf8),
-                size: 9 << 20,
-                blockLength: 1 << 20,
+                Self.key(in: scratch.url, peer: peer, name: Array("a.bin".utf8), size: 9 << 20),
                 limits: Self.limits
             ) == nil
         )
         let entry = store.claim(
-            in: scratch.url,
-            peer: peer,
-            name: Array("a.bin".utf8),
-            size: 8 << 20,
-            blockLength: 1 << 20,
+            Self.key(in: scratch.url, peer: peer, name: Array("a.bin".utf8), size: 8 << 20),
             limits: Self.limits
         )
-        #expect(entry?.record.blocks == [0, 2])
+        #expect(entry?.kept.file?.record.blocks == [0, 2])
         #expect(
             store.claim(
-                in: scratch.url,
-                peer: peer,
-                name: Array("a.bin".utf8),
-                size: 8 << 20,
-                blockLength: 1 << 20,
+                Self.key(in: scratch.url, peer: peer, name: Array("a.bin".utf8), size: 8 << 20),
                 limits: Self.limits
             ) == nil
         )
@@ -123,11 +106,7 @@ struct PartialResourceStoreTests {
         for record in bad {
             #expect(
                 store.claim(
-                    in: scratch.url,
-                    peer: peer,
-                    name: record.name,
-                    size: record.size,
-                    blockLength: 1 << 20,
+                    Self.key(in: scratch.url, peer: peer, name: record.name, size: record.size),
                     limits: Self.limits
                 ) == nil
             )
@@ -136,9 +115,8 @@ struct PartialResourceStoreTests {
         // Keeping one more works after them: the sums over the records do not trap.
         let good = try Self.partial(in: scratch.url)
         store.keep(
-            Self.record(peer: peer, name: "good", blocks: [1]),
-            partialPath: good,
-            in: scratch.url,
+            .file(.init(partialPath: good, record: Self.record(peer: peer, name: "good", blocks: [1]))),
+            in: scratch.url.path,
             limits: Self.limits
         )
         #expect(try scratch.contents().count == 2)
@@ -156,7 +134,7 @@ struct PartialResourceStoreTests {
             let path = try Self.partial(in: scratch.url)
             var record = Self.record(peer: peer, name: "r\(index)", blocks: [0, 1])
             record.saved = Date(timeIntervalSinceNow: Double(index))
-            store.keep(record, partialPath: path, in: scratch.url, limits: small)
+            store.keep(.file(.init(partialPath: path, record: record)), in: scratch.url.path, limits: small)
             paths.append(path)
         }
         // 2 MiB each, 3 MiB allowed: only the newest stays.
@@ -170,7 +148,7 @@ struct PartialResourceStoreTests {
             let path = try Self.partial(in: many.url)
             var record = Self.record(peer: peer, name: "m\(index)", blocks: [0], size: 1)
             record.saved = Date(timeIntervalSinceNow: Double(index) / 1000)
-            store.keep(record, partialPath: path, in: many.url, limits: Self.limits)
+            store.keep(.file(.init(partialPath: path, record: record)), in: many.url.path, limits: Self.limits)
         }
         #expect(try many.contents().count == 2 * PartialResourceStore.maximumEntries)
     }
@@ -181,9 +159,8 @@ struct PartialResourceStoreTests {
         defer { scratch.remove() }
         let path = try Self.partial(in: scratch.url)
         PartialResourceStore().keep(
-            Self.record(peer: UUID(), name: "x", blocks: [0]),
-            partialPath: path,
-            in: scratch.url,
+            .file(.init(partialPath: path, record: Self.record(peer: UUID(), name: "x", blocks: [0]))),
+            in: scratch.url.path,
             limits: PartialResourceStore.Limits(lifetime: 0, maximumBytes: 1 << 30)
         )
         #expect(try scratch.contents().isEmpty)
