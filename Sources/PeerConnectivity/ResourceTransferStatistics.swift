@@ -1,7 +1,7 @@
 /// What a resource's sender did, for measuring it (``ResourceTransfer/statistics``): blocks sent and
 /// resumed, bytes that crossed, and the time spent reading and hashing the file.
 ///
-/// Reading and hashing run on NIO's thread pool, several blocks at once and beside the network, so
+/// Reading and hashing run on the library's file threads, several blocks at once and beside the network, so
 /// their times are summed over threads: they can add up to more than the transfer took.
 public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     /// The resource's blocks (1 MiB each but the last).

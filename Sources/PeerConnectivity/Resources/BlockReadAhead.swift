@@ -1,11 +1,10 @@
 import NIOCore
-import NIOPosix
 import PeerConnectivityCore
 import PeerConnectivityTransport
 
-/// Reads and hashes a resource's blocks ahead of the sender, on NIO's thread pool: up to
-/// ``ResourceSender/readAhead`` blocks at once, handed out in order. The hashing runs on the pool's
-/// threads (one per core), beside the event loop that writes the blocks before.
+/// Reads and hashes a resource's blocks ahead of the sender, on the ``FileExecutor``: up to
+/// ``ResourceSender/readAhead`` blocks at once, handed out in order. The hashing runs on its threads
+/// (about one per core), beside the event loop that writes the blocks before.
 struct BlockReadAhead {
     private var remaining: ArraySlice<Int>
     private var pending: [(Int, Task<([ByteBuffer], [UInt8]), any Error>)] = []
@@ -45,7 +44,7 @@ struct BlockReadAhead {
                 self.source, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer
             )
             let task = Task { () async throws -> ([ByteBuffer], [UInt8]) in
-                try await NIOThreadPool.singleton.runIfActive {
+                try await FileExecutor.run {
                     guard let channel else {
                         let start = ContinuousClock.now
                         var block = allocator.buffer(capacity: layout.length(of: index))

@@ -6,7 +6,7 @@ import Synchronization
 import SystemPackage
 
 /// Reading, writing and hashing a resource's blocks in its file, for both ends of a transfer. Called
-/// off the event loop (NIO's thread pool, a transfer's queue).
+/// off the event loop, on the ``FileExecutor`` (a read ahead, a received transfer's queue).
 enum ResourceFileIO {
     /// Reads exactly `length` bytes at `offset` into a new buffer.
     ///

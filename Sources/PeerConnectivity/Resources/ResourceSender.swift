@@ -11,7 +11,7 @@ import SystemPackage
 /// each other block as a BLOCK frame with its digest (XXH64) and CHUNKs that wait for the peer's credit; END
 /// carries the root digest, and the peer's DONE ends the transfer.
 ///
-/// Blocks are read and hashed ahead on NIO's thread pool, several at once (``readAhead``), so that
+/// Blocks are read and hashed ahead on the ``FileExecutor``, several at once (``readAhead``), so that
 /// hashing runs on other cores while earlier blocks are on the wire. A peer that finds a block
 /// damaged resets the channel (block mismatch) keeping the blocks it checked; the sender then opens
 /// the resource again, and the peer's HAVE leaves only the damaged blocks to send, up to

@@ -2,7 +2,7 @@ import NIOCore
 import SystemPackage
 
 /// Where a sent resource's bytes are read from: one file (``FileResourceSource``), or a folder's files
-/// as one folder stream (``FolderStreamSource``). Read on NIO's thread pool, several blocks at once.
+/// as one folder stream (``FolderStreamSource``). Read on the ``FileExecutor``, several blocks at once.
 protocol ResourceSource: Sendable {
     /// Reads exactly `length` bytes at `offset` of the resource, appended to `buffer`.
     ///

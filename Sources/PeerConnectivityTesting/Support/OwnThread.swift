@@ -4,8 +4,8 @@ import Foundation
 ///
 /// For blocking work in a test (a socket read that waits for the peer, waiting for a child process): on
 /// the cooperative pool it would hold one of its threads, of which there are as many as CPUs (two on
-/// the test machines), and every test running beside it would stall until it returned. Not NIO's
-/// `NIOThreadPool.singleton` either: the library reads files for resources on it.
+/// the test machines), and every test running beside it would stall until it returned. Not the library's
+/// file executor either, whose threads read and write resources.
 ///
 /// - Parameter body: the blocking work.
 /// - Returns: its result.

@@ -53,11 +53,11 @@ package final class Connection: Sendable {
     /// The channel this connection runs on.
     package let channel: any Channel
 
-    /// The serial queue the connection's file work runs on, off the event loop (the resources it
+    /// The serial queue the connection's file work runs on, on the ``FileExecutor`` (the resources it
     /// receives target it with queues of their own): one thread at a time for one connection, whose
     /// bytes come from one socket anyway, so that work arriving together runs back to back instead of
     /// waking a thread for each resource. Nothing on it may wait for other work on it.
-    package let fileQueue = DispatchQueue(label: "PeerConnectivity.connection.files")
+    package let fileQueue = DispatchQueue(label: "PeerConnectivity.connection.files", target: FileExecutor.queue)
 
     /// The event loop the connection runs on.
     package var eventLoop: any EventLoop { channel.eventLoop }
