@@ -24,34 +24,23 @@ extension SessionRuntime {
     /// the last ACK, if the link still runs on that connection. A link that dropped meanwhile is told what
     /// arrived when it resumes instead.
     func sendDueAck(to peer: PeerID, on connection: Connection) {
-        let count = peers.withLock { table -> UInt64? in
-            guard let entry = table[peer], entry.connection === connection, entry.state == .connected else {
-                return nil
-            }
-            return table[peer]?.link?.ledger.ackDue()
-        }
+        let count = peers.withLock { $0.ackDue(to: peer, on: connection) }
         if let count { connection.sendControl(.ack(count)) }
     }
 
     // MARK: - Sending
 
-    /// What a reliable send to a peer with a link does next.
+    /// What a reliable send to a peer with a link does once the lock is released.
     private enum SendStep {
         /// The peer has no link (yet): send on its connection as without reconnection.
         case plain(Connection)
-        /// Queued (or kept for when the link is back); wait for the connection's queue to drain.
-        case drain(Connection)
-        /// Queued, or kept for when the link is back.
-        case done
+        /// Queued on the connection (`enqueued`), or kept for when the link is back (`nil`); wait for
+        /// the connection's queue to drain if it is over its high watermark.
+        case numbered(Connection?, Connection.Enqueued?)
         /// The link keeps as much as it may: wait for acknowledgements.
         case full
     }
 
-    /// Sends one reliable message to `peer`, numbered and kept until the peer confirms it; while the
-    /// link is down it is only kept, and goes out when the link is back.
-    ///
-    /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` when the peer is not connected nor
-    ///   reconnecting, or its link is given up while this waits for room.
     /// Throws ``SessionError/messageTooLargeForPeer(_:size:limit:)`` when a target announced a smaller
     /// limit than `size`, before anything is sent to any of them.
     func checkMessageLength(_ size: Int, to targets: [PeerID]) throws(SessionError) {
@@ -64,33 +53,33 @@ extension SessionRuntime {
         }
     }
 
+    /// Sends one reliable message to `peer`, numbered and kept until the peer confirms it; while the
+    /// link is down it is only kept, and goes out when the link is back. The table decides
+    /// (``SessionStateMachine/sendResumable(_:to:limit:)``); the frame is queued under the table's lock,
+    /// so that the connection's order is the ledger's, and the event loop is woken after it.
+    ///
+    /// - Throws: ``SessionError/peerNotConnected(_:reason:)`` when the peer is not connected nor
+    ///   reconnecting, or its link is given up while this waits for room;
+    ///   ``SessionError/messageTooLargeForPeer(_:size:limit:)`` when the peer takes no message so large.
     func sendResumable(_ frame: EncodedFrame, to peer: PeerID) async throws {
         let limit = configuration.reconnection?.retainedBytesLimit ?? Int.max
         while true {
             let step = try peers.withLock { table throws(SessionError) -> SendStep in
-                // The ledger is changed in place (`table[peer]!.link!`): a copy of the entry would make
-                // its kept messages be copied on every send.
-                guard let state = table[peer]?.state else { throw SessionError.peerNotConnected(peer) }
-                if let accepts = table[peer]?.peerAccepts, frame.byteCount - WireProtocol.headerLength > accepts {
-                    let size = frame.byteCount - WireProtocol.headerLength
-                    throw SessionError.messageTooLargeForPeer(peer, size: size, limit: accepts)
-                }
-                let connection = table[peer]?.connection
-                guard let reconnecting = table[peer]?.link.map({ $0.reconnecting != nil }) else {
-                    guard state == .connected, let connection else { throw SessionError.peerNotConnected(peer) }
+                switch try table.sendResumable(frame, to: peer, limit: limit) {
+                case .plain(let connection):
                     return .plain(connection)
-                }
-                let live = state == .connected ? connection : nil
-                guard live != nil || reconnecting else { throw SessionError.peerNotConnected(peer) }
-                if Self.mustWait(table[peer]!.link!, adding: frame.byteCount, limit: limit) { return .full }
-                _ = table[peer]!.link!.ledger.sent(frame, bytes: frame.byteCount)
-                guard let live else { return .done }
-                do {
-                    return try live.enqueue(frame) ? .drain(live) : .done
-                } catch {
-                    // Kept in the ledger: it goes out again when the link is back.
-                    if table[peer]!.link!.ledger.retaining { return .done }
-                    throw SessionError.peerNotConnected(peer, reason: (error as? ConnectionClosedError)?.reason)
+                case .full:
+                    return .full
+                case .numbered(live: nil):
+                    return .numbered(nil, nil)
+                case .numbered(live: let live?):
+                    do throws(ConnectionClosedError) {
+                        return .numbered(live, try live.enqueueWithoutWaking(frame))
+                    } catch {
+                        // Kept in the ledger: it goes out again when the link is back.
+                        if table.unqueued(to: peer) { return .numbered(nil, nil) }
+                        throw SessionError.peerNotConnected(peer, reason: error.reason)
+                    }
                 }
             }
             switch step {
@@ -101,11 +90,12 @@ extension SessionRuntime {
                     throw SessionError.peerNotConnected(peer, reason: error.reason)
                 }
                 return
-            case .drain(let connection):
+            case .numbered(let connection?, let enqueued?):
+                connection.wake(after: enqueued)
                 // A connection that closes meanwhile is fine: the message is kept for the next one.
-                try? await connection.waitUntilDrained()
+                if enqueued.overHighWatermark { try? await connection.waitUntilDrained() }
                 return
-            case .done:
+            case .numbered:
                 return
             case .full:
                 try await waitForRoom(to: peer, adding: frame.byteCount, limit: limit)
@@ -113,23 +103,11 @@ extension SessionRuntime {
         }
     }
 
-    /// Whether a message of `bytes` must wait for acknowledgements: the link keeps messages, keeps some
-    /// already, and would keep more than `limit` with it (a single larger message is let through alone).
-    private static func mustWait(_ link: PeerTable.Link, adding bytes: Int, limit: Int) -> Bool {
-        link.ledger.retaining && link.ledger.retainedBytes > 0 && link.ledger.retainedBytes + bytes > limit
-    }
-
     /// Waits until a message of `bytes` may fit (acknowledgements freed room), the link comes back, or it
     /// is given up (then throws).
     private func waitForRoom(to peer: PeerID, adding bytes: Int, limit: Int) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let waits = peers.withLock { table -> Bool in
-                guard let link = table[peer]?.link, Self.mustWait(link, adding: bytes, limit: limit) else {
-                    return false
-                }
-                table[peer]?.link?.sendWaiters.append(continuation)
-                return true
-            }
+            let waits = peers.withLock { $0.waitForRoom(to: peer, adding: bytes, limit: limit, waiter: continuation) }
             if !waits { continuation.resume() }
         }
     }
@@ -147,12 +125,7 @@ extension SessionRuntime {
     /// A reliable message arrived on a link: count it, and acknowledge when a batch is due.
     func countReceived(_ bytes: Int, from peer: PeerID, on connection: Connection) {
         // One lock per message: the first frame's verdict (if it is the first) and the count together.
-        let (action, waiters) = peers.withLock {
-            table -> (DeliveryLedger<EncodedFrame>.IncomingAction?, [CheckedContinuation<Void, any Error>]) in
-            guard table[peer]?.connection === connection else { return (nil, []) }
-            let waiters = table.firstFrame(from: peer, on: connection, resumeSecret: nil)
-            return (table[peer]?.link?.ledger.received(bytes: bytes), waiters)
-        }
+        let (action, waiters) = peers.withLock { $0.receivedMessage(bytes: bytes, from: peer, on: connection) }
         for waiter in waiters { waiter.resume() }
         switch action {
         case .deliverAndAck(let count):
@@ -174,15 +147,7 @@ extension SessionRuntime {
     }
 
     func acknowledged(_ count: UInt64, from peer: PeerID, on connection: Connection) {
-        let outcome = peers.withLock { table -> (waiters: [CheckedContinuation<Void, any Error>], violation: String?) in
-            guard table[peer]?.connection === connection, table[peer]?.link != nil else { return ([], nil) }
-            do {
-                _ = try table[peer]!.link!.ledger.acknowledged(upTo: count)
-            } catch {
-                return ([], "\(error)")
-            }
-            return (table.takeSendWaiters(of: peer), nil)
-        }
+        let outcome = peers.withLock { $0.acknowledged(count, from: peer, on: connection) }
         for waiter in outcome.waiters { waiter.resume() }
         if let violation = outcome.violation {
             connection.close(.protocolViolation.with(detail: violation))

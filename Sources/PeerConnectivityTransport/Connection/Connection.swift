@@ -215,19 +215,43 @@ package final class Connection: Sendable {
         }.get()
     }
 
-    /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that must queue under
-    /// a lock of their own (the session numbering reliable messages for reconnection), or that answer
-    /// from the connection's own read (a ``MessageResponder``'s reply). It never writes to the socket
-    /// itself, even from a task on the event loop: the event loop drains the queue after the caller's
-    /// lock is released, or once the read's frames are handled (``scheduleDrain(batching:)``).
+    /// Queues an encoded frame like ``send(_:)``, without waiting: for callers that answer from the
+    /// connection's own read (a ``MessageResponder``'s reply), or queue from a task. It never writes to
+    /// the socket itself, even from a task on the event loop: the event loop drains the queue once the
+    /// read's frames are handled, or in its next turn (``scheduleDrain(batching:)``).
     ///
     /// - Parameter frame: an encoded frame.
     /// - Returns: whether the queue is over its high watermark: then await ``waitUntilDrained()``.
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
     package func enqueue(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Bool {
+        let enqueued = try enqueueWithoutWaking(frame)
+        wake(after: enqueued)
+        return enqueued.overHighWatermark
+    }
+
+    /// What ``enqueueWithoutWaking(_:)`` did.
+    package struct Enqueued: Sendable {
+        /// Whether the queueing claimed the drain: ``wake(after:)`` schedules it.
+        fileprivate let claimedDrain: Bool
+        /// Whether the queue is over its high watermark: then await ``waitUntilDrained()``.
+        package let overHighWatermark: Bool
+    }
+
+    /// Puts an encoded frame in the outbound queue and wakes nothing, for a caller that queues under a
+    /// lock of its own (the session, numbering reliable messages for reconnection, keeps its order with
+    /// the connection's): no system call is made, and the caller calls ``wake(after:)`` once its lock is
+    /// released.
+    ///
+    /// - Parameter frame: an encoded frame.
+    /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
+    package func enqueueWithoutWaking(_ frame: EncodedFrame) throws(ConnectionClosedError) -> Enqueued {
         let (claimedDrain, mustWait) = try queue(frame)
-        if claimedDrain { scheduleDrain(batching: true) }
-        return mustWait
+        return Enqueued(claimedDrain: claimedDrain, overHighWatermark: mustWait)
+    }
+
+    /// Schedules the drain ``enqueueWithoutWaking(_:)`` claimed, if it claimed one.
+    package func wake(after enqueued: Enqueued) {
+        if enqueued.claimedDrain { scheduleDrain(batching: true) }
     }
 
     /// Puts `frame` in the outbound queue: whether the caller must schedule the drain, and whether the queue

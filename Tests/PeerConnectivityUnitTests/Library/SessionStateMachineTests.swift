@@ -141,6 +141,7 @@ struct SessionStateMachineTests {
             #expect(world.delivered[1] == world.accepted[0], "seed \(seed): \(world.delivered[1])")
             #expect(world.delivered[0] == world.accepted[1], "seed \(seed): \(world.delivered[0])")
             #expect(world.sentAgain >= world.lostInFlight, "seed \(seed)")
+            #expect(world.violations.isEmpty, "seed \(seed): \(world.violations)")
             if world.lostInFlight > 0 { lost += 1 } else { none += 1 }
         }
         // Both cases happen over the seeds: a cut that lost messages in flight, and one that lost none.

@@ -104,6 +104,8 @@ struct SessionSimulation {
     var delivered: [[Int]]
     /// Messages each side's `send` took (not refused as not connected), in order.
     var accepted: [[Int]]
+    /// Why an ACK broke the protocol, if one did (a correct run has none).
+    private(set) var violations: [String] = []
     /// How many messages were sent again after a resume.
     private(set) var sentAgain = 0
     /// How many messages the cut lost on the wire.
@@ -335,9 +337,7 @@ struct SessionSimulation {
 
         case .ackTimer(let connection, let side):
             let id = peers[connection.other(than: side)]
-            guard tables[side][id]?.connection === connection,
-                let count = record(side, { $0[id]?.link?.ledger.ackDue() })
-            else { return }
+            guard let count = record(side, { $0.ackDue(to: id, on: connection) }) else { return }
             send(.ack(count), on: connection, from: side)
 
         case .arrive(let connection, let side, let frame):
@@ -377,10 +377,9 @@ struct SessionSimulation {
             case .data(let index):
                 received(index, from: peer, on: connection, at: side)
             case .ack(let count):
-                _ = record(side) { table -> Int? in
-                    guard table[id]?.connection === connection else { return nil }
-                    return try? table[id]?.link?.ledger.acknowledged(upTo: count)
-                }
+                // The session's own decision; the waiters it wakes are none here (no limit on what is kept).
+                let outcome = record(side) { $0.acknowledged(count, from: id, on: connection) }
+                if let violation = outcome.violation { violations.append("side \(side): \(violation)") }
             case .resume(let secret, let nextExpected):
                 resumeRequested(by: peer, secret: secret, peerExpects: nextExpected, on: connection, at: side)
             case .resumed(let nextExpected):
@@ -539,32 +538,29 @@ extension SessionSimulation {
         if resumes || meshPort != nil { send(.listener, on: connection, from: side) }
     }
 
-    /// As `sendResumable`: refused when not connected, else numbered and kept by the ledger, and written
-    /// if the link is up.
+    /// The session's `sendResumable`, through the table's own decision: refused when not connected, else
+    /// numbered and kept by the ledger, and written if the link is up (or written plainly, before a link).
     fileprivate mutating func sendData(_ index: Int, from side: Int, to peer: Int) {
         let id = peers[peer]
         let frame = Self.frame(index)
-        let outcome = record(side) { table -> (taken: Bool, live: SimulatedConnection?) in
-            guard let record = table[id], record.link != nil else { return (false, nil) }
-            let live = record.state == .connected ? record.connection : nil
-            guard live != nil || record.link?.reconnecting != nil else { return (false, nil) }
-            _ = table[id]?.link?.ledger.sent(frame, bytes: 4)
-            return (true, live)
+        let decision = try? record(side) { table throws(SessionError) in
+            try table.sendResumable(frame, to: id, limit: Int.max)
         }
-        guard outcome.taken else { return }
-        accepted[side].append(index)
-        if let live = outcome.live { send(.data(index), on: live, from: side) }
+        switch decision {
+        case .plain(let connection):
+            accepted[side].append(index)
+            send(.data(index), on: connection, from: side)
+        case .numbered(let live):
+            accepted[side].append(index)
+            if let live { send(.data(index), on: live, from: side) }
+        case .full, nil:
+            break
+        }
     }
 
     fileprivate mutating func received(_ index: Int, from peer: Int, on connection: SimulatedConnection, at side: Int) {
         let id = peers[peer]
-        if tables[side][id]?.connection === connection, tables[side][id]?.link?.peerResumes == nil {
-            _ = record(side) { $0.firstFrame(from: id, on: connection, resumeSecret: nil) }
-        }
-        let action = record(side) { table -> DeliveryLedger<EncodedFrame>.IncomingAction? in
-            guard table[id]?.connection === connection else { return nil }
-            return table[id]?.link?.ledger.received(bytes: 4)
-        }
+        let (action, _) = record(side) { $0.receivedMessage(bytes: 4, from: id, on: connection) }
         guard let action else { return }
         delivered[side].append(index)
         switch action {
