@@ -12,6 +12,23 @@ extension ConnectionStateMachine {
         }
     }
 
+    /// Whether a close that sends `frame` lingers once the frame is written: shuts down only its output
+    /// (the peer reads the frame, then the end of the stream) and reads on, dropping what comes, until the
+    /// peer closes too or a grace period ends. Closing at once with unread input would make the kernel
+    /// send a reset and drop what it had not sent yet, the GOODBYE with it, over a real network.
+    ///
+    /// Only this side's own orderly close lingers (the application's disconnect, a GOODBYE of
+    /// ``DisconnectReason/localDisconnect``), and only without TLS, whose close already waits for the
+    /// peer's close_notify: a hostile or broken peer is closed at once, holding nothing.
+    ///
+    /// - Parameters:
+    ///   - frame: the frame the close sends, if any.
+    ///   - encrypted: whether the connection runs TLS.
+    package static func lingers(after frame: Frame?, encrypted: Bool) -> Bool {
+        guard !encrypted, case .goodbye(let reason)? = frame else { return false }
+        return reason == .localDisconnect
+    }
+
     /// The TLS handshake failed, or the peer's certificate does not prove its HELLO: close.
     ///
     /// - Parameters:

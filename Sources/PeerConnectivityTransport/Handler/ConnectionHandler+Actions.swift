@@ -158,6 +158,10 @@ extension ConnectionHandler {
                 context.close(promise: nil)
                 return
             }
+            let lingers = ConnectionStateMachine.lingers(
+                after: frame,
+                encrypted: stateMachine.isEncrypted || pendingTLS != nil
+            )
             let written = context.eventLoop.makePromise(of: Void.self)
             send(
                 FrameEncoder.buffer(for: frame, allocator: context.channel.allocator),
@@ -169,9 +173,13 @@ extension ConnectionHandler {
             let grace = context.eventLoop.assumeIsolated().scheduleTask(in: Self.goodbyeGracePeriod) {
                 context.close(promise: nil)
             }
-            written.futureResult.assumeIsolated().whenComplete { _ in
+            written.futureResult.assumeIsolated().whenComplete { result in
                 grace.cancel()
-                context.close(promise: nil)
+                guard lingers, case .success = result else {
+                    context.close(promise: nil)
+                    return
+                }
+                self.linger(context: context)
             }
 
         case .reportClosed(let peer, let reason, let finishingHandshake, let neverEstablished):
@@ -218,5 +226,32 @@ extension ConnectionHandler {
     func send(_ buffer: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         metrics.sent(buffer)
         context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+}
+
+extension ConnectionHandler {
+    /// The GOODBYE of an orderly close is written: shuts down the output (the peer reads the GOODBYE, then
+    /// the end of the stream) and reads on, dropping what comes, until the peer closes (NIO then closes
+    /// the channel) or ``lingerPeriod`` ends. A full close now, with input unread, would reset the
+    /// connection and drop what the kernel had not sent yet.
+    func linger(context: ChannelHandlerContext) {
+        lingering = true
+        readerStopped = true
+        let shutdown = context.eventLoop.makePromise(of: Void.self)
+        context.close(mode: .output, promise: shutdown)
+        shutdown.futureResult.assumeIsolated().whenComplete { result in
+            guard case .success = result else {
+                // A channel that cannot half close (or is closing already) closes whole.
+                context.close(promise: nil)
+                return
+            }
+            self.lingerLimit = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerPeriod) {
+                context.close(promise: nil)
+            }
+            if self.readPending {
+                self.readPending = false
+                context.read()
+            }
+        }
     }
 }

@@ -32,5 +32,7 @@ extension ConnectionHandler {
         keepalive = nil
         unsentRecheck?.cancel()
         unsentRecheck = nil
+        lingerLimit?.cancel()
+        lingerLimit = nil
     }
 }

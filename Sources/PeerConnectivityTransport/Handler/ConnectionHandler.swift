@@ -31,6 +31,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// How long a GOODBYE may take to reach the socket before the channel is closed anyway.
     static let goodbyeGracePeriod = TimeAmount.seconds(2)
 
+    /// How long a connection that said GOODBYE lingers, half closed, for the peer to close too
+    /// (``ConnectionStateMachine/lingers(after:encrypted:)``): a peer that has read the GOODBYE closes at
+    /// once, so this only bounds what a broken one holds.
+    static let lingerPeriod = TimeAmount.seconds(5)
+
     let establishedPromise: EventLoopPromise<PeerID>
     /// Succeeds when the peer has done its part of the handshake (an invitee received INVITE), or the
     /// connection is established or closed: whichever comes first.
@@ -74,6 +79,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var keepalive: Scheduled<Void>?
     /// A read the channel asked for while the state machine had reading paused.
     var readPending = false
+    /// Set once the GOODBYE is written and the output shut down: everything read is dropped, and reading
+    /// goes on whatever paused it, until the peer's end of stream.
+    var lingering = false
+    /// Closes a lingering connection whose peer never closes.
+    var lingerLimit: Scheduled<Void>?
     /// The last write of a drain that must be written before the next (see ``drainOutgoing()``) is on
     /// its way to the socket.
     var writeInFlight = false
@@ -287,7 +297,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func read(context: ChannelHandlerContext) {
-        if stateMachine.isReadingPaused {
+        if stateMachine.isReadingPaused, !lingering {
             readPending = true
         } else {
             context.read()

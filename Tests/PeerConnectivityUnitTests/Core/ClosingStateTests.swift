@@ -225,4 +225,15 @@ struct ClosingStateTests {
         #expect(secure.tlsErrorCaught(SocketFailure()) == .close(.securityFailed, sending: nil))
         #expect(secure.tlsErrorCaught(SocketFailure()) == .none)
     }
+
+    @Test("only this side's own orderly GOODBYE lingers, and only without TLS")
+    func lingering() {
+        #expect(Machine.lingers(after: .goodbye(.localDisconnect), encrypted: false))
+        #expect(Machine.lingers(after: .goodbye(.localDisconnect.with(unconfirmedMessages: 3)), encrypted: false))
+        #expect(!Machine.lingers(after: .goodbye(.localDisconnect), encrypted: true), "TLS waits for close_notify")
+        #expect(!Machine.lingers(after: .goodbye(.protocolViolation), encrypted: false), "a hostile peer holds nothing")
+        #expect(!Machine.lingers(after: .goodbye(.livenessTimeout), encrypted: false))
+        #expect(!Machine.lingers(after: .decline(.declined), encrypted: false))
+        #expect(!Machine.lingers(after: nil, encrypted: false))
+    }
 }
