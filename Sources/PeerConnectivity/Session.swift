@@ -373,7 +373,10 @@ public final class Session: Sendable {
     /// Leaves the session: says goodbye to every peer and closes the connections.
     ///
     /// Each peer is reported `notConnected` with `DisconnectReason.localDisconnect` here and
-    /// `DisconnectReason.peerDisconnected` on its side. The session can be used again afterwards.
+    /// `DisconnectReason.peerDisconnected` on its side. Returns once every connection is closed: over a
+    /// connection without TLS, once the peer has read the goodbye and closed its end too (at once for a
+    /// peer that works, at most 5 s for one that does not), so that what was sent before the goodbye is
+    /// not cut off by a reset. The session can be used again afterwards.
     public func disconnect() async {
         await runtime.disconnectAll()
     }
