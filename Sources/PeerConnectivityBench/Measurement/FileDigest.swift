@@ -1,6 +1,12 @@
 import Crypto
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The size and SHA-256 of a file, read in 1 MiB blocks (never whole).
 public struct FileDigest: Hashable, Sendable {
     /// The file's size in bytes.
@@ -18,18 +24,28 @@ public struct FileDigest: Hashable, Sendable {
         self.sha256 = sha256
     }
 
-    /// Reads a file and hashes it.
+    /// Reads a file and hashes it, 1 MiB a system call into one buffer. (`FileHandle.read(upToCount:)` on
+    /// Linux reads 4 KiB a call: 262,144 calls for the reflector's check of a 1 GiB resource.)
     ///
     /// - Parameter url: a local file.
-    /// - Throws: when the file cannot be opened or read.
+    /// - Throws: `POSIXError` when the file cannot be opened or read.
     public init(of url: URL) throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
         var hasher = SHA256()
         var size = 0
-        while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
-            hasher.update(data: block)
-            size += block.count
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count == 0 { break }
+            guard count > 0 else {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            size += count
         }
         self.init(size: size, sha256: Self.hex(hasher.finalize()))
     }

@@ -43,10 +43,10 @@ struct StreamPatternTests {
         #expect(written.size == 2_500_000 && written.sha256.count == 64)
         #expect(try FileDigest(of: url) == written)
         let empty = folder.appendingPathComponent("empty")
-        #expect(
-            try FileDigest.writePatternFile(at: empty, size: 0, index: 0, pattern: pattern).sha256
-                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        )
+        let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        #expect(try FileDigest.writePatternFile(at: empty, size: 0, index: 0, pattern: pattern).sha256 == emptySHA256)
+        #expect(try FileDigest(of: empty) == FileDigest(size: 0, sha256: emptySHA256))
+        #expect(throws: POSIXError.self) { try FileDigest(of: folder.appendingPathComponent("missing")) }
     }
 
     @Test("a resource confirmation and a stream receipt are read back; anything else is not one")
