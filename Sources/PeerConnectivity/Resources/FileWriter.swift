@@ -21,8 +21,8 @@ struct FileWriter: BlockWriter {
     let peer: PeerID
     let rawName: [UInt8]
     let size: UInt64
-    let directory: URL
-    /// `directory.path`, asked once: a small file of a folder would pay for it several times.
+    /// The receive directory's path, asked of its URL once: a small file of a folder would pay for it
+    /// several times.
     let directoryPath: String
     let storeKey: PartialResourceStore.Key
     let limits: PartialResourceStore.Limits
@@ -54,7 +54,6 @@ struct FileWriter: BlockWriter {
         self.rawName = open.name
         self.peer = peer
         self.size = open.size
-        self.directory = directory
         self.directoryPath = directory.path
         self.storeKey = PartialResourceStore.Key(
             directory: directoryPath,
