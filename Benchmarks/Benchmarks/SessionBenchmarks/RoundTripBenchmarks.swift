@@ -6,7 +6,8 @@ import PeerConnectivity
 /// wall clock and mallocs are shown per round trip, throughput in round trips per second.
 ///
 /// The client's loop runs on its session's executor, as core-bench's headline figure did. Plain,
-/// encrypted, and plain with reconnection on at both ends (what numbering and acknowledging cost).
+/// encrypted, and plain with reconnection on at both ends (what numbering and acknowledging cost). Then, plain,
+/// with both ends answering where they read (``AnsweringPair``): the same round trip without a task.
 func registerRoundTripBenchmarks() {
     for (name, security, reconnection) in [
         ("plain", Security.plain, false), ("encrypted", .encrypted, false), ("reconnection", .plain, true),
@@ -25,5 +26,17 @@ func registerRoundTripBenchmarks() {
             }
             benchmark.stopMeasurement()
         }
+    }
+    fixtureBenchmark(
+        "RoundTrip64B.responder",
+        configuration: .roundTrips(mallocs: Tolerances.relative(10)),
+        make: { try await AnsweringPair() },
+        stop: { await $0.stop() }
+    ) { benchmark, pair in
+        let message = LoopbackPair.message(size: 64)
+        let count = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        try await pair.roundTrips(message, count: count)
+        benchmark.stopMeasurement()
     }
 }
