@@ -113,7 +113,10 @@ extension SessionRuntime {
         if configuration.reconnection != nil {
             countReceived(message.readableBytes, from: peer, on: connection)
         }
-        return respondOrDeliver(Data(buffer: message, byteTransferStrategy: .automatic), from: peer, on: connection)
+        // Copied up to the limit the frame reader counts on (it does not compact a read of such messages).
+        let strategy: ByteBuffer.ByteTransferStrategy =
+            message.readableBytes <= ReceiveBuffer.copiedMessageLimit ? .copy : .noCopy
+        return respondOrDeliver(Data(buffer: message, byteTransferStrategy: strategy), from: peer, on: connection)
     }
 
     /// Yields a reliable message (a DATA frame's, or a large message's at its END) and says whether to

@@ -66,17 +66,43 @@ package struct ReceiveBuffer {
         append(copy)
     }
 
-    /// A read that fills less than half of its storage, moved into a buffer of its own size.
+    /// A read that fills less than half of its storage, moved into a buffer of its own size, unless
+    /// nothing taken from it can outlive its decoding.
     ///
     /// A stream's chunks are slices of the read they came in, and a reader that falls behind keeps
     /// them: each would keep the read's whole storage (up to 1 MiB however little was read) alive too.
     /// Copying only poorly filled reads keeps what waits under twice its bytes, at the cost of a copy
-    /// of reads that were small anyway.
+    /// of reads that were small anyway. A read of whole frames none of which leaves a slice behind (see
+    /// ``leavesNoSlice(_:)``), the usual read of one small message, is not copied: its storage is free
+    /// again once its frames are handled, and the socket reads into it again.
     static func compacted(_ bytes: ByteBuffer) -> ByteBuffer {
-        guard bytes.storageCapacity > 2 * bytes.readableBytes else { return bytes }
+        guard bytes.storageCapacity > 2 * bytes.readableBytes, !leavesNoSlice(bytes) else { return bytes }
         var copy = allocator.buffer(capacity: bytes.readableBytes)
         copy.writeImmutableBuffer(bytes)
         return copy
+    }
+
+    /// The largest DATA payload its receiver must copy out (as the session does, into `Data`) rather
+    /// than keep as a slice of the read: 256 KiB, over ``FrameDecoder/defaultGatherThreshold``, from which
+    /// a body is gathered into a buffer of its own anyway.
+    package static let copiedMessageLimit = 256 << 10
+
+    /// Whether `bytes` are whole frames of which no slice of the read is kept once each is handled: no
+    /// CHUNK (a stream or resource keeps its payload). Only DATA and CHUNK frames carry slices, every other
+    /// frame is parsed into values, and a DATA payload is copied out by its receiver (up to
+    /// ``copiedMessageLimit``) or gathered into a buffer of its own (from the gather threshold). A frame cut
+    /// by the end of the read, or a length that cannot be right, says no (the decoder decides about it).
+    static func leavesNoSlice(_ bytes: ByteBuffer) -> Bool {
+        var offset = bytes.readerIndex
+        while offset < bytes.writerIndex {
+            guard let length = bytes.getInteger(at: offset, as: UInt32.self), length > 0,
+                let type = bytes.getInteger(at: offset + 4, as: UInt8.self),
+                Int(length) <= bytes.writerIndex - offset - 4,
+                type != FrameType.chunk.rawValue
+            else { return false }
+            offset += 4 + Int(length)
+        }
+        return true
     }
 
     private static let allocator = ByteBufferAllocator()

@@ -4,17 +4,22 @@ import PeerConnectivityCore
 /// What the ``ConnectionHandler`` uses, on the event loop: taking queued frames, and the peer's
 /// answers about channels and the close.
 extension Connection {
-    /// Takes every queued message and control frame; or, when there are none and `bulkAllowed`, one
-    /// channel frame; or marks the queue idle and returns `nil`.
-    func takeNext(bulkAllowed: Bool) -> OutgoingWork? {
+    /// Takes every queued message and control frame into `batch`; or, when there are none and
+    /// `bulkAllowed`, one channel frame; or marks the queue idle and returns `nil`.
+    ///
+    /// - Parameters:
+    ///   - bulkAllowed: whether a channel frame may be taken.
+    ///   - batch: the caller's batch, written out and no longer needed: emptied and given to the queue for
+    ///     the frames queued next, so that taking allocates nothing (the queue's storage becomes the batch).
+    func takeNext(bulkAllowed: Bool, into batch: inout CircularBuffer<ByteBuffer>) -> OutgoingWork? {
         let (work, waiters) = outbound.withLock { state -> (OutgoingWork?, [CheckedContinuation<Void, any Error>]) in
             if !state.pending.isEmpty {
-                let batch = state.pending
-                state.pending = CircularBuffer()
+                batch.removeAll(keepingCapacity: true)
+                swap(&batch, &state.pending)
                 state.pendingBytes = 0
                 let waiters = state.waiters
                 state.waiters = []
-                return (.urgent(batch), waiters)
+                return (.urgent, waiters)
             }
             guard bulkAllowed, let (frame, writer) = state.channels.takeNext(queueLimit: channelQueueLimit) else {
                 state.drainScheduled = false

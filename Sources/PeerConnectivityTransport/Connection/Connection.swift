@@ -44,8 +44,9 @@ package final class Connection: Sendable {
 
     /// An item for the socket, taken by the handler.
     enum OutgoingWork {
-        /// Every queued message and control frame, in order.
-        case urgent(CircularBuffer<ByteBuffer>)
+        /// Every queued message and control frame, in order, now in the batch given to
+        /// ``Connection/takeNext(bulkAllowed:into:)``.
+        case urgent
         /// One channel frame.
         case bulk(QueuedChannelFrame)
     }

@@ -18,6 +18,10 @@ package enum ConnectionEvent: Sendable {
     case established(PeerID)
 
     /// A data message arrived. The handler's ``ConnectionReadDemand`` says whether to keep reading.
+    ///
+    /// A message up to ``PeerConnectivityCore/ReceiveBuffer/copiedMessageLimit`` may be a slice of the
+    /// socket's read buffer, whose storage can be much larger than the message: copy it to keep it
+    /// past the handling (as the session does, into `Data`).
     case message(ByteBuffer, from: PeerID)
 
     /// The peer said where it receives unreliable messages: UDP `port` on its address, each datagram

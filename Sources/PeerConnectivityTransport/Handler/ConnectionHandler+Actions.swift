@@ -145,10 +145,11 @@ extension ConnectionHandler {
                 logger.debug("closing connection: \(reason)")
             }
             // Data queued before the close goes out first, then the GOODBYE or DECLINE.
-            while let work = connection.takeNext(bulkAllowed: true) {
+            while let work = connection.takeNext(bulkAllowed: true, into: &urgentBatch) {
                 switch work {
-                case .urgent(let batch):
-                    for buffer in batch { send(buffer, context: context, promise: nil) }
+                case .urgent:
+                    for buffer in urgentBatch { send(buffer, context: context, promise: nil) }
+                    emptyUrgentBatch()
                 case .bulk(let frame):
                     send(frame.head, context: context, promise: nil)
                     if let payload = frame.payload { send(payload, context: context, promise: nil) }

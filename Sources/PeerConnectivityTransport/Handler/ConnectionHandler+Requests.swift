@@ -21,14 +21,15 @@ extension ConnectionHandler {
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
         taking: while context.channel.isWritable,
-            let work = connection.takeNext(bulkAllowed: bulkLength < bulkLimit)
+            let work = connection.takeNext(bulkAllowed: bulkLength < bulkLimit, into: &urgentBatch)
         {
             switch work {
-            case .urgent(let batch):
-                for frame in batch {
+            case .urgent:
+                for frame in urgentBatch {
                     if let last { send(last, context: context, promise: nil) }
                     last = frame
                 }
+                emptyUrgentBatch()
                 // Encrypted, the queue is not asked again: it would mark itself idle, and every send
                 // until this batch is written would then schedule a drain that cannot take anything.
                 if encrypted { break taking }
@@ -64,6 +65,12 @@ extension ConnectionHandler {
         metrics.flushSent()
         context.flush()
         flushing = outer
+    }
+
+    /// Lets go of the frames of ``urgentBatch``, written: its room is kept for the next batch unless a
+    /// burst made it larger than ``keptBatchCapacity``.
+    func emptyUrgentBatch() {
+        urgentBatch.removeAll(keepingCapacity: urgentBatch.capacity <= Self.keptBatchCapacity)
     }
 
     /// The bytes of channel frames the ``unsentGate`` lets this drain write: all when there is none or the

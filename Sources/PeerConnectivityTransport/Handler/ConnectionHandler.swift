@@ -94,6 +94,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var bulkBatchLimit = ConnectionHandler.bulkBatchLength
     /// ``drainOutgoing()`` is flushing: a batch written now was taken by the socket at once.
     var flushing = false
+    /// The messages and control frames a drain takes from the connection's queue, and, once written and
+    /// emptied, the queue's storage for the next ones: the two trade places, so a message queued and
+    /// written costs no allocation of a batch.
+    var urgentBatch = CircularBuffer<ByteBuffer>()
+    /// The room, in frames, an emptied ``urgentBatch`` keeps; a larger one (after a burst) is let go.
+    static let keptBatchCapacity = 1024
     /// Holds channel frames back while the kernel holds the connection's low watermark unsent; nil when the
     /// connection has none (see ``Connection/limitUnsentBytes(to:)``).
     var unsentGate: UnsentBytesGate?

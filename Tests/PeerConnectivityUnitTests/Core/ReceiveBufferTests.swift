@@ -181,6 +181,65 @@ extension ReceiveBufferTests {
         #expect(payload.storageCapacity < 2 * 60_100)
     }
 
+    /// Appends one read of `bytes` into a 1 MiB buffer, as NIO's adaptive allocator hands them out, and
+    /// whether the first frame decoded from it lies in that buffer (a slice of the read, not a copy). The
+    /// read is kept alive meanwhile, so that no copy can be given its memory.
+    private static func firstFrame(of bytes: ByteBuffer) throws -> (frame: Frame, inTheRead: Bool) {
+        var reader = Self.reader()
+        var read = ByteBufferAllocator().buffer(capacity: 1 << 20)
+        var bytes = bytes
+        read.writeBuffer(&bytes)
+        return try withExtendedLifetime(read) {
+            reader.append(read)
+            let frame = try #require(try reader.next(allocator: ByteBufferAllocator()))
+            let inTheRead = read.withVeryUnsafeBytes { storage in
+                switch frame {
+                case .data(let payload), .chunk(_, let payload):
+                    let start = payload.withUnsafeReadableBytes { $0.baseAddress! }
+                    return start >= storage.baseAddress! && start < storage.baseAddress! + storage.count
+                default:
+                    return false
+                }
+            }
+            return (frame, inTheRead)
+        }
+    }
+
+    @Test("a read of whole messages, none kept as a slice, is decoded where it was read: no copy")
+    func readOfSmallMessagesIsNotCopied() throws {
+        let frames: [Frame] = [
+            .data(Fixtures.pattern(count: 64)), .keepalive,
+            .data(Fixtures.pattern(count: ReceiveBuffer.copiedMessageLimit)),
+        ]
+        let (first, inTheRead) = try Self.firstFrame(of: Self.encoded(frames))
+        #expect(first == frames[0])
+        #expect(inTheRead)
+    }
+
+    @Test("a poorly filled read with a CHUNK among its messages is copied: a stream keeps the chunk")
+    func readWithAChunkIsCopied() throws {
+        let frames = [Frame.data(Fixtures.pattern(count: 64)), .chunk(channel: 3, Fixtures.pattern(count: 100))]
+        let (first, inTheRead) = try Self.firstFrame(of: Self.encoded(frames))
+        #expect(first == frames[0])
+        #expect(!inTheRead)
+    }
+
+    @Test("every DATA payload that can be a slice of a read is one its receiver copies out")
+    func slicedMessagesAreCopied() {
+        // A body from the gather threshold on is gathered into a buffer of its own; below it, the read's
+        // slice is copied into `Data` up to the copied limit.
+        #expect(ReceiveBuffer.copiedMessageLimit >= FrameDecoder.defaultGatherThreshold)
+    }
+
+    @Test("a poorly filled read that ends inside a frame is copied, the cut frame's start with it")
+    func readEndingInsideAFrameIsCopied() throws {
+        var bytes = Self.encoded([.data(Fixtures.pattern(count: 64)), .data(Fixtures.pattern(count: 64))])
+        bytes.moveWriterIndex(to: bytes.writerIndex - 10)
+        let (first, inTheRead) = try Self.firstFrame(of: bytes)
+        #expect(first == .data(Fixtures.pattern(count: 64)))
+        #expect(!inTheRead)
+    }
+
     @Test("bytes appended by copy (TLS's plaintext buffer) leave the owner's buffer its own to write into again")
     func copiedReadIsNotTheOwners() throws {
         var reader = Self.reader()
