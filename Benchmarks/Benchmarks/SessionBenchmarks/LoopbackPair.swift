@@ -14,6 +14,8 @@ final class LoopbackPair {
     /// The reflector's peer, as the client knows it.
     let peer: PeerID
     private var events: Session.Events.Iterator
+    /// Answers the echoes where the client reads them, for ``answeredRoundTrips(_:count:)``.
+    private let volley: Volley?
 
     /// Starts a reflector, connects a client to it and reads its hello.
     ///
@@ -21,13 +23,17 @@ final class LoopbackPair {
     ///   - encryption: both sides' preference (`.none` for plain TCP, `.required` for TLS 1.3).
     ///   - reconnection: both sides number, acknowledge and keep reliable messages
     ///     (`Session.Configuration.reconnection = .default`), to measure what that costs.
+    ///   - answering: the client answers echoes where it reads them (its responder), for
+    ///     ``answeredRoundTrips(_:count:)``.
     /// - Throws: when the reflector cannot listen or the client cannot connect, the connection's
     ///   encryption is not what was asked, or no hello comes.
-    init(encryption: EncryptionPreference, reconnection: Bool = false) async throws {
+    init(encryption: EncryptionPreference, reconnection: Bool = false, answering: Bool = false) async throws {
         host = try await InProcessReflector(encryption: encryption, reconnection: reconnection)
         var configuration = Session.Configuration.default
         configuration.joinsMesh = false
         if reconnection { configuration.reconnection = .default }
+        volley = answering ? Volley() : nil
+        configuration.messageResponder = volley?.responder
         client = Session(
             peer: try PeerID(displayName: "bench-client"),
             encryptionPreference: encryption,
@@ -61,6 +67,28 @@ final class LoopbackPair {
         for _ in 0..<count {
             try await client.send(message, toPeers: [peer])
             guard try await nextData() == message else { throw BenchmarkFailure("an echo differs") }
+        }
+    }
+
+    /// Sends `message` and answers each echo with it again where the client reads (see ``Volley``), until
+    /// `count` echoes have come back. The pair must be made `answering`.
+    ///
+    /// - Parameters:
+    ///   - message: a message from ``message(size:)``.
+    ///   - count: round trips.
+    /// - Throws: ``BenchmarkFailure`` when an echo differs or the first send fails.
+    func answeredRoundTrips(_ message: Data, count: Int) async throws {
+        guard let volley else { throw BenchmarkFailure("the pair was not made answering") }
+        let (client, peer) = (self.client, self.peer)
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            volley.start(message, count: count, done: done)
+            Task {
+                do {
+                    try await client.send(message, toPeers: [peer])
+                } catch {
+                    volley.fail(error)
+                }
+            }
         }
     }
 
@@ -105,6 +133,7 @@ final class LoopbackPair {
 
     /// Disconnects the client and stops the reflector.
     func stop() async {
+        volley?.fail(BenchmarkFailure("stopped"))
         await client.disconnect()
         await host.stop()
     }

@@ -7,7 +7,7 @@ import PeerConnectivity
 ///
 /// The client's loop runs on its session's executor, as core-bench's headline figure did. Plain,
 /// encrypted, and plain with reconnection on at both ends (what numbering and acknowledging cost). Then, plain,
-/// with both ends answering where they read (``AnsweringPair``): the same round trip without a task.
+/// with both ends answering where they read (``Volley``): the same round trip without a task.
 func registerRoundTripBenchmarks() {
     for (name, security, reconnection) in [
         ("plain", Security.plain, false), ("encrypted", .encrypted, false), ("reconnection", .plain, true),
@@ -30,13 +30,13 @@ func registerRoundTripBenchmarks() {
     fixtureBenchmark(
         "RoundTrip64B.responder",
         configuration: .roundTrips(mallocs: Tolerances.relative(10)),
-        make: { try await AnsweringPair() },
+        make: { try await LoopbackPair(encryption: .none, answering: true) },
         stop: { await $0.stop() }
     ) { benchmark, pair in
         let message = LoopbackPair.message(size: 64)
         let count = benchmark.scaledIterations.count
         benchmark.startMeasurement()
-        try await pair.roundTrips(message, count: count)
+        try await pair.answeredRoundTrips(message, count: count)
         benchmark.stopMeasurement()
     }
 }
