@@ -23,9 +23,27 @@ final class EchoTaker: Sendable {
         self.mode = mode
     }
 
-    /// The responder of the runner's session: echoes and probes taken, the rest delivered.
+    /// The responder of the runner's session: echoes and probes taken, the rest delivered. With a window of
+    /// one, an echo the phase's sender waits for is answered with the next message as it is read, as the
+    /// reflector answers each message: no task is woken between an echo and the next send.
     var responder: MessageResponder {
-        MessageResponder { [self] data, _, mode in take(data, arrivedAs: mode) ? .consumed : .deliver }
+        MessageResponder { [self] data, _, mode in
+            switch taking(data, arrivedAs: mode, mayReply: mode == .reliable) {
+            case .notTaken: .deliver
+            case .taken: .consumed
+            case .reply(let message): .reply(message)
+            }
+        }
+    }
+
+    /// What ``taking(_:arrivedAs:mayReply:)`` did with a message.
+    enum Taken {
+        /// Not an echo or a probe: the event reader has it.
+        case notTaken
+        /// Accounted for.
+        case taken
+        /// Accounted for; this, the phase's next message, goes back to the reflector now.
+        case reply(Data)
     }
 
     /// Hands the echoes of latency probes to `book` from now on.
@@ -38,18 +56,32 @@ final class EchoTaker: Sendable {
     ///
     /// - Returns: whether it was taken; if not, the event reader has it.
     func take(_ data: Data, arrivedAs: SendMode) -> Bool {
+        if case .notTaken = taking(data, arrivedAs: arrivedAs, mayReply: false) { return false }
+        return true
+    }
+
+    /// Takes `data` as ``take(_:arrivedAs:)`` does; when `mayReply`, the phase's controller may decide that its
+    /// next message goes back as the reply (``LoadController/receivedDecidingReply(_:at:)``).
+    func taking(_ data: Data, arrivedAs: SendMode, mayReply: Bool) -> Taken {
         if data.starts(with: LatencyProbe.prefix) {
             // Dropped when no book is routed.
             probes.withLock { $0 }?.received(data, at: MonotonicClock.now())
-            return true
+            return .taken
         }
         guard let current = phase.current, !data.starts(with: RunnerEviction.prefix),
             !data.starts(with: ReflectorReport.prefix)
-        else { return false }
+        else { return .notTaken }
         let now = MonotonicClock.now()
         let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
-        // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
-        current.controller.received(inspection, at: now, onConnection: mode == .unreliable && arrivedAs == .reliable)
-        return true
+        guard mayReply, mode == .reliable else {
+            // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
+            let onConnection = mode == .unreliable && arrivedAs == .reliable
+            current.controller.received(inspection, at: now, onConnection: onConnection)
+            return .taken
+        }
+        guard let sequence = current.controller.receivedDecidingReply(inspection, at: now) else { return .taken }
+        var message = Data(count: current.size)
+        message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
+        return .reply(message)
     }
 }

@@ -22,6 +22,9 @@ final class LoadController: @unchecked Sendable {
     private let judgesPathByEchoes: Bool
     /// The time the sender's schedule and the ticker read: ``MonotonicClock`` unless a test gives one it moves.
     private let clock: @Sendable () -> UInt64
+    /// Whether an echo read where the session reads it may be answered there with the next message
+    /// (``receivedDecidingReply(_:at:)``): a window of one, sent reliably.
+    private let repliesInRead: Bool
 
     init(
         machine: LoadStateMachine,
@@ -29,11 +32,13 @@ final class LoadController: @unchecked Sendable {
         planned: Int,
         isWarmup: Bool,
         judgesPathByEchoes: Bool = false,
+        repliesInRead: Bool = false,
         now: UInt64,
         clock: @escaping @Sendable () -> UInt64 = MonotonicClock.now
     ) {
         self.machine = machine
         self.clock = clock
+        self.repliesInRead = repliesInRead
         self.size = size
         self.planned = planned
         self.isWarmup = isWarmup
@@ -67,6 +72,42 @@ final class LoadController: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         resumed?.resume()
+    }
+
+    /// Accounts for an echo read where the session reads it and decides there whether the next message goes
+    /// back as its reply, so that no task is woken between an echo and the next send.
+    ///
+    /// The reader sends only while the sender is parked waiting for this echo (the sender then stays parked;
+    /// every send is still decided under the lock, one at a time): with a window of one a single message is in
+    /// flight, so the reader's sends and the sender's can never overtake each other. Anything else the machine
+    /// says (pacing, the phase finished) wakes the sender to do it, as ``received(_:at:onConnection:)`` does.
+    ///
+    /// - Parameters:
+    ///   - inspection: what the payload said.
+    ///   - now: when it was read.
+    /// - Returns: the sequence number of the message to send back now, already counted as sent; nil when the
+    ///   sender does what comes next.
+    func receivedDecidingReply(_ inspection: PayloadInspection, at now: UInt64) -> UInt64? {
+        condition.lock()
+        machine.received(inspection, now: now)
+        generation += 1
+        var reply: UInt64?
+        // A parked sender means no failure yet: every failure takes the waiter.
+        if repliesInRead, waiter != nil, case .send(let sequence) = machine.nextSend(now: clock()) {
+            reply = sequence
+        }
+        let resumed = reply == nil ? takeWaiter() : nil
+        condition.broadcast()
+        condition.unlock()
+        resumed?.resume()
+        return reply
+    }
+
+    /// Whether the sender is parked in ``wait(until:after:)``.
+    var senderIsParked: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiter != nil
     }
 
     /// Ends the phase with an error; the sender throws it at its next step.
