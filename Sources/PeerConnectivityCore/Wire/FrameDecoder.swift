@@ -93,6 +93,10 @@ package struct FrameDecoder: ByteToMessageDecoder {
         return try FrameParser.parse(body: &body)
     }
 
+    /// The bytes of a large frame's body still to come, copied into its own buffer as they arrive (none
+    /// when no body is being gathered).
+    package var bytesStillToGather: Int { gathering?.remaining ?? 0 }
+
     /// A spare of at least `capacity` bytes (and not much more, so that a small body does not hold a
     /// large buffer) that nobody else holds, emptied; `nil` if there is none.
     private mutating func takeSpare(capacity: Int) -> ByteBuffer? {

@@ -46,7 +46,9 @@ package struct ReceiveBuffer {
     /// - Parameter bytes: the bytes, as read.
     package mutating func append(_ bytes: ByteBuffer) {
         guard var current = self.current.take() else {
-            self.current = Self.compacted(bytes)
+            // The rest of a large body being gathered is copied into the body's own buffer, not sliced. (While
+            // one is, nothing is pending and no CHUNK is cut: the decoder takes every byte up to its end.)
+            self.current = Self.compacted(bytes, gatheredFirst: decoder.bytesStillToGather)
             return
         }
         // Only when bytes are added without taking the frames before them.
@@ -73,10 +75,16 @@ package struct ReceiveBuffer {
     /// them: each would keep the read's whole storage (up to 1 MiB however little was read) alive too.
     /// Copying only poorly filled reads keeps what waits under twice its bytes, at the cost of a copy
     /// of reads that were small anyway. A read of whole frames none of which leaves a slice behind (see
-    /// ``leavesNoSlice(_:)``), the usual read of one small message, is not copied: its storage is free
-    /// again once its frames are handled, and the socket reads into it again.
-    static func compacted(_ bytes: ByteBuffer) -> ByteBuffer {
-        guard bytes.storageCapacity > 2 * bytes.readableBytes, !leavesNoSlice(bytes) else { return bytes }
+    /// ``leavesNoSlice(_:gatheredFirst:)``), the usual read of one small message or of the middle of a large
+    /// one, is not copied: its storage is free again once its frames are handled, and the socket reads into it
+    /// again.
+    ///
+    /// - Parameters:
+    ///   - bytes: the read.
+    ///   - gatheredFirst: how many of its first bytes finish a large body being gathered.
+    static func compacted(_ bytes: ByteBuffer, gatheredFirst: Int) -> ByteBuffer {
+        guard bytes.storageCapacity > 2 * bytes.readableBytes, !leavesNoSlice(bytes, gatheredFirst: gatheredFirst)
+        else { return bytes }
         var copy = allocator.buffer(capacity: bytes.readableBytes)
         copy.writeImmutableBuffer(bytes)
         return copy
@@ -92,8 +100,13 @@ package struct ReceiveBuffer {
     /// frame is parsed into values, and a DATA payload is copied out by its receiver (up to
     /// ``copiedMessageLimit``) or gathered into a buffer of its own (from the gather threshold). A frame cut
     /// by the end of the read, or a length that cannot be right, says no (the decoder decides about it).
-    static func leavesNoSlice(_ bytes: ByteBuffer) -> Bool {
-        var offset = bytes.readerIndex
+    ///
+    /// - Parameters:
+    ///   - bytes: the read.
+    ///   - gatheredFirst: how many of its first bytes the decoder copies into a large body it is gathering
+    ///     (``FrameDecoder/bytesStillToGather``): they are no frame's start, and leave no slice.
+    package static func leavesNoSlice(_ bytes: ByteBuffer, gatheredFirst: Int = 0) -> Bool {
+        var offset = bytes.readerIndex + gatheredFirst
         while offset < bytes.writerIndex {
             guard let length = bytes.getInteger(at: offset, as: UInt32.self), length > 0,
                 let type = bytes.getInteger(at: offset + 4, as: UInt8.self),

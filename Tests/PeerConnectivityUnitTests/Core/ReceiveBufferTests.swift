@@ -240,6 +240,42 @@ extension ReceiveBufferTests {
         #expect(!inTheRead)
     }
 
+    @Test("a poorly filled read that finishes a large body being gathered is decoded where it was read")
+    func readFinishingAGatheredBodyIsNotCopied() throws {
+        let large = Frame.data(Fixtures.pattern(count: 200_000))
+        let small = Frame.data(Fixtures.pattern(count: 64))
+        var bytes = Self.encoded([large, small])
+        var reader = Self.reader()
+        reader.append(bytes.readSlice(length: 100_000)!)
+        #expect(try reader.next(allocator: ByteBufferAllocator()) == nil, "the body is being gathered")
+        // The body's end and a small message, in storage the read fills poorly, as a socket's read can be.
+        var read = ByteBufferAllocator().buffer(capacity: 1 << 20)
+        read.writeBuffer(&bytes)
+        try withExtendedLifetime(read) {
+            reader.append(read)
+            #expect(try reader.next(allocator: ByteBufferAllocator()) == large)
+            let frame = try #require(try reader.next(allocator: ByteBufferAllocator()))
+            #expect(frame == small)
+            guard case .data(let payload) = frame else { return }
+            let start = payload.withUnsafeReadableBytes { $0.baseAddress! }
+            let inTheRead = read.withVeryUnsafeBytes { start >= $0.baseAddress! && start < $0.baseAddress! + $0.count }
+            #expect(inTheRead, "the read was copied although only the gathered body's end preceded the message")
+        }
+    }
+
+    @Test("the bytes that finish a gathered body are skipped when judging a read; what follows them is judged")
+    func gatheredBytesAreSkipped() {
+        var bytes = ByteBuffer(repeating: 0xAB, count: 1000)  // as frames: a length no read holds
+        #expect(!ReceiveBuffer.leavesNoSlice(bytes))
+        #expect(ReceiveBuffer.leavesNoSlice(bytes, gatheredFirst: 1000), "all of it goes into the body")
+        #expect(!ReceiveBuffer.leavesNoSlice(bytes, gatheredFirst: 999), "one byte is no frame")
+        var withMessage = bytes
+        FrameEncoder.encode(.data(Fixtures.pattern(count: 64)), into: &withMessage)
+        #expect(ReceiveBuffer.leavesNoSlice(withMessage, gatheredFirst: 1000))
+        FrameEncoder.encode(.chunk(channel: 3, Fixtures.pattern(count: 100)), into: &bytes)
+        #expect(!ReceiveBuffer.leavesNoSlice(bytes, gatheredFirst: 1000), "a stream keeps the chunk")
+    }
+
     @Test("bytes appended by copy (TLS's plaintext buffer) leave the owner's buffer its own to write into again")
     func copiedReadIsNotTheOwners() throws {
         var reader = Self.reader()
