@@ -338,8 +338,7 @@ public enum BenchmarkRunner {
             planned: count,
             isWarmup: isWarmup,
             judgesPathByEchoes: judgesPathByEchoes,
-            // One message in flight, sent reliably: a session's reader may send the next as it reads an echo.
-            repliesInRead: plan.window == 1 && plan.mode == .reliable,
+            repliesInRead: LoadController.repliesInRead(for: plan),
             now: now
         )
         let ticker = Task {

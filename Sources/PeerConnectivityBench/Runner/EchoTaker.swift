@@ -28,7 +28,7 @@ final class EchoTaker: Sendable {
     /// reflector answers each message: no task is woken between an echo and the next send.
     var responder: MessageResponder {
         MessageResponder { [self] data, _, mode in
-            switch taking(data, arrivedAs: mode, mayReply: mode == .reliable) {
+            switch taking(data, arrivedAs: mode, mayReply: true) {
             case .notTaken: .deliver
             case .taken: .consumed
             case .reply(let message): .reply(message)
@@ -61,7 +61,7 @@ final class EchoTaker: Sendable {
     }
 
     /// Takes `data` as ``take(_:arrivedAs:)`` does; when `mayReply`, the phase's controller may decide that its
-    /// next message goes back as the reply (``LoadController/receivedDecidingReply(_:at:)``).
+    /// next message goes back as the reply (``LoadController/received(_:at:onConnection:mayReply:)``).
     func taking(_ data: Data, arrivedAs: SendMode, mayReply: Bool) -> Taken {
         if data.starts(with: LatencyProbe.prefix) {
             // Dropped when no book is routed.
@@ -73,13 +73,16 @@ final class EchoTaker: Sendable {
         else { return .notTaken }
         let now = MonotonicClock.now()
         let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
-        guard mayReply, mode == .reliable else {
-            // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
-            let onConnection = mode == .unreliable && arrivedAs == .reliable
-            current.controller.received(inspection, at: now, onConnection: onConnection)
-            return .taken
-        }
-        guard let sequence = current.controller.receivedDecidingReply(inspection, at: now) else { return .taken }
+        // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
+        let onConnection = mode == .unreliable && arrivedAs == .reliable
+        guard
+            let sequence = current.controller.received(
+                inspection,
+                at: now,
+                onConnection: onConnection,
+                mayReply: mayReply
+            )
+        else { return .taken }
         var message = Data(count: current.size)
         message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
         return .reply(message)

@@ -23,7 +23,7 @@ final class LoadController: @unchecked Sendable {
     /// The time the sender's schedule and the ticker read: ``MonotonicClock`` unless a test gives one it moves.
     private let clock: @Sendable () -> UInt64
     /// Whether an echo read where the session reads it may be answered there with the next message
-    /// (``receivedDecidingReply(_:at:)``): a window of one, sent reliably.
+    /// (``received(_:at:onConnection:mayReply:)``): a window of one, sent reliably.
     private let repliesInRead: Bool
 
     init(
@@ -46,6 +46,12 @@ final class LoadController: @unchecked Sendable {
         startedAt = now
     }
 
+    /// Whether a phase of `plan` lets the session's reader send the next message as it reads an echo: one
+    /// message in flight, sent reliably (a reply goes in the mode its message came in).
+    static func repliesInRead(for plan: TestPlan) -> Bool {
+        plan.window == 1 && plan.mode == .reliable
+    }
+
     /// The sender's next step, and the generation it was decided in.
     ///
     /// - Throws: the phase's failure (the peer went away, a write failed).
@@ -56,44 +62,38 @@ final class LoadController: @unchecked Sendable {
         return (machine.nextSend(now: clock()), generation)
     }
 
-    /// Accounts for an arrival and wakes the sender.
+    /// Accounts for an arrival and wakes the sender, or, when the arrival may be answered (`mayReply`: it was
+    /// read where the session reads, which can send a reply), decides there whether the next message goes
+    /// back as its reply, so that no task is woken between an echo and the next send.
+    ///
+    /// The reader sends only in a phase made with `repliesInRead` and while the sender is parked waiting for
+    /// this echo (the sender then stays parked; every send is still decided under the lock, one at a time):
+    /// with a window of one a single message is in flight, so the reader's sends and the sender's can never
+    /// overtake each other. Anything else the machine says (pacing, the phase finished) wakes the sender to
+    /// do it.
     ///
     /// - Parameters:
     ///   - inspection: what the payload said.
     ///   - now: when it was read.
     ///   - onConnection: an unreliable message that came on the connection (before the UDP endpoints
     ///     were known): counted in ``SizeResult/arrivedOnConnection``.
-    func received(_ inspection: PayloadInspection, at now: UInt64, onConnection: Bool = false) {
+    ///   - mayReply: the caller can send the next message back at once.
+    /// - Returns: the sequence number of the message to send back now, already counted as sent; nil when the
+    ///   sender does what comes next.
+    @discardableResult
+    func received(
+        _ inspection: PayloadInspection,
+        at now: UInt64,
+        onConnection: Bool = false,
+        mayReply: Bool = false
+    ) -> UInt64? {
         condition.lock()
         machine.received(inspection, now: now)
         if onConnection { connectionArrivals += 1 }
         generation += 1
-        let resumed = takeWaiter()
-        condition.broadcast()
-        condition.unlock()
-        resumed?.resume()
-    }
-
-    /// Accounts for an echo read where the session reads it and decides there whether the next message goes
-    /// back as its reply, so that no task is woken between an echo and the next send.
-    ///
-    /// The reader sends only while the sender is parked waiting for this echo (the sender then stays parked;
-    /// every send is still decided under the lock, one at a time): with a window of one a single message is in
-    /// flight, so the reader's sends and the sender's can never overtake each other. Anything else the machine
-    /// says (pacing, the phase finished) wakes the sender to do it, as ``received(_:at:onConnection:)`` does.
-    ///
-    /// - Parameters:
-    ///   - inspection: what the payload said.
-    ///   - now: when it was read.
-    /// - Returns: the sequence number of the message to send back now, already counted as sent; nil when the
-    ///   sender does what comes next.
-    func receivedDecidingReply(_ inspection: PayloadInspection, at now: UInt64) -> UInt64? {
-        condition.lock()
-        machine.received(inspection, now: now)
-        generation += 1
         var reply: UInt64?
         // A parked sender means no failure yet: every failure takes the waiter.
-        if repliesInRead, waiter != nil, case .send(let sequence) = machine.nextSend(now: clock()) {
+        if mayReply, repliesInRead, waiter != nil, case .send(let sequence) = machine.nextSend(now: clock()) {
             reply = sequence
         }
         let resumed = reply == nil ? takeWaiter() : nil
@@ -103,7 +103,7 @@ final class LoadController: @unchecked Sendable {
         return reply
     }
 
-    /// Whether the sender is parked in ``wait(until:after:)``.
+    /// Whether the sender is parked in ``wait(until:after:)`` (tests).
     var senderIsParked: Bool {
         condition.lock()
         defer { condition.unlock() }

@@ -11,8 +11,15 @@ import Testing
 struct ReplyInReadTests {
     static let start: UInt64 = 1_000_000_000_000
 
-    func controller(count: Int, delayMilliseconds: Double = 0, repliesInRead: Bool = true) -> LoadController {
-        let plan = TestPlan(sizes: [64], count: count, window: 1, delayMilliseconds: delayMilliseconds)
+    /// A phase's controller as the runner makes it for `mode` (replies in the read as its plan allows), unless
+    /// `repliesInRead` says otherwise.
+    func controller(
+        count: Int,
+        mode: DeliveryMode = .reliable,
+        delayMilliseconds: Double = 0,
+        repliesInRead: Bool? = nil
+    ) -> LoadController {
+        let plan = TestPlan(mode: mode, sizes: [64], count: count, window: 1, delayMilliseconds: delayMilliseconds)
         let machine = LoadStateMachine(
             size: 64,
             count: count,
@@ -26,7 +33,7 @@ struct ReplyInReadTests {
             size: 64,
             planned: count,
             isWarmup: false,
-            repliesInRead: repliesInRead,
+            repliesInRead: repliesInRead ?? LoadController.repliesInRead(for: plan),
             now: Self.start,
             clock: { Self.start }
         )
@@ -64,12 +71,12 @@ struct ReplyInReadTests {
     func answeredWhileParked() async throws {
         let controller = controller(count: 3)
         let sender = try await parkedSender(controller)
-        #expect(controller.receivedDecidingReply(echo(1), at: Self.start + 10) == 2)
+        #expect(controller.received(echo(1), at: Self.start + 10, mayReply: true) == 2)
         #expect(controller.senderIsParked, "the sender stays parked while the reader sends")
-        #expect(controller.receivedDecidingReply(echo(2), at: Self.start + 20) == 3)
+        #expect(controller.received(echo(2), at: Self.start + 20, mayReply: true) == 3)
         #expect(controller.senderIsParked)
         // All three sent: the phase is the sender's to finish.
-        #expect(controller.receivedDecidingReply(echo(3), at: Self.start + 30) == nil)
+        #expect(controller.received(echo(3), at: Self.start + 30, mayReply: true) == nil)
         await expectWoken(sender, controller)
         #expect(try controller.nextSend().action == .finished)
         let result = controller.outcome.result
@@ -80,7 +87,7 @@ struct ReplyInReadTests {
     func senderNotParked() throws {
         let controller = controller(count: 3)
         #expect(try controller.nextSend().action == .send(sequence: 1))
-        #expect(controller.receivedDecidingReply(echo(1), at: Self.start + 10) == nil)
+        #expect(controller.received(echo(1), at: Self.start + 10, mayReply: true) == nil)
         #expect(try controller.nextSend().action == .send(sequence: 2), "the sender's, not sent twice")
         #expect(controller.outcome.result.sent == 2)
     }
@@ -89,10 +96,19 @@ struct ReplyInReadTests {
     func senderWoken() async throws {
         for controller in [controller(count: 3, repliesInRead: false), controller(count: 3, delayMilliseconds: 5)] {
             let sender = try await parkedSender(controller)
-            #expect(controller.receivedDecidingReply(echo(1), at: Self.start + 10) == nil)
+            #expect(controller.received(echo(1), at: Self.start + 10, mayReply: true) == nil)
             await expectWoken(sender, controller)
             #expect(controller.outcome.result.sent == 1)
         }
+    }
+
+    @Test("an echo taken where nothing can be sent back (the event reader) wakes the sender, which sends")
+    func noReplyWithoutAReader() async throws {
+        let controller = controller(count: 3)
+        let sender = try await parkedSender(controller)
+        #expect(controller.received(echo(1), at: Self.start + 10) == nil)
+        await expectWoken(sender, controller)
+        #expect(try controller.nextSend().action == .send(sequence: 2))
     }
 
     @Test("a failed phase sends nothing from the read")
@@ -101,7 +117,7 @@ struct ReplyInReadTests {
         let sender = try await parkedSender(controller)
         controller.fail(BenchError.disconnected("gone"))
         await expectWoken(sender, controller)
-        #expect(controller.receivedDecidingReply(echo(1), at: Self.start + 10) == nil)
+        #expect(controller.received(echo(1), at: Self.start + 10, mayReply: true) == nil)
         #expect(controller.outcome.result.sent == 1)
     }
 
@@ -132,7 +148,7 @@ struct ReplyInReadTests {
         }
 
         let unreliable = EchoTaker(pattern: pattern, mode: .unreliable)
-        let other = self.controller(count: 2)
+        let other = self.controller(count: 2, mode: .unreliable)
         try await unreliable.phase.during(other, size: 64) {
             let sender = try await parkedSender(other)
             // Come on the connection, as before the UDP path is up: still only counted, and counted apart.
