@@ -14,6 +14,8 @@ extension Connection {
     func takeNext(bulkAllowed: Bool, into batch: inout CircularBuffer<ByteBuffer>) -> OutgoingWork? {
         let (work, waiters) = outbound.withLock { state -> (OutgoingWork?, [CheckedContinuation<Void, any Error>]) in
             if !state.pending.isEmpty {
+                // Empty already, but for a drain entered again while the outer one writes the batch (from its
+                // own copy): those frames must never be queued a second time.
                 batch.removeAll(keepingCapacity: true)
                 swap(&batch, &state.pending)
                 state.pendingBytes = 0

@@ -182,26 +182,37 @@ extension ReceiveBufferTests {
     }
 
     /// Appends one read of `bytes` into a 1 MiB buffer, as NIO's adaptive allocator hands them out, and
-    /// whether the first frame decoded from it lies in that buffer (a slice of the read, not a copy). The
-    /// read is kept alive meanwhile, so that no copy can be given its memory.
+    /// whether the first frame decoded from it lies in that buffer (a slice of the read, not a copy).
     private static func firstFrame(of bytes: ByteBuffer) throws -> (frame: Frame, inTheRead: Bool) {
         var reader = Self.reader()
+        return try #require(try frames(of: bytes, into: &reader).first)
+    }
+
+    /// Appends one read of `bytes` to `reader` in a 1 MiB buffer, and the frames decoded then, each with
+    /// whether its payload lies in that buffer. The read is kept alive meanwhile, so that no copy can be given
+    /// its memory.
+    private static func frames(of bytes: ByteBuffer, into reader: inout ReceiveBuffer) throws
+        -> [(frame: Frame, inTheRead: Bool)]
+    {
         var read = ByteBufferAllocator().buffer(capacity: 1 << 20)
         var bytes = bytes
         read.writeBuffer(&bytes)
         return try withExtendedLifetime(read) {
             reader.append(read)
-            let frame = try #require(try reader.next(allocator: ByteBufferAllocator()))
-            let inTheRead = read.withVeryUnsafeBytes { storage in
-                switch frame {
-                case .data(let payload), .chunk(_, let payload):
-                    let start = payload.withUnsafeReadableBytes { $0.baseAddress! }
-                    return start >= storage.baseAddress! && start < storage.baseAddress! + storage.count
-                default:
-                    return false
+            var frames: [(frame: Frame, inTheRead: Bool)] = []
+            while let frame = try reader.next(allocator: ByteBufferAllocator()) {
+                let inTheRead = read.withVeryUnsafeBytes { storage in
+                    switch frame {
+                    case .data(let payload), .chunk(_, let payload):
+                        let start = payload.withUnsafeReadableBytes { $0.baseAddress! }
+                        return start >= storage.baseAddress! && start < storage.baseAddress! + storage.count
+                    default:
+                        return false
+                    }
                 }
+                frames.append((frame, inTheRead))
             }
-            return (frame, inTheRead)
+            return frames
         }
     }
 
@@ -249,18 +260,12 @@ extension ReceiveBufferTests {
         reader.append(bytes.readSlice(length: 100_000)!)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil, "the body is being gathered")
         // The body's end and a small message, in storage the read fills poorly, as a socket's read can be.
-        var read = ByteBufferAllocator().buffer(capacity: 1 << 20)
-        read.writeBuffer(&bytes)
-        try withExtendedLifetime(read) {
-            reader.append(read)
-            #expect(try reader.next(allocator: ByteBufferAllocator()) == large)
-            let frame = try #require(try reader.next(allocator: ByteBufferAllocator()))
-            #expect(frame == small)
-            guard case .data(let payload) = frame else { return }
-            let start = payload.withUnsafeReadableBytes { $0.baseAddress! }
-            let inTheRead = read.withVeryUnsafeBytes { start >= $0.baseAddress! && start < $0.baseAddress! + $0.count }
-            #expect(inTheRead, "the read was copied although only the gathered body's end preceded the message")
-        }
+        let decoded = try Self.frames(of: bytes, into: &reader)
+        #expect(decoded.map(\.frame) == [large, small])
+        #expect(
+            decoded.last?.inTheRead == true,
+            "the read was copied although only the gathered body's end preceded the message"
+        )
     }
 
     @Test("the bytes that finish a gathered body are skipped when judging a read; what follows them is judged")
