@@ -14,13 +14,24 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // What both benchmark targets share: the in-process reflector, fixtures, tolerances, plain and encrypted.
+        // The pairs every round trip runs over (the in-process reflector and a client session, the event loop's
+        // echo, raw TCP's), with no benchmark tooling, so that a plain executable can run them too.
+        .target(
+            name: "BenchmarkPairs",
+            dependencies: [
+                .product(name: "PeerConnectivity", package: "PeerConnectivity"),
+                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/BenchmarkPairs"
+        ),
+        // What both benchmark targets share: fixtures and tolerances.
         .target(
             name: "BenchmarkSupport",
             dependencies: [
+                "BenchmarkPairs",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "PeerConnectivity", package: "PeerConnectivity"),
-                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
             ],
             path: "Benchmarks/BenchmarkSupport"
         ),
@@ -29,12 +40,11 @@ let package = Package(
         .executableTarget(
             name: "SessionBenchmarks",
             dependencies: [
+                "BenchmarkPairs",
                 "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
                 .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/SessionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -43,6 +53,7 @@ let package = Package(
         .executableTarget(
             name: "ChurnBenchmarks",
             dependencies: [
+                "BenchmarkPairs",
                 "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
@@ -50,6 +61,16 @@ let package = Package(
             ],
             path: "Benchmarks/ChurnBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The round trips again from a plain main, for valgrind: instructions a round trip
+        // (Scripts/count-instructions.sh), where this machine has no hardware counters.
+        .executableTarget(
+            name: "RoundTripCounts",
+            dependencies: [
+                "BenchmarkPairs",
+                .product(name: "PeerConnectivity", package: "PeerConnectivity"),
+            ],
+            path: "Benchmarks/RoundTripCounts"
         ),
     ]
 )

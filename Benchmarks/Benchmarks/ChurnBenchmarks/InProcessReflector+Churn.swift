@@ -1,3 +1,4 @@
+import BenchmarkPairs
 import BenchmarkSupport
 import PeerConnectivityBench
 

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkPairs
 import BenchmarkSupport
 import PeerConnectivity
 

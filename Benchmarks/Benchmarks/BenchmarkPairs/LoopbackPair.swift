@@ -1,4 +1,3 @@
-import BenchmarkSupport
 import Foundation
 import PeerConnectivity
 import PeerConnectivityBench
@@ -6,13 +5,13 @@ import PeerConnectivityBench
 /// The tools' reflector, in-process (``InProcessReflector``), and a client session connected to it
 /// directly over loopback (no DNS-SD), with the client's event iterator kept across iterations so that
 /// measuring makes no new subscriber.
-final class LoopbackPair {
+package final class LoopbackPair {
     /// The accepting side.
-    let host: InProcessReflector
+    package let host: InProcessReflector
     /// The dialing side, whose sends are measured.
-    let client: Session
+    package let client: Session
     /// The reflector's peer, as the client knows it.
-    let peer: PeerID
+    package let peer: PeerID
     private var events: Session.Events.Iterator
     /// Answers the echoes where the client reads them, for ``answeredRoundTrips(_:count:)``.
     private let volley: Volley?
@@ -27,7 +26,7 @@ final class LoopbackPair {
     ///     ``answeredRoundTrips(_:count:)``.
     /// - Throws: when the reflector cannot listen or the client cannot connect, the connection's
     ///   encryption is not what was asked, or no hello comes.
-    init(encryption: EncryptionPreference, reconnection: Bool = false, answering: Bool = false) async throws {
+    package init(encryption: EncryptionPreference, reconnection: Bool = false, answering: Bool = false) async throws {
         host = try await InProcessReflector(encryption: encryption, reconnection: reconnection)
         var configuration = Session.Configuration.default
         configuration.joinsMesh = false
@@ -53,7 +52,7 @@ final class LoopbackPair {
     ///
     /// - Parameter size: its length.
     /// - Returns: the message.
-    static func message(size: Int) -> Data {
+    package static func message(size: Int) -> Data {
         Data(repeating: 0x42, count: size)
     }
 
@@ -63,7 +62,7 @@ final class LoopbackPair {
     ///   - message: a message from ``message(size:)``.
     ///   - count: round trips.
     /// - Throws: ``BenchmarkFailure`` when an echo differs or the reflector leaves.
-    func roundTrips(_ message: Data, count: Int) async throws {
+    package func roundTrips(_ message: Data, count: Int) async throws {
         for _ in 0..<count {
             try await client.send(message, toPeers: [peer])
             guard try await nextData() == message else { throw BenchmarkFailure("an echo differs") }
@@ -77,7 +76,7 @@ final class LoopbackPair {
     ///   - message: a message from ``message(size:)``.
     ///   - count: round trips.
     /// - Throws: ``BenchmarkFailure`` when an echo differs or the first send fails.
-    func answeredRoundTrips(_ message: Data, count: Int) async throws {
+    package func answeredRoundTrips(_ message: Data, count: Int) async throws {
         guard let volley else { throw BenchmarkFailure("the pair was not made answering") }
         let (client, peer) = (self.client, self.peer)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
@@ -102,7 +101,7 @@ final class LoopbackPair {
     ///   - message: a message from ``message(size:)``.
     ///   - count: messages.
     /// - Throws: ``BenchmarkFailure`` when the reflector counted another number or left.
-    func oneWay(_ message: Data, count: Int) async throws {
+    package func oneWay(_ message: Data, count: Int) async throws {
         try await client.send(MessageFlow.start(size: message.count).encoded(), toPeers: [peer])
         for _ in 0..<count {
             try await client.send(message, toPeers: [peer])
@@ -132,7 +131,7 @@ final class LoopbackPair {
     }
 
     /// Disconnects the client and stops the reflector.
-    func stop() async {
+    package func stop() async {
         volley?.fail(BenchmarkFailure("stopped"))
         await client.disconnect()
         await host.stop()

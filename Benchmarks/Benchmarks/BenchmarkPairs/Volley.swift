@@ -1,4 +1,3 @@
-import BenchmarkSupport
 import Foundation
 import PeerConnectivity
 import Synchronization
@@ -7,7 +6,7 @@ import Synchronization
 /// back is answered at once with the next message, on the client's event loop, as the reflector answers each
 /// message on its own, so no task is between an echo and the next send. Outside a volley every message goes
 /// on to the session's events (the reflector's hello).
-final class Volley: Sendable {
+package final class Volley: Sendable {
     private struct State {
         var message = Data()
         var left = 0
@@ -23,19 +22,22 @@ final class Volley: Sendable {
 
     private let state = Mutex(State())
 
+    /// A volley not yet started: every message goes on to the session's events.
+    package init() {}
+
     /// The responder to give the client's session.
-    var responder: MessageResponder {
+    package var responder: MessageResponder {
         MessageResponder { [self] data, _, _ in answer(data) }
     }
 
     /// Starts a volley of `count` round trips of `message`; `done` is resumed when the last echo has come
     /// back, or with the failure that ended it. The caller sends the first message.
-    func start(_ message: Data, count: Int, done: CheckedContinuation<Void, any Error>) {
+    package func start(_ message: Data, count: Int, done: CheckedContinuation<Void, any Error>) {
         state.withLock { $0 = State(message: message, left: count, done: done) }
     }
 
     /// Ends the volley under way, if any, with `error`.
-    func fail(_ error: any Error) {
+    package func fail(_ error: any Error) {
         state.withLock { $0.end() }?.resume(throwing: error)
     }
 
