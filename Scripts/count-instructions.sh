@@ -2,14 +2,14 @@
 # Instructions a 64-byte round trip costs in user space, counted by valgrind's callgrind: the figure that
 # repeats from run to run where the wall clock does not (a virtual machine without hardware counters, a
 # shared host). Both ends run in one process (Benchmarks/RoundTripCounts: the RoundTrip64B benchmarks' pairs
-# from a plain main); each kind runs at two counts and the difference is divided by the round trips between
-# them, so that set-up, warm-up and teardown cancel. The kernel's share of a round trip is not counted: raw
-# TCP's figure is what a blocking socket's loop costs, the floor of the user-space part.
+# from a plain main); callgrind dumps its counters where the counted round trips begin and end, so set-up,
+# warm-up and teardown stay out. The kernel's share of a round trip is not counted: raw TCP's figure is what
+# a blocking socket's loop costs, the floor of the user-space part.
 #
 # Usage: Scripts/count-instructions.sh [--kinds "K1 K2 ..."] [--repeats N] [--keep DIR] [--output FILE]
 #   --kinds    rawTCP eventLoop plain responder encrypted reconnection (default: all)
-#   --repeats  runs of each kind (default 2): the figures of one build differ by a few percent at most
-#   --keep     keep each run's callgrind file in DIR (for callgrind_annotate: where the instructions go)
+#   --repeats  runs of each kind (default 2): the figures of one build differ by a few hundredths of a percent
+#   --keep     keep each run's counted part in DIR (KIND-RUN.out, for callgrind_annotate: where they go)
 #   --output   write the figures as JSON
 # Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
@@ -19,8 +19,7 @@ kinds="rawTCP eventLoop plain responder encrypted reconnection"
 repeats=2
 keep=""
 output=""
-low=1000
-high=3000
+count=2000
 while (($#)); do
     case "$1" in
     --kinds) kinds=$2; shift ;;
@@ -34,39 +33,40 @@ while (($#)); do
 done
 command -v valgrind > /dev/null || { echo "valgrind is missing: apt-get install valgrind" >&2; exit 1; }
 
-swift build --package-path Benchmarks -c release --product RoundTripCounts > /dev/null
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+swift build --package-path Benchmarks -c release --product RoundTripCounts > "$scratch/build.log" 2>&1 ||
+    { cat "$scratch/build.log" >&2; echo "the build of RoundTripCounts failed" >&2; exit 1; }
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes: count on a copy without it (symbols stay).
 cp Benchmarks/.build/release/RoundTripCounts "$scratch/RoundTripCounts"
 strip --strip-debug "$scratch/RoundTripCounts"
 [[ -n "$keep" ]] && mkdir -p "$keep"
 
-# The instructions one run collected (callgrind's "Collected" line).
-collected() {
-    local kind=$1 count=$2 file=$3
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$scratch/RoundTripCounts" "$kind" "$count" 2>&1 |
-        sed -n 's/^==[0-9]*== Collected : //p'
+# The instructions of one run's counted round trips: the second of the dumps made where they begin and end.
+counted() {
+    local kind=$1 file=$2
+    valgrind --tool=callgrind --dump-before='*countedPhaseBoundary*' --callgrind-out-file="$file" \
+        "$scratch/RoundTripCounts" "$kind" "$count" > "$file.log" 2>&1 || { cat "$file.log" >&2; return 1; }
+    sed -n 's/^summary: //p' "$file.2"
 }
 
 figures="$scratch/figures.txt"
 : > "$figures"
 for kind in $kinds; do
     for run in $(seq 1 "$repeats"); do
-        a=$(collected "$kind" "$low" "$scratch/$kind-$low-$run.out")
-        b=$(collected "$kind" "$high" "$scratch/$kind-$high-$run.out")
-        [[ -n "$a" && -n "$b" ]] || { echo "$kind: valgrind counted nothing (run it by hand to see why)" >&2; exit 1; }
-        per=$(((b - a) / (high - low)))
-        echo "$kind run $run: $per instructions a round trip ($a at $low, $b at $high)"
-        echo "$kind $run $per $a $b" >> "$figures"
-        [[ -n "$keep" ]] && cp "$scratch/$kind-$low-$run.out" "$scratch/$kind-$high-$run.out" "$keep/"
+        total=$(counted "$kind" "$scratch/$kind-$run.out")
+        [[ -n "$total" ]] || { echo "$kind: callgrind made no dump of the counted round trips" >&2; exit 1; }
+        per=$((total / count))
+        echo "$kind run $run: $per instructions a round trip ($total for $count)"
+        echo "$kind $run $per $total" >> "$figures"
+        if [[ -n "$keep" ]]; then cp "$scratch/$kind-$run.out.2" "$keep/$kind-$run.out"; fi
     done
 done
 
 if [[ -n "$output" ]]; then
-    python3 - "$figures" "$output" "$low" "$high" << 'PY'
+    python3 - "$figures" "$output" "$count" << 'PY'
 import json, platform, subprocess, sys
-figures, output, low, high = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+figures, output, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def run(*command):
     try:
         return subprocess.run(command, capture_output=True, text=True).stdout.strip()
@@ -76,13 +76,14 @@ cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if l
            platform.machine())
 kinds = {}
 for line in open(figures):
-    kind, number, per, a, b = line.split()
+    kind, number, per, total = line.split()
     kinds.setdefault(kind, []).append({"run": int(number), "instructionsPerRoundTrip": int(per),
-                                       "collectedAtLow": int(a), "collectedAtHigh": int(b)})
+                                       "instructionsCounted": int(total)})
 document = {
     "what": "user-space instructions a 64-byte round trip costs, both ends in one process, callgrind",
     "command": "Scripts/count-instructions.sh",
-    "roundTrips": {"low": low, "high": high, "warmup": 200},
+    "roundTripsCounted": count,
+    "warmup": 200,
     "commit": run("git", "rev-parse", "HEAD"),
     "dirty": bool(run("git", "status", "--porcelain", "--untracked-files=no")),
     "build": "release",
