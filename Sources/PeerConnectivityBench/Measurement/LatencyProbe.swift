@@ -23,7 +23,7 @@ enum LatencyProbe {
     /// - Parameter data: a message from the reflector.
     /// - Returns: the sequence number.
     static func sequence(of data: Data) -> UInt64? {
-        guard data.count == size, data.starts(with: prefix) else { return nil }
+        guard data.count == size, data.begins(with: prefix) else { return nil }
         return data.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 }

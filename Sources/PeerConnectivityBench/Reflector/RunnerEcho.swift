@@ -43,9 +43,9 @@ final class RunnerEcho: Sendable {
     /// and changes nothing).
     func respond(to data: Data, mode: SendMode) -> MessageResponse {
         activity.touch()
-        if data == ReflectorReport.request || data.starts(with: BulkRequest.prefix) { return .deliver }
+        if data == ReflectorReport.request || data.begins(with: BulkRequest.prefix) { return .deliver }
         return state.withLock { state -> MessageResponse in
-            if data.starts(with: MessageFlow.prefix) {
+            if data.begins(with: MessageFlow.prefix) {
                 return Self.flow(data, state: &state)
             }
             if mode == .unreliable, state.datagrams != nil {

@@ -20,7 +20,7 @@ extension PrefixedMessage {
     /// - Parameter message: a message from the reflector.
     /// - Returns: the document, or nil.
     public static func decoded(from message: Data) -> Self? {
-        guard message.starts(with: prefix) else { return nil }
+        guard message.begins(with: prefix) else { return nil }
         return try? JSONDecoder().decode(Self.self, from: message.dropFirst(prefix.count))
     }
 }

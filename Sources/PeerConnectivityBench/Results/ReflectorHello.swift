@@ -42,7 +42,7 @@ public struct ReflectorHello: PrefixedMessage, Hashable, Sendable {
     /// - Parameter message: the first message from the reflector.
     /// - Throws: ``BenchError/notAReflector(_:)`` when it is not a hello.
     public init(decoding message: Data) throws(BenchError) {
-        guard message.starts(with: Self.prefix) else {
+        guard message.begins(with: Self.prefix) else {
             throw .notAReflector("the peer's first message is not a reflector hello (\(message.count) bytes)")
         }
         do {

@@ -63,13 +63,13 @@ final class EchoTaker: Sendable {
     /// Takes `data` as ``take(_:arrivedAs:)`` does; when `mayReply`, the phase's controller may decide that its
     /// next message goes back as the reply (``LoadController/received(_:at:onConnection:mayReply:)``).
     func taking(_ data: Data, arrivedAs: SendMode, mayReply: Bool) -> Taken {
-        if data.starts(with: LatencyProbe.prefix) {
+        if data.begins(with: LatencyProbe.prefix) {
             // Dropped when no book is routed.
             probes.withLock { $0 }?.received(data, at: MonotonicClock.now())
             return .taken
         }
-        guard let current = phase.current, !data.starts(with: RunnerEviction.prefix),
-            !data.starts(with: ReflectorReport.prefix)
+        guard let current = phase.current, !data.begins(with: RunnerEviction.prefix),
+            !data.begins(with: ReflectorReport.prefix)
         else { return .notTaken }
         let now = MonotonicClock.now()
         let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }

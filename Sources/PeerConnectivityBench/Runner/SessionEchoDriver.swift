@@ -42,9 +42,9 @@ final class SessionEchoDriver: EchoDriver {
             var heardHello = false
             for await event in session.events {
                 switch event {
-                case .dataReceived(let data, _, _) where data.starts(with: RunnerEviction.prefix):
+                case .dataReceived(let data, _, _) where data.begins(with: RunnerEviction.prefix):
                     eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
-                case .dataReceived(let data, _, _) where data.starts(with: ReflectorReport.prefix):
+                case .dataReceived(let data, _, _) where data.begins(with: ReflectorReport.prefix):
                     reportContinuation.yield(data)
                 case .dataReceived(let data, _, let arrivedAs) where echoes.take(data, arrivedAs: arrivedAs):
                     break
