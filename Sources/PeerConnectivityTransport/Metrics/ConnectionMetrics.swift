@@ -24,14 +24,16 @@ package final class ConnectionMetrics {
     private var handshakeStart: NIODeadline?
     private var isOpen = false
     private var isClosed = false
-    private var pendingBytesReceived = 0
-    private var pendingFramesReceived = 0
-    private var pendingBytesSent = 0
-    private var pendingFramesSent = 0
+    // Touched for every read and write, only on the connection's event loop and never across a call: the
+    // runtime's check of each access could never fire (see ConnectionHandler's state).
+    @exclusivity(unchecked) private var pendingBytesReceived = 0
+    @exclusivity(unchecked) private var pendingFramesReceived = 0
+    @exclusivity(unchecked) private var pendingBytesSent = 0
+    @exclusivity(unchecked) private var pendingFramesSent = 0
     /// Bytes of the frame being written still to come in later writes.
-    private var remainingInFrame = 0
+    @exclusivity(unchecked) private var remainingInFrame = 0
     /// A length prefix was cut across two writes: frames are no longer counted (bytes still are).
-    private var lostTrack = false
+    @exclusivity(unchecked) private var lostTrack = false
 
     /// Makes the metric objects of a new connection; records nothing yet.
     ///
