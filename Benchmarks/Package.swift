@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkPairs",
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
+                .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
             ],
             path: "Benchmarks/RoundTripCounts"
         ),

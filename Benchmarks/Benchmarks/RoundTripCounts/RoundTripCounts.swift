@@ -2,6 +2,7 @@ import BenchmarkPairs
 import Dispatch
 import Foundation
 import PeerConnectivity
+import PeerConnectivityBench
 import Synchronization
 
 /// Round trips of one kind, run from a main that is not async so that valgrind can run it: callgrind then
@@ -10,15 +11,16 @@ import Synchronization
 /// in, so the main thread here waits on a semaphore while a detached task does the work. Both ends run in this
 /// process.
 ///
-/// Usage: `RoundTripCounts KIND COUNT`, KIND one of ``kinds`` (the `RoundTrip64B` benchmarks'), COUNT round
-/// trips of 64 bytes after a warm-up of ``warmup``. The counted round trips lie between two calls of
+/// Usage: `RoundTripCounts KIND COUNT`, KIND one of ``kinds`` (the `RoundTrip64B` benchmarks', and `runner`:
+/// the tools' data test, `test-runner run --test data --size 64 --encryption none`, against the reflector in this
+/// process), COUNT round trips of 64 bytes after a warm-up of ``warmup``. The counted round trips lie between two calls of
 /// ``countedPhaseBoundary()``, where `Scripts/count-instructions.sh` has callgrind dump its counters: set-up
 /// costs a different number of instructions each run (making a P-256 key that has a compact form takes a
 /// random number of tries), so it must stay out of the figure.
 @main
 enum RoundTripCounts {
     /// The round trips this can run.
-    static let kinds = ["rawTCP", "eventLoop", "plain", "responder", "encrypted", "reconnection"]
+    static let kinds = ["rawTCP", "eventLoop", "plain", "responder", "encrypted", "reconnection", "runner"]
     /// Round trips before the counted ones.
     static let warmup = 200
     /// Calls of ``countedPhaseBoundary()`` so far: what keeps the optimizer from removing them.
@@ -67,6 +69,8 @@ enum RoundTripCounts {
             countedPhaseBoundary()
             try pair.roundTrips(size: 64, count: count)
             countedPhaseBoundary()
+        case "runner":
+            try await runnerRoundTrips(count: count)
         case "eventLoop":
             let pair = try await EventLoopEchoPair()
             try await pair.roundTrips(count: warmup)
@@ -98,5 +102,25 @@ enum RoundTripCounts {
             }
             await pair.stop()
         }
+    }
+
+    /// The tools' data test with one message in flight, from the runner's connection to the end of its document;
+    /// the runner's own warm-up stays in, so only the difference of two counts is a round trip's cost.
+    private static func runnerRoundTrips(count: Int) async throws {
+        let host = try await InProcessReflector(encryption: .none)
+        var configuration = RunnerConfiguration(
+            plan: TestPlan(sizes: [64], count: count, warmup: warmup, window: 1, timeoutSeconds: 600),
+            target: .direct(host: "127.0.0.1", port: host.port),
+            runName: "round-trip-counts",
+            connectTimeout: .seconds(60)
+        )
+        configuration.encryption = .none
+        let document = try await BenchmarkRunner.run(
+            configuration,
+            events: RunEvents(connected: { _, _ in countedPhaseBoundary() })
+        )
+        countedPhaseBoundary()
+        await host.stop()
+        if let error = document.error { throw BenchmarkFailure("the runner: \(error)") }
     }
 }
