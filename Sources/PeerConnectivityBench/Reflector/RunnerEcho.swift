@@ -43,9 +43,10 @@ final class RunnerEcho: Sendable {
     /// and changes nothing).
     func respond(to data: Data, mode: SendMode) -> MessageResponse {
         activity.touch()
-        if data == ReflectorReport.request || data.begins(with: BulkRequest.prefix) { return .deliver }
+        let kind = data.withUnsafeBytes { Self.kind(of: $0) }
+        if kind == .delivered { return .deliver }
         return state.withLock { state -> MessageResponse in
-            if data.begins(with: MessageFlow.prefix) {
+            if kind == .flow {
                 return Self.flow(data, state: &state)
             }
             if mode == .unreliable, state.datagrams != nil {
@@ -67,6 +68,29 @@ final class RunnerEcho: Sendable {
             state.bytes += data.count
             return .reply(data)
         }
+    }
+
+    /// What a runner's message is, by its first bytes.
+    private enum Kind {
+        /// A request for the report or for bulk data: the reflector's event reader answers it.
+        case delivered
+        /// The start or end of one-way messages or datagrams.
+        case flow
+        /// Anything else: a payload to echo, count or record.
+        case payload
+    }
+
+    /// The requests and prefixes a message is told apart by, as bytes (see
+    /// `UnsafeRawBufferPointer.begins(with:)`).
+    private static let reportRequest = [UInt8](ReflectorReport.request)
+    private static let bulkPrefix = [UInt8](BulkRequest.prefix)
+    private static let flowPrefix = [UInt8](MessageFlow.prefix)
+
+    /// Tells a message's kind with one look at its bytes.
+    private static func kind(of bytes: UnsafeRawBufferPointer) -> Kind {
+        if bytes.count == reportRequest.count, bytes.begins(with: reportRequest) { return .delivered }
+        if bytes.begins(with: bulkPrefix) { return .delivered }
+        return bytes.begins(with: flowPrefix) ? .flow : .payload
     }
 
     /// A runner's start or end of one-way messages or datagrams: the end is answered with its receipt.

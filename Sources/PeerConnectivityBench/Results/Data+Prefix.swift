@@ -23,3 +23,20 @@ extension Data {
         }
     }
 }
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes begin with `prefix`, in one `memcmp`.
+    ///
+    /// For the messages of the round trip's path: their bytes are held once and every prefix is asked of them,
+    /// with the prefixes as arrays, whose bytes (unlike a `Data`'s) take no runtime exclusivity check to reach.
+    ///
+    /// - Parameter prefix: the bytes to look for.
+    /// - Returns: true when the first `prefix.count` bytes are `prefix`'s (always for an empty prefix).
+    package func begins(with prefix: [UInt8]) -> Bool {
+        guard count >= prefix.count else { return false }
+        return prefix.withUnsafeBytes { wanted in
+            guard let start = baseAddress, let wanted = wanted.baseAddress else { return true }
+            return memcmp(start, wanted, prefix.count) == 0
+        }
+    }
+}

@@ -46,6 +46,21 @@ final class EchoTaker: Sendable {
         case reply(Data)
     }
 
+    /// What a message read is, by its first bytes.
+    private enum Seen {
+        /// A latency probe's echo.
+        case probe
+        /// An echo of the running phase, and what its payload holds.
+        case echo(CurrentPhase.Phase, PayloadInspection)
+        /// Anything else (the hello, a receipt, a report, a notice), or an echo with no phase running.
+        case other
+    }
+
+    /// The prefixes a message is told apart by, as bytes (see `UnsafeRawBufferPointer.begins(with:)`).
+    private static let probePrefix = [UInt8](LatencyProbe.prefix)
+    private static let evictionPrefix = [UInt8](RunnerEviction.prefix)
+    private static let reportPrefix = [UInt8](ReflectorReport.prefix)
+
     /// Hands the echoes of latency probes to `book` from now on.
     func routeProbes(to book: ProbeBook) {
         probes.withLock { $0 = book }
@@ -63,16 +78,27 @@ final class EchoTaker: Sendable {
     /// Takes `data` as ``take(_:arrivedAs:)`` does; when `mayReply`, the phase's controller may decide that its
     /// next message goes back as the reply (``LoadController/received(_:at:onConnection:mayReply:)``).
     func taking(_ data: Data, arrivedAs: SendMode, mayReply: Bool) -> Taken {
-        if data.begins(with: LatencyProbe.prefix) {
-            // Dropped when no book is routed.
-            probes.withLock { $0 }?.received(data, at: MonotonicClock.now())
-            return .taken
-        }
-        guard let current = phase.current, !data.begins(with: RunnerEviction.prefix),
-            !data.begins(with: ReflectorReport.prefix)
-        else { return .notTaken }
         let now = MonotonicClock.now()
-        let inspection = data.withUnsafeBytes { pattern.inspect($0, expectedSize: current.size) }
+        let running = phase.current
+        // One look at the message's bytes tells a probe's echo, an echo of the running phase (inspected) and
+        // anything else apart.
+        let seen = data.withUnsafeBytes { bytes -> Seen in
+            if bytes.begins(with: Self.probePrefix) { return .probe }
+            guard let running, !bytes.begins(with: Self.evictionPrefix), !bytes.begins(with: Self.reportPrefix)
+            else { return .other }
+            return .echo(running, pattern.inspect(bytes, expectedSize: running.size))
+        }
+        let (current, inspection): (CurrentPhase.Phase, PayloadInspection)
+        switch seen {
+        case .probe:
+            // Dropped when no book is routed.
+            probes.withLock { $0 }?.received(data, at: now)
+            return .taken
+        case .other:
+            return .notTaken
+        case .echo(let phase, let inspected):
+            (current, inspection) = (phase, inspected)
+        }
         // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
         let onConnection = mode == .unreliable && arrivedAs == .reliable
         guard

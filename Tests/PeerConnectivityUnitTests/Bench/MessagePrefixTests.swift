@@ -39,4 +39,17 @@ struct MessagePrefixTests {
         #expect(Data().begins(with: Data()))
         #expect(Data([1, 2]).begins(with: Data()))
     }
+
+    /// The bytes of a message held once, asked with a prefix's bytes, answer as the message does.
+    @Test("Raw bytes and a prefix's bytes answer as Data does")
+    func rawBytesAgree() {
+        let prefix = MessageFlow.prefix
+        let bytes = [UInt8](prefix)
+        for message in [prefix + Data("{}".utf8), prefix.dropLast(), Data(repeating: 0x42, count: 64), Data()] {
+            #expect(message.withUnsafeBytes { $0.begins(with: bytes) } == message.begins(with: prefix))
+        }
+        #expect(Data("pc".utf8).withUnsafeBytes { $0.begins(with: []) })
+        #expect(Data().withUnsafeBytes { $0.begins(with: []) })
+        #expect(!Data("pc-bench-flox\n{}".utf8).withUnsafeBytes { $0.begins(with: bytes) })
+    }
 }
