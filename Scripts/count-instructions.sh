@@ -9,11 +9,13 @@
 # counted: raw TCP's figure is what a blocking socket's loop costs, the floor of the user-space part.
 #
 # Usage: Scripts/count-instructions.sh [--kinds "K1 K2 ..."] [--repeats N] [--keep DIR] [--output FILE]
+#                                     [--note TEXT]
 #   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner (default: all)
 #   --repeats  runs of each kind (default 2): one build's figures differ by under 0.1 % (the runner's, whose
 #              timers tick by the clock, by about 2 %)
 #   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, for callgrind_annotate)
 #   --output   write the figures as JSON
+#   --note     a line for the JSON saying what ran, when the tree is not its commit's
 # Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
 
@@ -22,6 +24,7 @@ kinds="rawTCP eventLoop plain responder encrypted reconnection runner"
 repeats=2
 keep=""
 output=""
+note=""
 low=1000
 high=3000
 while (($#)); do
@@ -30,7 +33,8 @@ while (($#)); do
     --repeats) repeats=$2; shift ;;
     --keep) keep=$2; shift ;;
     --output) output=$2; shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --note) note=$2; shift ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -72,9 +76,9 @@ for kind in $kinds; do
 done
 
 if [[ -n "$output" ]]; then
-    python3 - "$figures" "$output" "$low" "$high" << 'PY'
+    python3 - "$figures" "$output" "$low" "$high" "$note" << 'PY'
 import json, platform, subprocess, sys
-figures, output, low, high = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+figures, output, low, high, note = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 def run(*command):
     try:
         return subprocess.run(command, capture_output=True, text=True).stdout.strip()
@@ -101,6 +105,8 @@ document = {
     "kernel": platform.release(),
     "kinds": kinds,
 }
+if note:
+    document["note"] = note
 with open(output, "w") as file:
     json.dump(document, file, indent=2, sort_keys=True)
     file.write("\n")
