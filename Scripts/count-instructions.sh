@@ -12,7 +12,7 @@
 #                                     [--note TEXT]
 #   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner (default: all)
 #   --repeats  runs of each kind (default 2): one build's figures differ by under 0.1 % (the runner's, whose
-#              timers tick by the clock, by about 2 %)
+#              timers tick by the clock, by a few percent)
 #   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, for callgrind_annotate)
 #   --output   write the figures as JSON
 #   --note     a line for the JSON saying what ran, when the tree is not its commit's
