@@ -236,10 +236,12 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         }
         guard !decoding else { return }
         decoding = true
+        // Asked once a read: through the channel's existential and its cache, about 300 instructions an ask.
+        let allocator = context.channel.allocator
         while !readerStopped {
             let frame: Frame?
             do {
-                frame = try reader.next(allocator: context.channel.allocator)
+                frame = try reader.next(allocator: allocator)
             } catch {
                 readerStopped = true
                 run(stateMachine.errorCaught(error))
