@@ -63,7 +63,8 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // The round trips again from a plain main, for valgrind: instructions a round trip
-        // (Scripts/count-instructions.sh), where this machine has no hardware counters.
+        // (Scripts/count-instructions.sh), where this machine has no hardware counters. Not under Benchmarks/:
+        // package-benchmark takes every executable there for a benchmark.
         .executableTarget(
             name: "RoundTripCounts",
             dependencies: [
@@ -71,7 +72,7 @@ let package = Package(
                 .product(name: "PeerConnectivity", package: "PeerConnectivity"),
                 .product(name: "PeerConnectivityBench", package: "PeerConnectivity"),
             ],
-            path: "Benchmarks/RoundTripCounts"
+            path: "Counting/RoundTripCounts"
         ),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions a 64-byte round trip costs in user space, counted by valgrind's callgrind: the figure that
 # repeats from run to run where the wall clock does not (a virtual machine without hardware counters, a
-# shared host). Both ends run in one process (Benchmarks/RoundTripCounts: the RoundTrip64B benchmarks' pairs
+# shared host). Both ends run in one process (Benchmarks/Counting/RoundTripCounts: the RoundTrip64B benchmarks' pairs
 # from a plain main, and the tools' runner against their reflector); callgrind dumps its counters where the
 # counted round trips begin and end, so set-up (whose P-256 keys take a random number of tries) stays out, and
 # each kind runs at 1,000 and 3,000 round trips: the difference over 2,000 leaves out what a run does once
