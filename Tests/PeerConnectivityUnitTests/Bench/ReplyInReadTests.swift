@@ -160,4 +160,20 @@ struct ReplyInReadTests {
             #expect(other.outcome.result.echoed == 1 && other.arrivalsOnConnection == 1)
         }
     }
+
+    @Test("during a phase, the reflector's report and a notice of eviction go on to the events, not to the phase")
+    func controlMessagesDelivered() async throws {
+        let peer = try PeerID(displayName: "reflector")
+        let taker = EchoTaker(pattern: PayloadPattern(maximumSize: 64), mode: .reliable)
+        let controller = controller(count: 2)
+        try await taker.phase.during(controller, size: 64) {
+            for message in [ReflectorReport.prefix + Data("{}".utf8), RunnerEviction.prefix + Data("{}".utf8)] {
+                guard case .deliver = taker.responder.respond(message, peer, .reliable) else {
+                    Issue.record("\(String(decoding: message, as: UTF8.self)) was taken as an echo")
+                    continue
+                }
+            }
+            #expect(controller.outcome.result.echoed == 0 && controller.outcome.result.corrupted == 0)
+        }
+    }
 }
