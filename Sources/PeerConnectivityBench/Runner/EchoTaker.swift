@@ -88,7 +88,6 @@ final class EchoTaker: Sendable {
             else { return .other }
             return .echo(running, pattern.inspect(bytes, expectedSize: running.size))
         }
-        let (current, inspection): (CurrentPhase.Phase, PayloadInspection)
         switch seen {
         case .probe:
             // Dropped when no book is routed.
@@ -96,21 +95,20 @@ final class EchoTaker: Sendable {
             return .taken
         case .other:
             return .notTaken
-        case .echo(let phase, let inspected):
-            (current, inspection) = (phase, inspected)
+        case .echo(let current, let inspection):
+            // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
+            let onConnection = mode == .unreliable && arrivedAs == .reliable
+            guard
+                let sequence = current.controller.received(
+                    inspection,
+                    at: now,
+                    onConnection: onConnection,
+                    mayReply: mayReply
+                )
+            else { return .taken }
+            var message = Data(count: current.size)
+            message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
+            return .reply(message)
         }
-        // Unreliable: a message that came on the connection (no UDP path yet) is counted apart.
-        let onConnection = mode == .unreliable && arrivedAs == .reliable
-        guard
-            let sequence = current.controller.received(
-                inspection,
-                at: now,
-                onConnection: onConnection,
-                mayReply: mayReply
-            )
-        else { return .taken }
-        var message = Data(count: current.size)
-        message.withUnsafeMutableBytes { pattern.write(sequence: sequence, into: $0) }
-        return .reply(message)
     }
 }

@@ -42,12 +42,13 @@ final class SessionEchoDriver: EchoDriver {
             var heardHello = false
             for await event in session.events {
                 switch event {
+                // First, as most messages are echoes: the taker leaves a notice or a report alone.
+                case .dataReceived(let data, _, let arrivedAs) where echoes.take(data, arrivedAs: arrivedAs):
+                    break
                 case .dataReceived(let data, _, _) where data.begins(with: RunnerEviction.prefix):
                     eviction.notice.withLock { $0 = RunnerEviction.decoded(from: data) }
                 case .dataReceived(let data, _, _) where data.begins(with: ReflectorReport.prefix):
                     reportContinuation.yield(data)
-                case .dataReceived(let data, _, let arrivedAs) where echoes.take(data, arrivedAs: arrivedAs):
-                    break
                 case .dataReceived(let data, _, _):
                     if !heardHello {
                         heardHello = true
