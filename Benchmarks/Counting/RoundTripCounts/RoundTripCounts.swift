@@ -20,7 +20,9 @@ import Synchronization
 @main
 enum RoundTripCounts {
     /// The round trips this can run.
-    static let kinds = ["rawTCP", "eventLoop", "plain", "responder", "encrypted", "reconnection", "runner"]
+    enum Kind: String, CaseIterable {
+        case rawTCP, eventLoop, plain, responder, encrypted, reconnection, runner
+    }
     /// Round trips before the counted ones.
     static let warmup = 200
     /// Calls of ``countedPhaseBoundary()`` so far: what keeps the optimizer from removing them.
@@ -35,11 +37,12 @@ enum RoundTripCounts {
 
     static func main() {
         let arguments = CommandLine.arguments
-        guard arguments.count == 3, kinds.contains(arguments[1]), let count = Int(arguments[2]), count >= 0 else {
-            FileHandle.standardError.write(Data("usage: RoundTripCounts \(kinds.joined(separator: "|")) COUNT\n".utf8))
+        guard arguments.count == 3, let kind = Kind(rawValue: arguments[1]), let count = Int(arguments[2]), count >= 0
+        else {
+            let kinds = Kind.allCases.map(\.rawValue).joined(separator: "|")
+            FileHandle.standardError.write(Data("usage: RoundTripCounts \(kinds) COUNT\n".utf8))
             exit(2)
         }
-        let kind = arguments[1]
         let finished = DispatchSemaphore(value: 0)
         let failure = Failure()
         Task.detached {
@@ -60,45 +63,42 @@ enum RoundTripCounts {
     }
 
     /// Sets up the kind's pair, runs the warm-up and `count` round trips, and stops the pair.
-    private static func run(_ kind: String, count: Int) async throws {
+    private static func run(_ kind: Kind, count: Int) async throws {
+        let message = LoopbackPair.message(size: 64)
         switch kind {
-        case "rawTCP":
+        case .rawTCP:
             let pair = try RawTCPPair()
             defer { pair.stop() }
             try pair.roundTrips(size: 64, count: warmup)
             countedPhaseBoundary()
             try pair.roundTrips(size: 64, count: count)
             countedPhaseBoundary()
-        case "runner":
+        case .runner:
             try await runnerRoundTrips(count: count)
-        case "eventLoop":
+        case .eventLoop:
             let pair = try await EventLoopEchoPair()
             try await pair.roundTrips(count: warmup)
             countedPhaseBoundary()
             if count > 0 { try await pair.roundTrips(count: count) }
             countedPhaseBoundary()
             await pair.stop()
-        default:
-            let pair: LoopbackPair
-            switch kind {
-            case "responder": pair = try await LoopbackPair(encryption: .none, answering: true)
-            case "encrypted": pair = try await LoopbackPair(encryption: .required)
-            case "reconnection": pair = try await LoopbackPair(encryption: .none, reconnection: true)
-            default: pair = try await LoopbackPair(encryption: .none)
-            }
-            let message = LoopbackPair.message(size: 64)
-            if kind == "responder" {
-                try await pair.answeredRoundTrips(message, count: warmup)
+        case .responder:
+            let pair = try await LoopbackPair(encryption: .none, answering: true)
+            try await pair.answeredRoundTrips(message, count: warmup)
+            countedPhaseBoundary()
+            if count > 0 { try await pair.answeredRoundTrips(message, count: count) }
+            countedPhaseBoundary()
+            await pair.stop()
+        case .plain, .encrypted, .reconnection:
+            let pair = try await LoopbackPair(
+                encryption: kind == .encrypted ? .required : .none,
+                reconnection: kind == .reconnection
+            )
+            try await withTaskExecutorPreference(pair.client.taskExecutor) {
+                try await pair.roundTrips(message, count: warmup)
                 countedPhaseBoundary()
-                if count > 0 { try await pair.answeredRoundTrips(message, count: count) }
+                try await pair.roundTrips(message, count: count)
                 countedPhaseBoundary()
-            } else {
-                try await withTaskExecutorPreference(pair.client.taskExecutor) {
-                    try await pair.roundTrips(message, count: warmup)
-                    countedPhaseBoundary()
-                    try await pair.roundTrips(message, count: count)
-                    countedPhaseBoundary()
-                }
             }
             await pair.stop()
         }

@@ -24,8 +24,9 @@ package final class ConnectionMetrics {
     private var handshakeStart: NIODeadline?
     private var isOpen = false
     private var isClosed = false
-    // Touched for every read and write, only on the connection's event loop and never across a call: the
-    // runtime's check of each access could never fire (see ConnectionHandler's state).
+    // Touched for every read and write, only on the connection's event loop, and no access to them stays open
+    // across a call that could reach them (a flush hands the counter a copy): the runtime's check of each
+    // access could never fire (see ConnectionHandler's state).
     @exclusivity(unchecked) private var pendingBytesReceived = 0
     @exclusivity(unchecked) private var pendingFramesReceived = 0
     @exclusivity(unchecked) private var pendingBytesSent = 0
