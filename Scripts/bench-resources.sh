@@ -2,8 +2,10 @@
 # A 1 GiB resource against its baselines, in one run on loopback: an rsync daemon moving one file
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
 # same size (iperf3 -n and test-runner --test resource against a reflector), the floor for any file sent over TCP here
-# (Scripts/file-over-tcp.c: read, send, receive, write, nothing else; median of 3), and the hashes a
-# block design could use:
+# (Scripts/file-over-tcp.c: read, send, receive, write, nothing else), and the hashes a block design could use.
+# The floor and the library alternate, ROUNDS rounds of one copy each, and both send the same file (the
+# runner's --file), so that each reads the same cached pages and writes a new file of the same size; their
+# ratio is taken within each round. The hashes:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
 # BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the targets use
 # (docs/design/RESOURCES-V2.md); writes every raw output to $RESULTS_DIR (default
@@ -11,7 +13,8 @@
 #
 #   Scripts/bench-resources.sh [SIZE]     SIZE in bytes or with K/M/G (binary), whole MiB; default 1G
 #
-# Environment: RESULTS_DIR, RSYNC_REPS (rsync copies, the median counts; default 3), TIME_LIMIT
+# Environment: RESULTS_DIR, RSYNC_REPS (rsync copies, the median counts; default 3), ROUNDS (rounds of the
+# floor and the library, default 5), TIME_LIMIT
 # (seconds for the whole run, default 900), TMPDIR (where the scratch directory goes; it needs about
 # 4 x SIZE free). Everything stays on 127.0.0.1 and in one scratch directory, removed at the end.
 set -euo pipefail
@@ -31,6 +34,7 @@ fi
 mib=$(( bytes >> 20 ))
 half_mib=$(( mib / 2 ))
 rsync_reps=${RSYNC_REPS:-3}
+rounds=${ROUNDS:-5}
 time_limit=${TIME_LIMIT:-900}
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
 results=${RESULTS_DIR:-results/runs/resources-baseline-$(date -u +%F)}/run-$stamp
@@ -143,21 +147,6 @@ rm -f "$scratch/pulled/file.bin"
 rsync_median=$(median "${rsync_seconds[@]}")
 rsync_first=${rsync_seconds[0]}
 
-# (e) The floor: a C program that reads the file and writes it to a socket, and a child that reads the
-# socket and writes a new file, 1 MiB at a time; no framing, no hash, no encryption.
-echo "file over TCP, the floor ..."
-"$compiler" -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
-floor_seconds=()
-for rep in 1 2 3; do
-    rm -f "$scratch/pulled/file.bin"
-    sync
-    "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/file-over-tcp-$rep.txt"
-    floor_seconds+=("$(awk '{ print $2 }' "$results/file-over-tcp-$rep.txt")")
-    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "file-over-tcp copy $rep differs" >&2; exit 1; }
-done
-rm -f "$scratch/pulled/file.bin"
-floor_median=$(median "${floor_seconds[@]}")
-
 # (b) Raw TCP one way, the same bytes: iperf3 -n, one stream, 3 times (median).
 echo "raw TCP one way (iperf3) ..."
 iperf_port=$(free_port)
@@ -172,26 +161,50 @@ for rep in 1 2 3; do
 done
 raw=$(mbps "$bytes" "$(median "${raw_seconds[@]}")")
 
-# (c) The library: test-runner run --test resource against a reflector on 127.0.0.1, release builds,
-# plaintext: the file (its own of the same size, the stream pattern, in the scratch folder) once alone,
-# once with 100 probes a second beside it on the same session.
-echo "test-runner (resource) ..."
+# (c, e) The floor, a C program that reads the file and writes it to a socket and a child that reads the
+# socket and writes a new file, 1 MiB at a time (no framing, no hash, no encryption), and the library,
+# test-runner run --test resource --file against a reflector on 127.0.0.1 (release builds, plaintext),
+# alternating, each sending the module's file; the library once more with 100 probes a second beside it
+# on the same session.
+echo "file over TCP, the floor, and test-runner (resource), $rounds rounds ..."
+"$compiler" -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
 tools_binaries 2> "$results/build.txt"
 start_reflector "$results/reflector.log" --encryption none --resource-directory "$scratch/landing"
+floor_copy() {  # ROUND
+    rm -f "$scratch/pulled/file.bin"
+    sync
+    "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/file-over-tcp-$1.txt"
+    floor_seconds+=("$(awk '{ print $2 }' "$results/file-over-tcp-$1.txt")")
+    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "file-over-tcp copy $1 differs" >&2; exit 1; }
+    rm -f "$scratch/pulled/file.bin"
+}
 resource_run() {  # NAME OPTIONS...
     local name=$1
     shift
-    TMPDIR="$scratch" timeout 600 "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
-        --bytes "$bytes" --encryption none --duration 600 --name bench-resources --output "$results/$name.json" \
-        "$@" > "$results/$name.txt" 2>&1 || { cat "$results/$name.txt" >&2; exit 1; }
+    sync
+    timeout 600 "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
+        --file "$scratch/module/file.bin" --encryption none --duration 600 --name bench-resources \
+        --output "$results/$name.json" "$@" > "$results/$name.txt" 2>&1 || { cat "$results/$name.txt" >&2; exit 1; }
     jq -e '.resources.completed == 1' "$results/$name.json" > /dev/null || { echo "$name not confirmed" >&2; exit 1; }
 }
-resource_run resource
+floor_seconds=()
+library_rates=()
+round_ratios=()
+for round in $(seq "$rounds"); do
+    # The first of the two goes first in odd rounds, second in even ones.
+    if (( round % 2 )); then floor_copy "$round"; resource_run "resource-$round"; else resource_run "resource-$round"; floor_copy "$round"; fi
+    library_rates+=("$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-$round.json")")
+    round_ratios+=("$(jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "${floor_seconds[-1]}" '$l / ($b / $s / 1e6)')")
+done
 resource_run resource-beside-echo --beside-echo 100
 stop_reflector
-library=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource.json")
+floor_median=$(median "${floor_seconds[@]}")
+library=$(median "${library_rates[@]}")
 library_echoes=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-beside-echo.json")
 beside_p99=$(jq '.resources.besideEcho.duringTransfers.roundTrip.p99Nanoseconds / 1e6' "$results/resource-beside-echo.json")
+ratio_low=$(printf '%s\n' "${round_ratios[@]}" | sort -g | head -1)
+ratio_high=$(printf '%s\n' "${round_ratios[@]}" | sort -g | tail -1)
+ratio_median=$(median "${round_ratios[@]}")
 
 sha=$(mbps "$bytes" "$sha_seconds")
 sha_two=$(mbps "$bytes" "$sha_two_seconds")
@@ -215,10 +228,14 @@ jq -n \
     --argjson ossl "$ossl" --argjson osslTwo "$ossl_two" --argjson osslSeconds "$ossl_seconds" --argjson osslTwoSeconds "$ossl_two_seconds" \
     --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" --argjson floor "$floor" \
     --argjson floorSeconds "$(printf '%s\n' "${floor_seconds[@]}" | jq -s .)" \
+    --argjson libraryRounds "$(printf '%s\n' "${library_rates[@]}" | jq -s .)" \
+    --argjson roundRatios "$(printf '%s\n' "${round_ratios[@]}" | jq -s .)" --argjson rounds "$rounds" \
+    --argjson ratioMedian "$ratio_median" \
     --argjson opensslSha "$openssl_sha" --argjson b2 "$b2" --argjson opensslB2 "$openssl_b2" \
     --argjson shaSeconds "$sha_seconds" --argjson shaTwoSeconds "$sha_two_seconds" --argjson b2Seconds "$b2_seconds" \
     '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
-      testRunner: $testRunner, iperf3: $iperf3, encryption: "none",
+      testRunner: $testRunner, iperf3: $iperf3, encryption: "none", rounds: $rounds,
+      libraryResourceByRound: $libraryRounds, libraryOverFileOverTCPFloorByRound: $roundRatios,
       besideEchoP99Milliseconds: $besideP99,
       megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw,
         fileOverTCPFloor: $floor, libraryResource: $library,
@@ -228,19 +245,22 @@ jq -n \
       seconds: {rsync: $rsyncSeconds, rawTCPOneWay: $rawSeconds, fileOverTCPFloor: $floorSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
         opensslDgstSha256: $osslSeconds, opensslDgstSha256TwoHalves: $osslTwoSeconds, b2sum: $b2Seconds},
       ratios: {libraryOverRawTCP: ($library / $raw), libraryOverRsync: ($library / $rsync),
-        libraryOverFileOverTCPFloor: ($library / $floor), fileOverTCPFloorOverRawTCP: ($floor / $raw),
+        libraryOverFileOverTCPFloor: $ratioMedian, fileOverTCPFloorOverRawTCP: ($floor / $raw),
         rawTCPOverRsync: ($raw / $rsync), sha256TwoCoresOverRawTCP: ($osslTwo / $raw),
         sha256TwoCoresOverLibrary: ($osslTwo / $library)},
       targets: {libraryAtLeast1GBps: ($library >= 1000), libraryAtLeastHalfRawTCP: ($library / $raw >= 0.5),
-        libraryAtLeast4xRsync: ($library / $rsync >= 4)}}' > "$results/summary.json"
+        libraryAtLeast4xRsync: ($library / $rsync >= 4), libraryAtLeastRsync: ($library >= $rsync),
+        libraryAtLeast08xFloorEveryRound: ($roundRatios | min >= 0.8)}}' > "$results/summary.json"
 
 {
     printf '\n%-52s %10s\n' "$mib MiB, loopback, $(nproc) CPUs, $stamp" "MB/s"
     printf '%-52s %10.0f\n' "rsync daemon, rsync:// --whole-file (median of $rsync_reps)" "$rsync_mbps"
     printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
     printf '%-52s %10.0f\n' "raw TCP one way (iperf3 -n, median of 3)" "$raw"
-    printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of 3)" "$floor"
-    printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext" "$library"
+    printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of $rounds)" "$floor"
+    printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext (median of $rounds)" "$library"
+    printf '%-52s %10s\n' "  over the floor, round by round: low-high (median)" \
+        "$(printf '%.2f-%.2f (%.2f)' "$ratio_low" "$ratio_high" "$ratio_median")"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, 100 probes/s beside it" "$library_echoes"
     printf '%-52s %10.2f\n' "  those probes' round trip p99, ms" "$beside_p99"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"

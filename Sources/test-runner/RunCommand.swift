@@ -32,7 +32,7 @@ struct RunCommand: AsyncParsableCommand {
             bulk (throughput one way, as iperf3), responsiveness (latency under load: phases idle, download, \
             upload, both, with RPM), data (message round trips), raw-tcp (the data plan over raw TCP: TLS 1.3 \
             unless --encryption none), stream (--streams streams of --bytes, echoed back), resource (a file of \
-            --bytes, --count times, confirmed by SHA-256) or folder (a folder of --files small files, or \
+            --bytes, or --file PATH, --count times, confirmed by SHA-256) or folder (a folder of --files small files, or \
             --folder PATH, --count times, confirmed file by file).
             """
     )
@@ -251,6 +251,17 @@ struct RunCommand: AsyncParsableCommand {
         )
     )
     var folder: String?
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            --test resource: send this file instead of one of --bytes made for the run (hashed before the \
+            first transfer; the file stays as it is).
+            """,
+            valueName: "PATH"
+        )
+    )
+    var file: String?
 
     @Option(
         help: ArgumentHelp(
@@ -522,7 +533,7 @@ struct RunCommand: AsyncParsableCommand {
             streams: test == .stream
                 ? streams : test == .bulk ? parallel ?? 1 : test == .responsiveness ? parallel ?? 8 : nil,
             bytes: test.isMessageTest || test == .bulk || test == .responsiveness
-                ? bytes : test == .folder ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
+                ? bytes : test == .folder || file != nil ? bytes : bytes ?? (test == .stream ? 16 << 20 : 64 << 20),
             oneWay: oneWay ? true : nil,
             timeSeconds: test == .bulk ? time ?? 10 : test == .responsiveness ? time ?? 5 : time,
             reverse: reverse ? true : nil,
@@ -535,6 +546,7 @@ struct RunCommand: AsyncParsableCommand {
             interruptAtPercent: interruptAt,
             files: test == .folder && folder == nil ? files ?? 1_000 : files,
             folderPath: folder,
+            filePath: file,
             besideEchoRate: besideEcho
         )
     }

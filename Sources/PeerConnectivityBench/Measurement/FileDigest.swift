@@ -86,6 +86,15 @@ public struct FileDigest: Hashable, Sendable {
         return FileDigest(size: size, sha256: hex(hasher.finalize()))
     }
 
+    /// Whether `url` names a regular file (a symbolic link to one counts).
+    ///
+    /// - Parameter url: a local path.
+    /// - Returns: `false` for a folder, a device, a socket, or a path that names nothing.
+    public static func isRegularFile(_ url: URL) -> Bool {
+        var status = stat()
+        return stat(url.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
     private static func hex(_ digest: SHA256.Digest) -> String {
         digest.map { String(format: "%02x", $0) }.joined()
     }

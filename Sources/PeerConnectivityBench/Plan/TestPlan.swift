@@ -63,6 +63,8 @@ public struct TestPlan: Codable, Hashable, Sendable {
     public var files: Int?
     /// The folder test: the folder sent instead of one made for the run.
     public var folderPath: String?
+    /// The resource test: the file sent instead of one of ``bytes`` made for the run (nil: one is made).
+    public var filePath: String?
     /// The resource and folder tests: latency probes sent at this rate a second on the same session
     /// while each measured transfer runs, and as many a second on the idle session before, as
     /// transfer-time echoes (`--beside-echo`; nil: none).
@@ -94,6 +96,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
     ///   - interruptAtPercent: the resource test's cut, in percent of the file.
     ///   - files: the folder test's files made for the run.
     ///   - folderPath: the folder test's folder sent instead.
+    ///   - filePath: the resource test's file sent instead.
     ///   - besideEchoRate: probes a second beside each transfer.
     public init(
         test: TestKind = .data,
@@ -119,6 +122,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         interruptAtPercent: Double? = nil,
         files: Int? = nil,
         folderPath: String? = nil,
+        filePath: String? = nil,
         besideEchoRate: Double? = nil
     ) {
         self.test = test
@@ -144,6 +148,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         self.interruptAtPercent = interruptAtPercent
         self.files = files
         self.folderPath = folderPath
+        self.filePath = filePath
         self.besideEchoRate = besideEchoRate
     }
 
@@ -166,6 +171,7 @@ public struct TestPlan: Codable, Hashable, Sendable {
         if interruptAtPercent != nil, test != .resource {
             throw .invalidPlan("--interrupt-at applies to --test resource only")
         }
+        if filePath != nil, test != .resource { throw .invalidPlan("--file applies to --test resource only") }
         if test != .bulk, reverse == true || bidirectional == true {
             throw .invalidPlan("--reverse and --bidir apply to --test bulk only")
         }
@@ -341,8 +347,14 @@ public struct TestPlan: Codable, Hashable, Sendable {
     }
 
     private func validateTransfer() throws(BenchError) {
-        guard let bytes, (1...Self.maximumTransferBytes).contains(bytes) else {
-            throw .invalidPlan("--bytes must be 1...\(Self.maximumTransferBytes) (64 GiB), e.g. --bytes 67108864")
+        if let filePath {
+            // The test runs only with --test resource (checked before): its size is the file's.
+            guard !filePath.isEmpty else { throw .invalidPlan("--file needs a path") }
+            guard bytes == nil else { throw .invalidPlan("--file sends that file whole: --bytes does not apply") }
+        } else {
+            guard let bytes, (1...Self.maximumTransferBytes).contains(bytes) else {
+                throw .invalidPlan("--bytes must be 1...\(Self.maximumTransferBytes) (64 GiB), e.g. --bytes 67108864")
+            }
         }
         if test == .stream {
             guard let streams, (1...Self.maximumStreams).contains(streams) else {

@@ -2,7 +2,7 @@ import Foundation
 import PeerConnectivity
 
 /// The resource test: one file of `--bytes` (``StreamPattern`` bytes, made in a temporary folder and
-/// hashed on the way), sent `--warmup` + `--count` times with `sendResource`; the reflector confirms each
+/// hashed on the way) or the file `--file` names (hashed first), sent `--warmup` + `--count` times with `sendResource`; the reflector confirms each
 /// with the size and SHA-256 of the file it received, which must be the runner's. Each transfer and its
 /// confirmation must be done within `--duration`, else it is cancelled and counts as timed out.
 ///
@@ -124,10 +124,18 @@ enum ResourceTest {
         )
     }
 
-    /// The file of `--bytes`, the folder of `--files` made in `scratch`, or the folder `--folder` names,
-    /// with its digest.
+    /// The file of `--bytes` or the folder of `--files` made in `scratch`, or the file `--file` or the
+    /// folder `--folder` names, with its digest.
     private static func makePayload(_ plan: TestPlan, in scratch: URL) throws -> Payload {
         guard plan.test == .folder else {
+            if let path = plan.filePath {
+                let url = URL(fileURLWithPath: path)
+                guard FileDigest.isRegularFile(url) else {
+                    throw BenchError.invalidPlan("--file \(path) is not a regular file")
+                }
+                let digest = try FileDigest(of: url)
+                return Payload(url: url, bytes: digest.size, sha256: digest.sha256, files: nil)
+            }
             let file = scratch.appendingPathComponent("resource.bin")
             let bytes = plan.bytes ?? 0
             let digest = try FileDigest.writePatternFile(at: file, size: bytes, index: 0, pattern: StreamPattern())

@@ -294,6 +294,35 @@ struct ToolsIntegrationTests {
         #expect(reflector.output.components(separatedBy: "sha256=\(resources.sha256)").count - 1 == 3)
         // Confirmed resources are deleted.
         #expect(try FileManager.default.contentsOfDirectory(atPath: landing.path).isEmpty)
+
+        // A file of the user's own (--file), left as it was; a folder given as one is refused.
+        let own = folder.appendingPathComponent("own.bin")
+        try Data((0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }).write(to: own)
+        let ownDigest = try FileDigest(of: own)
+        let ownPath = folder.appendingPathComponent("own.json").path
+        let given = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "resource", "--file", own.path, "--connect", "127.0.0.1:\(port)", "--name", "fl",
+                "--output", ownPath, "--quiet",
+            ]
+        )
+        #expect(try await given.exitStatus() == 0, "\(given.output) \(given.errors)")
+        let ownDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: ownPath)))
+        let ownResult = try #require(ownDocument.resources)
+        #expect(ownDocument.plan.filePath == own.path && ownDocument.plan.bytes == nil)
+        #expect(ownResult.completed == 1 && ownResult.bytes == 3_000_001 && ownResult.sha256 == ownDigest.sha256)
+        #expect(ownResult.transfers.first?.confirmedSHA256 == ownDigest.sha256)
+        #expect(try FileDigest(of: own) == ownDigest)
+        let notFile = try ToolProcess(
+            "test-runner",
+            [
+                "run", "--test", "resource", "--file", landing.path, "--connect", "127.0.0.1:\(port)",
+                "--output", folder.appendingPathComponent("bad.json").path,
+            ]
+        )
+        #expect(try await notFile.exitStatus() != 0)
+        #expect((notFile.output + notFile.errors).contains("is not a regular file"), "\(notFile.errors)")
         try await stop(reflector, with: SIGTERM)
     }
 

@@ -79,6 +79,30 @@ struct TestPlanTests {
         #expect(problem(TestPlan(test: .data, besideEchoRate: 10)) != nil)
     }
 
+    @Test("--file: the resource test's own file, instead of --bytes")
+    func ownFile() {
+        func plan(_ test: TestKind = .resource, bytes: Int? = nil, path: String = "/srv/video.mkv") -> TestPlan {
+            TestPlan(test: test, sizes: [], count: 1, warmup: 0, bytes: bytes, filePath: path)
+        }
+        #expect(problem(plan()) == nil)
+        let cutTooLate = TestPlan(
+            test: .resource,
+            sizes: [],
+            count: 1,
+            warmup: 0,
+            interruptAtPercent: 150,
+            filePath: "f"
+        )
+        #expect(problem(cutTooLate)?.contains("--interrupt-at takes a percentage") == true)
+        #expect(problem(plan(bytes: 1 << 20))?.contains("--bytes does not apply") == true)
+        #expect(problem(plan(path: ""))?.contains("--file needs a path") == true)
+        let none = TestPlan(test: .resource, sizes: [], count: 0, warmup: 0, filePath: "f")
+        #expect(problem(none)?.contains("--count") == true)
+        for test in [TestKind.stream, .folder, .data] {
+            #expect(problem(plan(test))?.contains("--file applies to --test resource only") == true, "\(test)")
+        }
+    }
+
     @Test("--interrupt-at: a percentage strictly between 0 and 100, for the resource test only")
     func interruptAt() {
         func plan(_ percent: Double, test: TestKind = .resource) -> TestPlan {
