@@ -15,7 +15,9 @@
 #   DURATION=10  seconds per run of every baseline (--duration S); iperf3 -t, sockperf -t, zmq-bench SECONDS
 #   R=3          runs of each baseline (--repeats N); the baselines alternate: round 1 runs all four, then round 2...
 #   PORT_BASE=15201  iperf3 on PORT_BASE, sockperf +1, zmq push/pull +2, zmq req/rep +3 (all on 127.0.0.1)
-#   No core pinning (like the test-runner's loopback runs); no extra iperf3/sockperf tuning: their defaults.
+#   PIN=split (the default with 2 CPUs or more): each server on CPU 0, each client on CPU 1, as the loopback
+#   benchmarks of the tools do (Scripts/loopback-tools.sh, pin_ends); PIN=none: no pinning. No extra
+#   iperf3/sockperf tuning: their defaults.
 # Output: one JSON document (schemaVersion 1) on stdout, or in PATH with --output PATH; progress on stderr.
 # Per baseline: every run's figures, and the median over runs of each figure (the mean of the middle two
 # when R is even). Needs root (or sudo) only to install the missing Debian packages.
@@ -37,6 +39,9 @@ iperf_port=$port_base sockperf_port=$((port_base + 1)) push_port=$((port_base + 
 # Every client gets DURATION plus this much before timeout(1) kills it (connection, warm-up, report).
 client_limit=$((duration + 30))
 log() { echo "bench-baselines: $*" >&2; }
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
+pin_ends
 
 # 1. The Debian packages, only those missing (as Scripts/setup.sh does). iproute2 for ss (waiting for listeners).
 packages=(iperf3 sockperf libzmq3-dev gcc libc6-dev iproute2 python3 coreutils)
@@ -86,10 +91,10 @@ wait_listening() {
 }
 
 # 3. The long-lived servers: iperf3 and sockperf serve one client after another.
-iperf3 --server --bind 127.0.0.1 --port "$iperf_port" >"$tmp/iperf3-server.log" 2>&1 &
+"${server_pin[@]}" iperf3 --server --bind 127.0.0.1 --port "$iperf_port" >"$tmp/iperf3-server.log" 2>&1 &
 servers+=($!)
 wait_listening "$iperf_port" $! iperf3-server
-sockperf server --tcp -i 127.0.0.1 -p "$sockperf_port" >"$tmp/sockperf-server.log" 2>&1 &
+"${server_pin[@]}" sockperf server --tcp -i 127.0.0.1 -p "$sockperf_port" >"$tmp/sockperf-server.log" 2>&1 &
 servers+=($!)
 wait_listening "$sockperf_port" $! sockperf-server
 
@@ -99,7 +104,7 @@ runs=$tmp/runs.jsonl
 # iperf3: one stream (-P 1), client sends (no -R), JSON report (-J); the figure is the receiver's
 # sum_received bits_per_second / 8 over the whole -t window (slow start included, as for a transfer).
 run_iperf3() {
-    timeout "$client_limit" iperf3 --client 127.0.0.1 --port "$iperf_port" --time "$duration" \
+    timeout "$client_limit" "${client_pin[@]}" iperf3 --client 127.0.0.1 --port "$iperf_port" --time "$duration" \
         --parallel 1 --json >"$tmp/iperf3.json"
     python3 - "$tmp/iperf3.json" "$1" >>"$runs" <<'EOF'
 import json, sys
@@ -115,7 +120,7 @@ EOF
 # -m 64, -t DURATION, --full-rtt (without it sockperf reports "latency" = RTT / 2). Its own warm-up
 # (400 ms) is left out of the percentiles, which it prints as "percentile 50.000 = 12.418" in us.
 run_sockperf() {
-    timeout "$client_limit" sockperf ping-pong --tcp -i 127.0.0.1 -p "$sockperf_port" -m 64 \
+    timeout "$client_limit" "${client_pin[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$sockperf_port" -m 64 \
         -t "$duration" --full-rtt >"$tmp/sockperf.txt" 2>&1
     python3 - "$tmp/sockperf.txt" "$1" >>"$runs" <<'EOF'
 import json, re, sys
@@ -133,10 +138,10 @@ EOF
 # DURATION + 10 s); the client is bounded by its own deadline and by timeout(1).
 run_zmq() {
     local name=$1 server=$2 client=$3 port=$4 size=$5 count=$6 run=$7 endpoint="tcp://127.0.0.1:$4"
-    "$zmq_bench" "$server" "$endpoint" "$duration" >"$tmp/$name.out" 2>"$tmp/$name.log" &
+    "${server_pin[@]}" "$zmq_bench" "$server" "$endpoint" "$duration" >"$tmp/$name.out" 2>"$tmp/$name.log" &
     zmq_server=$!
     wait_listening "$port" "$zmq_server" "$name"
-    timeout "$client_limit" "$zmq_bench" "$client" "$endpoint" "$size" "$duration" "$count" >"$tmp/$name.client"
+    timeout "$client_limit" "${client_pin[@]}" "$zmq_bench" "$client" "$endpoint" "$size" "$duration" "$count" >"$tmp/$name.client"
     wait "$zmq_server" || { zmq_server=""; log "$name server failed:"; cat "$tmp/$name.log" >&2; exit 1; }
     zmq_server=""  # reaped: its id must not be signalled at exit (it may belong to another process by then)
     # REQ/REP: the client measures the round trips; PUSH/PULL: the receiver (the server) measures bytes/s.
@@ -158,10 +163,10 @@ done
 iperf3_version=$(iperf3 --version | head -n 1)
 sockperf_version=$(sockperf --version 2>&1 | sed -n 's/^sockperf, version //p' | head -n 1)
 zmq_version=$("$zmq_bench" version)
-python3 - "$runs" "$iperf3_version" "$sockperf_version" "$zmq_version" "$duration" "$repeats" "$port_base" \
+python3 - "$runs" "$iperf3_version" "$sockperf_version" "$zmq_version" "$duration" "$repeats" "$port_base" "$pinning" \
     >"$tmp/result.json" <<'EOF'
 import datetime, json, os, platform, socket, statistics, sys
-runs_path, iperf3_version, sockperf_version, zmq_version, duration, repeats, port_base = sys.argv[1:]
+runs_path, iperf3_version, sockperf_version, zmq_version, duration, repeats, port_base, pinning = sys.argv[1:]
 runs = [json.loads(line) for line in open(runs_path)]
 cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                   if line.startswith("model name")), platform.machine())
@@ -187,7 +192,8 @@ document = {
                    "ports": {"iperf3": int(port_base), "sockperf": int(port_base) + 1,
                              "zmqPushPull": int(port_base) + 2, "zmqReqRep": int(port_base) + 3},
                    "pushPullMessageBytes": 1048576, "pingPongMessageBytes": 64, "zmqHighWaterMark": 64,
-                   "percentiles": "nearest rank (zmq-bench); sockperf's own", "coresPinned": False},
+                   "percentiles": "nearest rank (zmq-bench); sockperf's own", "coresPinned": pinning != "none",
+                   "pinning": pinning},
     "baselines": baselines,
 }
 print(json.dumps(document, indent=2))

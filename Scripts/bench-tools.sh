@@ -11,7 +11,9 @@
 #                  rtt-64      --test data --size 64 (one in flight, 20,000 measured after 2,000)
 #                  bulk-tls    --test bulk -t DURATION encrypted (TLS 1.3, the tools' default), for reference
 # Every ratio is taken inside one round (the two figures measured minutes apart at most), then the
-# script gives each ratio's range and median over the rounds. Last, memory: a reflector (encryption
+# script gives each ratio's range and median over the rounds. Each end runs on a core of its own, as on two
+# hosts: servers (the reflector, iperf3's, sockperf's) on CPU 0, clients on CPU 1 (PIN=none: unpinned;
+# Scripts/loopback-tools.sh, pin_ends). The library alone has both ends in one process, unpinned. Last, memory: a reflector (encryption
 # required) serves 8 runners at once, each `--test bulk -t DURATION`; its peak RSS (VmHWM) is the figure.
 #
 # Usage: Scripts/bench-tools.sh [--rounds N] [--duration S] [--output PATH]
@@ -19,7 +21,7 @@
 #   --duration S   seconds of each timed run (default 10)
 #   --output PATH  the summary document (default results/runs/bench-tools-<UTC date>.json); every run's own
 #                  document lands beside it in a folder of the same name without .json
-# Env: BIN, a folder holding release builds of reflector and test-runner (default: build them).
+# Env: BIN, a folder holding release builds of reflector and test-runner (default: build them); PIN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,7 @@ done
 log() { echo "bench-tools: $*" >&2; }
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
+pin_ends
 
 Scripts/setup.sh > /dev/null
 tools_binaries
@@ -66,12 +69,12 @@ library() {
 # runner NAME OPTIONS...: one test-runner run, its document in $runs/NAME.json.
 runner() {
     local name=$1; shift
-    "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --name bench-tools --quiet \
+    "${client_pin[@]}" "$bin/test-runner" run --connect "127.0.0.1:$reflector_port" --name bench-tools --quiet \
         --output "$runs/$name.json" "$@" >&2
 }
 
 start_reflector "$work/reflector.log" --encryption optional
-log "reflector on 127.0.0.1:$reflector_port (encryption optional: plain or TLS, as each runner asks)"
+log "reflector on 127.0.0.1:$reflector_port (encryption optional: plain or TLS, as each runner asks); pinning: $pinning"
 for round in $(seq "$rounds"); do
     log "round $round of $rounds: baselines"
     Scripts/bench-baselines.sh --repeats 1 --duration "$duration" --output "$runs/baselines-$round.json"
@@ -103,9 +106,10 @@ peak=$(awk '/^VmHWM:/ { print $2 }' "/proc/$reflector_pid/status")
 stop_reflector
 [ "$memory_failed" -eq 0 ] || { log "a memory runner failed"; exit 1; }
 
-python3 - "$runs" "$rounds" "$duration" "$peak" "$output" <<'EOF'
+python3 - "$runs" "$rounds" "$duration" "$peak" "$output" "$pinning" <<'EOF'
 import datetime, json, os, platform, socket, statistics, sys
-runs, rounds, duration, peak_kib, output = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+runs, rounds, duration, peak_kib, output, pinning = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                                     sys.argv[5], sys.argv[6])
 def load(name):
     with open(os.path.join(runs, name + ".json")) as f:
         return json.load(f)
@@ -165,7 +169,7 @@ document = {
     "tool": tool,
     "plan": {"rounds": rounds, "durationSeconds": duration, "address": "127.0.0.1", "build": "release",
              "encryption": "none for every ratio (as the baselines); TLS 1.3 for runnerBulkEncrypted and memory",
-             "runs": os.path.basename(runs) + "/"},
+             "runs": os.path.basename(runs) + "/", "pinning": pinning},
     "figures": figures,
     "ratios": ratios,
     "memory": {"runners": 8, "test": f"--test bulk -t {duration}, encryption required",

@@ -3,14 +3,18 @@
 # table. What it runs (each result as JSON in results/demo/):
 #   bulk      10 s of throughput, one stream one way (as iperf3 -t 10), a report every second
 #   data      64-byte round trips, one in flight (latency), 2,000 measured
-#   raw-tcp   the same round trips over plain TCP (the baseline)
+#   raw-tcp   the same round trips over plain TCP (the baseline); the two alternate over 5 rounds
+#             (data-N, raw-tcp-N), the ratio taken within each round, since one pair moves with the host
 #   unreliable  the same as UDP datagrams (loss, reorder, jitter)
 #   stream, resource  4 echoed streams of 4 MiB, a 16 MiB file twice confirmed by SHA-256
 #   folder    a folder of 1,000 small files confirmed file by file, with 100 probes a second beside it
 # Encryption is required (the tools' default), except for the raw baseline's pair: data and raw-tcp run
 # plain there too (--encryption none) so that they compare like with like.
+# During the round trips the reflector runs on CPU 0 and the runner on CPU 1, each end on a core of its own as
+# on two hosts (with both unpinned, a round trip took 25 or 70 us by whether the scheduler put the two on one
+# core); the other tests, which use more threads a side, run unpinned.
 # Env: CONFIGURATION (release, the default; debug builds faster but measures several times slower and then
-# prints no ratio), DEMO_SECONDS (the bulk test's seconds, default 10).
+# prints no ratio), DEMO_SECONDS (the bulk test's seconds, default 10), PIN=none (no pinning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 configuration=${CONFIGURATION:-release}
@@ -35,6 +39,9 @@ bin=$(swift build -c "$configuration" --show-bin-path)
 service="pcb-demo-$$"
 service=${service:0:15}
 out=results/demo
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
+pin_ends
 mkdir -p "$out"
 rm -f "$out"/*.json
 log=$(mktemp)
@@ -56,8 +63,20 @@ run() {
     "$bin/test-runner" run "${target[@]}" "$@" --output "$out/$label.json" | sed 's/^/   /'
 }
 run bulk --test bulk -t "$seconds"
-run data --size 64 --count 2000 --warmup 200 --encryption none
-run raw-tcp --test raw-tcp --size 64 --count 2000 --warmup 200 --encryption none
+echo "== data and raw-tcp: 64-byte round trips, plain, 5 alternating rounds (pinning $pinning)"
+pin_server_for_a_while "$reflector"
+for round in 1 2 3 4 5; do
+    # The first of the two goes first in odd rounds, second in even ones.
+    order=(data raw-tcp)
+    (( round % 2 )) || order=(raw-tcp data)
+    for label in "${order[@]}"; do
+        test=data
+        [ "$label" = raw-tcp ] && test=raw-tcp
+        "${client_pin[@]}" "$bin/test-runner" run "${target[@]}" --test "$test" --size 64 --count 2000 --warmup 200 --encryption none \
+            --quiet --output "$out/$label-$round.json"
+    done
+done
+unpin_server "$reflector"
 run unreliable --mode unreliable --size 64,1024,16384 --count 1000 --warmup 100 --timeout 1
 run stream --test stream --streams 4 --bytes 4194304
 run resource --test resource --bytes 16777216 --count 2
@@ -65,21 +84,27 @@ run folder --test folder --files 1000 --beside-echo 100
 
 kill -TERM "$reflector"
 wait "$reflector" || true
-python3 - "$out" "$configuration" <<'TABLE'
+python3 - "$out" "$configuration" "$pinning" <<'TABLE'
 import json, sys
-out, configuration = sys.argv[1], sys.argv[2]
+out, configuration, pinning = sys.argv[1], sys.argv[2], sys.argv[3]
 def load(name):
     with open(f"{out}/{name}.json") as f: return json.load(f)
-bulk, data, raw = load("bulk"), load("data"), load("raw-tcp")
+bulk = load("bulk")
 rate = bulk["bulk"]["forward"]["bytesPerSecond"]
-ours, base = data["results"][0]["roundTrip"]["p50Nanoseconds"], raw["results"][0]["roundTrip"]["p50Nanoseconds"]
+def p50(name): return load(name)["results"][0]["roundTrip"]["p50Nanoseconds"] / 1e3
+ours = [p50(f"data-{r}") for r in range(1, 6)]
+base = [p50(f"raw-tcp-{r}") for r in range(1, 6)]
+ratios = sorted(o / b for o, b in zip(ours, base))
 unreliable = load("unreliable")["results"]
 print()
 print(f"== results ({configuration} build, loopback, this host; JSON in {out}/)")
 print(f"   throughput, one stream, encrypted (TLS 1.3)    {rate / 1e9:6.2f} GB/s ({rate * 8 / 1e9:.1f} Gbit/s)")
-print(f"   64-byte round trip p50, PeerConnectivity      {ours / 1e3:6.1f} us")
-print(f"   64-byte round trip p50, plain TCP             {base / 1e3:6.1f} us", end="")
-print(f"   (ratio {ours / base:.2f})" if configuration == "release" else "   (no ratio: debug build)")
+print(f"   64-byte round trip p50, PeerConnectivity      {min(ours):6.1f}-{max(ours):.1f} us (5 rounds, {pinning})")
+print(f"   64-byte round trip p50, plain TCP             {min(base):6.1f}-{max(base):.1f} us")
+if configuration == "release":
+    print(f"     ratio round by round {ratios[0]:.2f}-{ratios[-1]:.2f}, median {ratios[2]:.2f}")
+else:
+    print("     no ratio: debug build")
 for result in unreliable:
     jitter = result.get("jitterNanoseconds", 0) / 1e3
     print(f"   unreliable {result['size']:>6} B: {result['echoed']}/{result['sent']} echoed, p50 "

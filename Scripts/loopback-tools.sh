@@ -14,11 +14,24 @@
 #   stop_rsync_daemon       ends it
 #   start_watchdog SECONDS  ends the calling script (SIGTERM, so that its EXIT trap cleans up) once SECONDS
 #                           have passed; sets watchdog, the pid for the EXIT trap to kill
+#   pin_ends                sets server_pin and client_pin, the commands that put a server (the reflector,
+#                           iperf3's, sockperf's) and a client each on a core of its own, as on two hosts, and
+#                           pinning, what was done ("split: servers on CPU 0, clients on CPU 1", or "none").
+#                           PIN=none, or fewer than 2 CPUs, pins nothing. Unpinned on one host, the two ends
+#                           share a core in some runs and not in others, and a 64-byte round trip took 25 us
+#                           or 70 us by where they landed; pinned, the same within a few percent.
+#                           Until it is called both are empty: start_reflector pins only a caller that asks.
+#   pin_server_for_a_while PID, unpin_server PID
+#                           after pin_ends, move a running server's threads to CPU 0 and back to where they
+#                           were: for a test that runs on one core a side among tests that use more
 # The caller's EXIT trap should call stop_reflector and stop_rsync_daemon (they do nothing when none runs).
 
 export AVAHI_COMPAT_NOWARN=1
 reflector_pid=""
 reflector_port=""
+server_pin=()
+client_pin=()
+pinning=none
 daemon_pid=""
 rsync_port=""
 
@@ -38,7 +51,7 @@ tools_binaries() {
 start_reflector() {
     local log=$1
     shift
-    "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral "$@" >"$log" 2>&1 &
+    "${server_pin[@]}" "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral "$@" >"$log" 2>&1 &
     reflector_pid=$!
     for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
     reflector_port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$log")
@@ -50,6 +63,24 @@ stop_reflector() {
     kill -TERM "$reflector_pid" 2>/dev/null || true
     wait "$reflector_pid" 2>/dev/null || true
     reflector_pid=""
+}
+
+pin_ends() {
+    server_pin=() client_pin=() pinning=none
+    if [ "${PIN:-split}" != none ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+        server_pin=(taskset -c 0) client_pin=(taskset -c 1) pinning="split: servers on CPU 0, clients on CPU 1"
+    fi
+}
+
+pin_server_for_a_while() {
+    [ "$pinning" != none ] || return 0
+    server_affinity=$(taskset -p "$1" | sed 's/.*: //')
+    taskset -a -p -c 0 "$1" >/dev/null
+}
+
+unpin_server() {
+    [ "$pinning" != none ] || return 0
+    taskset -a -p "$server_affinity" "$1" >/dev/null
 }
 
 start_watchdog() {
