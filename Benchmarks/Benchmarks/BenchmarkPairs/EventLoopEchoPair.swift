@@ -12,6 +12,8 @@ package final class EventLoopEchoPair: Sendable {
     ///
     /// - Throws: when either cannot be set up.
     package init() async throws {
+        await LoopPinning.pin(serverGroup, from: 0)
+        await LoopPinning.pin(clientGroup, from: 1)
         server = try await ServerBootstrap(group: serverGroup)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in

@@ -27,6 +27,7 @@ package final class LoopbackPair {
     /// - Throws: when the reflector cannot listen or the client cannot connect, the connection's
     ///   encryption is not what was asked, or no hello comes.
     package init(encryption: EncryptionPreference, reconnection: Bool = false, answering: Bool = false) async throws {
+        await LoopPinning.pinSharedGroup()
         host = try await InProcessReflector(encryption: encryption, reconnection: reconnection)
         var configuration = Session.Configuration.default
         configuration.joinsMesh = false
