@@ -15,9 +15,8 @@
 #   DURATION=10  seconds per run of every baseline (--duration S); iperf3 -t, sockperf -t, zmq-bench SECONDS
 #   R=3          runs of each baseline (--repeats N); the baselines alternate: round 1 runs all four, then round 2...
 #   PORT_BASE=15201  iperf3 on PORT_BASE, sockperf +1, zmq push/pull +2, zmq req/rep +3 (all on 127.0.0.1)
-#   PIN=split (the default with 2 CPUs or more): each server on CPU 0, each client on CPU 1, as the loopback
-#   benchmarks of the tools do (Scripts/loopback-tools.sh, pin_ends); PIN=none: no pinning. No extra
-#   iperf3/sockperf tuning: their defaults.
+#   PIN=split: each server on CPU 0, each client on CPU 1 (Scripts/loopback-tools.sh, pin_ends); unpinned by
+#   default (PIN=none), as the tools' loopback runs. No extra iperf3/sockperf tuning: their defaults.
 # Output: one JSON document (schemaVersion 1) on stdout, or in PATH with --output PATH; progress on stderr.
 # Per baseline: every run's figures, and the median over runs of each figure (the mean of the middle two
 # when R is even). Needs root (or sudo) only to install the missing Debian packages.
@@ -41,7 +40,7 @@ client_limit=$((duration + 30))
 log() { echo "bench-baselines: $*" >&2; }
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
-pin_ends
+pin_ends none
 
 # 1. The Debian packages, only those missing (as Scripts/setup.sh does). iproute2 for ss (waiting for listeners).
 packages=(iperf3 sockperf libzmq3-dev gcc libc6-dev iproute2 python3 coreutils)

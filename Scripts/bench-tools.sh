@@ -11,10 +11,11 @@
 #                  rtt-64      --test data --size 64 (one in flight, 20,000 measured after 2,000)
 #                  bulk-tls    --test bulk -t DURATION encrypted (TLS 1.3, the tools' default), for reference
 # Every ratio is taken inside one round (the two figures measured minutes apart at most), then the
-# script gives each ratio's range and median over the rounds. Each end runs on a core of its own, as on two
-# hosts: servers (the reflector, iperf3's, sockperf's) on CPU 0, clients on CPU 1 (PIN=none: unpinned;
-# Scripts/loopback-tools.sh, pin_ends). The library alone has both ends in one process, unpinned. Last, memory: a reflector (encryption
-# required) serves 8 runners at once, each `--test bulk -t DURATION`; its peak RSS (VmHWM) is the figure.
+# script gives each ratio's range and median over the rounds. Unpinned by default; with PIN=split each end
+# runs on a core of its own, as on two hosts: servers (the reflector, iperf3's, sockperf's) and the library's
+# first event loop on CPU 0, clients and its second loop on CPU 1 (Scripts/loopback-tools.sh, pin_ends).
+# Last, memory: a reflector (encryption required) serves 8 runners at once, each `--test bulk -t DURATION`;
+# its peak RSS (VmHWM) is the figure.
 #
 # Usage: Scripts/bench-tools.sh [--rounds N] [--duration S] [--output PATH]
 #   --rounds N     rounds (default 3)
@@ -39,7 +40,7 @@ done
 log() { echo "bench-tools: $*" >&2; }
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
-pin_ends
+pin_ends none
 
 Scripts/setup.sh > /dev/null
 tools_binaries

@@ -41,7 +41,7 @@ service=${service:0:15}
 out=results/demo
 # shellcheck source=Scripts/loopback-tools.sh
 . Scripts/loopback-tools.sh
-pin_ends
+pin_ends split
 mkdir -p "$out"
 rm -f "$out"/*.json
 log=$(mktemp)

@@ -14,13 +14,14 @@
 #   stop_rsync_daemon       ends it
 #   start_watchdog SECONDS  ends the calling script (SIGTERM, so that its EXIT trap cleans up) once SECONDS
 #                           have passed; sets watchdog, the pid for the EXIT trap to kill
-#   pin_ends                sets server_pin and client_pin, the commands that put a server (the reflector,
+#   pin_ends DEFAULT        sets server_pin and client_pin, the commands that put a server (the reflector,
 #                           iperf3's, sockperf's) and a client each on a core of its own, as on two hosts, and
-#                           pinning, what was done ("split: servers on CPU 0, clients on CPU 1", or "none").
-#                           PIN=none, or fewer than 2 CPUs, pins nothing. Unpinned on one host, the two ends
-#                           share a core in some runs and not in others, and a 64-byte round trip took 25 us
-#                           or 70 us by where they landed; pinned, the same within a few percent.
-#                           Until it is called both are empty: start_reflector pins only a caller that asks.
+#                           pinning, what was done ("split: servers on CPU 0, clients on CPU 1", or "none"):
+#                           PIN=split or PIN=none, DEFAULT when PIN is not set; fewer than 2 CPUs pin nothing.
+#                           Unpinned on one host, the two ends of a round trip share a core in some runs and not
+#                           in others, and a 64-byte round trip through the tools took 25 us or 70 us by where
+#                           they landed. Until it is called both are empty: start_reflector pins only a caller
+#                           that asks.
 #   pin_server_for_a_while PID, unpin_server PID
 #                           after pin_ends, move a running server's threads to CPU 0 and back to where they
 #                           were: for a test that runs on one core a side among tests that use more
@@ -67,7 +68,7 @@ stop_reflector() {
 
 pin_ends() {
     server_pin=() client_pin=() pinning=none
-    if [ "${PIN:-split}" != none ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+    if [ "${PIN:-$1}" = split ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
         server_pin=(taskset -c 0) client_pin=(taskset -c 1) pinning="split: servers on CPU 0, clients on CPU 1"
     fi
 }

@@ -9,14 +9,14 @@ import Synchronization
 
 /// Where the pairs' event loops run. On one host the scheduler puts the two ends of a round trip on one core
 /// in some runs and on two in others, and a 64-byte round trip took about 25 or 70 µs by where they landed.
-/// With `PIN` unset or `split` and two CPUs or more, loop `i` of a group runs on CPU `i` (the second group of
-/// a pair from CPU 1), so each end has a core of its own, as on two hosts and as the loopback scripts pin
-/// their servers and clients; `PIN=none` leaves them to the scheduler. Linux only; elsewhere nothing is pinned.
+/// With `PIN=split` and two CPUs or more, loop `i` of a group runs on CPU `i` (the second group of a pair from
+/// CPU 1), so each end has a core of its own, as on two hosts and as the loopback scripts pin their servers and
+/// clients with it; unset or `none`, the scheduler places them. Linux only; elsewhere nothing is pinned.
 package enum LoopPinning {
     /// Whether loops are pinned in this process.
     package static let isOn: Bool = {
         #if os(Linux)
-            ProcessInfo.processInfo.environment["PIN"] != "none" && ProcessInfo.processInfo.activeProcessorCount >= 2
+            ProcessInfo.processInfo.environment["PIN"] == "split" && ProcessInfo.processInfo.activeProcessorCount >= 2
         #else
             false
         #endif
