@@ -68,17 +68,12 @@ extension ToolsIntegrationTests {
         try Data("one".utf8).write(to: own.appendingPathComponent("top.txt"))
         try Data(repeating: 7, count: 100_000).write(to: own.appendingPathComponent("a/b/deep.bin"))
         try Data().write(to: own.appendingPathComponent("a/empty"))
-        let ownPath = scratch.appendingPathComponent("own.json").path
-        let given = try ToolProcess(
-            "test-runner",
-            [
-                "run", "--test", "folder", "--folder", own.path, "--connect", "127.0.0.1:\(port)", "--name", "fo",
-                "--output", ownPath, "--quiet",
-            ]
-        )
-        #expect(try await given.exitStatus() == 0, "\(given.output) \(given.errors)")
         let ownResult = try #require(
-            try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: ownPath))).resources
+            try await runnerDocument(
+                ["--test", "folder", "--folder", own.path, "--name", "fo"],
+                port: port,
+                output: scratch.appendingPathComponent("own.json").path
+            ).resources
         )
         #expect(ownResult.completed == 1 && ownResult.files == 3 && ownResult.bytes == 100_003)
         #expect(ownResult.sha256 == (try FolderDigest(of: own)).sha256)

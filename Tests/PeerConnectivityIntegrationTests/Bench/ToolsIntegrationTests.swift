@@ -27,6 +27,17 @@ struct ToolsIntegrationTests {
         return (reflector, port, ToolProcess.value("raw-echo-port", in: ready))
     }
 
+    /// Runs `test-runner run` against the reflector on `port` with `arguments`, expects it to succeed, and
+    /// returns the document it wrote to `output`.
+    func runnerDocument(_ arguments: [String], port: Int, output: String) async throws -> BenchmarkDocument {
+        let runner = try ToolProcess(
+            "test-runner",
+            ["run"] + arguments + ["--connect", "127.0.0.1:\(port)", "--output", output, "--quiet"]
+        )
+        #expect(try await runner.exitStatus() == 0, "\(runner.output) \(runner.errors)")
+        return try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+
     func stop(_ reflector: ToolProcess, with signal: Int32) async throws {
         reflector.signal(signal)
         #expect(try await reflector.exitStatus() == 0)
@@ -299,16 +310,11 @@ struct ToolsIntegrationTests {
         let own = folder.appendingPathComponent("own.bin")
         try Data((0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }).write(to: own)
         let ownDigest = try FileDigest(of: own)
-        let ownPath = folder.appendingPathComponent("own.json").path
-        let given = try ToolProcess(
-            "test-runner",
-            [
-                "run", "--test", "resource", "--file", own.path, "--connect", "127.0.0.1:\(port)", "--name", "fl",
-                "--output", ownPath, "--quiet",
-            ]
+        let ownDocument = try await runnerDocument(
+            ["--test", "resource", "--file", own.path, "--name", "fl"],
+            port: port,
+            output: folder.appendingPathComponent("own.json").path
         )
-        #expect(try await given.exitStatus() == 0, "\(given.output) \(given.errors)")
-        let ownDocument = try BenchmarkDocument(decoding: Data(contentsOf: URL(fileURLWithPath: ownPath)))
         let ownResult = try #require(ownDocument.resources)
         #expect(ownDocument.plan.filePath == own.path && ownDocument.plan.bytes == nil)
         #expect(ownResult.completed == 1 && ownResult.bytes == 3_000_001 && ownResult.sha256 == ownDigest.sha256)
