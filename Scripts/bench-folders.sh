@@ -74,6 +74,7 @@ time_cpu() { awk '{ print $1 + $2 }' "$1"; }
     echo "os: $(. /etc/os-release && echo "$PRETTY_NAME")"
     echo "kernel: $(uname -r)"
     echo "file system of the scratch directory: $(stat -f -c %T "$scratch")"
+    echo "free page reporting: $(page_reporting)"
     echo "rsync: $(rsync --version | head -1)"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$results/host.txt"

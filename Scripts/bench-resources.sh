@@ -81,10 +81,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int(
     echo "rsync: $(rsync --version | head -1)"
     echo "openssl: $(openssl version)"
     echo "scratch: $scratch ($(stat -f -c %T "$scratch"))"
-    # A virtual machine that gives freed pages back to its host (virtio-balloon free page reporting) makes
-    # the first write to such a page cost a fault on the host: new files' pages cost what the host says.
-    echo "free page reporting: $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null \
-        | sed 's/^/order /' || echo none)"
+    echo "free page reporting: $(page_reporting)"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$results/host.txt"
 

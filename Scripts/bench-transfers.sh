@@ -52,6 +52,8 @@ tools_binaries 2> "$results/build.txt"
     echo "iperf3: $(iperf3 --version | head -1)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') x $(nproc)"
     echo "kernel: $(uname -r)"
+    echo "file system of TMPDIR: $(stat -f -c %T "${TMPDIR:-/tmp}")"
+    echo "free page reporting: $(page_reporting)"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$results/host.txt"
 

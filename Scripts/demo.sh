@@ -23,7 +23,7 @@ cat <<INTRO
 == PeerConnectivity demo: reflector and test-runner on this host
    1. set up: Debian packages (avahi-daemon and the DNS-SD library), dbus and avahi-daemon
    2. build reflector and test-runner ($configuration; the first release build takes about 10 minutes on 2 cores)
-   3. run: bulk throughput ${seconds} s, 64-byte round trips (PeerConnectivity, then plain TCP), unreliable,
+   3. run: bulk throughput ${seconds} s, 64-byte round trips (PeerConnectivity and plain TCP, 5 rounds), unreliable,
       echoed streams, a resource, a folder; about $((seconds + 25)) s
    4. print a short table; every run's JSON lands in results/demo/
 INTRO

@@ -22,6 +22,10 @@
 #                           in others, and a 64-byte round trip through the tools took 25 us or 70 us by where
 #                           they landed. Until it is called both are empty: start_reflector pins only a caller
 #                           that asks.
+#   page_reporting          prints whether this machine gives freed pages back to its host (virtio-balloon free
+#                           page reporting): "order N", or "none". Where it does, the first write to such a page
+#                           faults on the host, unseen by the guest, and new files' pages cost what the host says
+#                           (docs/design/PERFORMANCE-HISTORY.md): a result that writes files says which it was
 #   pin_server_for_a_while PID, unpin_server PID
 #                           after pin_ends, move a running server's threads to CPU 0 and back to where they
 #                           were: for a test that runs on one core a side among tests that use more
@@ -71,6 +75,11 @@ pin_ends() {
     if [ "${PIN:-$1}" = split ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
         server_pin=(taskset -c 0) client_pin=(taskset -c 1) pinning="split: servers on CPU 0, clients on CPU 1"
     fi
+}
+
+page_reporting() {
+    local order=/sys/module/page_reporting/parameters/page_reporting_order
+    if [ -r "$order" ]; then echo "order $(cat "$order")"; else echo none; fi
 }
 
 pin_server_for_a_while() {
