@@ -22,11 +22,6 @@ package enum LoopPinning {
         #endif
     }()
 
-    /// What the pinning is, for a result's provenance.
-    package static var description: String {
-        isOn ? "split: each event loop of a pair on a CPU of its own" : "none"
-    }
-
     /// Pins NIO's shared group, whose loops the peers of a process take in turn: a pair's two peers, made one
     /// after the other, take two loops and so two CPUs. Done once a process.
     package static func pinSharedGroup() async {
@@ -47,12 +42,15 @@ package enum LoopPinning {
         guard isOn else { return }
         let cpus = ProcessInfo.processInfo.activeProcessorCount
         for (index, loop) in group.makeIterator().enumerated() {
-            let cpu = (first + index) % cpus
+            let cpu = (first + index) % min(cpus, maskBits)
             try? await loop.submit { pinCurrentThread(to: cpu) }.get()
         }
     }
 
     private static let sharedPinned = Mutex(false)
+
+    /// The CPUs glibc's `cpu_set_t` can name.
+    private static let maskBits = 1_024
 
     /// glibc's `sched_setaffinity`, looked up at run time: its header declares it only for `_GNU_SOURCE`,
     /// which Swift's Glibc module does not define.
@@ -62,8 +60,8 @@ package enum LoopPinning {
         #if os(Linux)
             guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "sched_setaffinity") else { return }
             let setAffinity = unsafeBitCast(symbol, to: SetAffinity.self)
-            // glibc's cpu_set_t: 1,024 bits; pid 0 is the calling thread.
-            var mask = [UInt64](repeating: 0, count: 16)
+            // glibc's cpu_set_t; pid 0 is the calling thread.
+            var mask = [UInt64](repeating: 0, count: maskBits / 64)
             mask[cpu / 64] |= 1 << UInt64(cpu % 64)
             _ = mask.withUnsafeBytes { setAffinity(0, $0.count, $0.baseAddress!) }
         #endif

@@ -2,9 +2,10 @@ import Foundation
 import PeerConnectivity
 
 /// The resource test: one file of `--bytes` (``StreamPattern`` bytes, made in a temporary folder and
-/// hashed on the way) or the file `--file` names (hashed first), sent `--warmup` + `--count` times with `sendResource`; the reflector confirms each
-/// with the size and SHA-256 of the file it received, which must be the runner's. Each transfer and its
-/// confirmation must be done within `--duration`, else it is cancelled and counts as timed out.
+/// hashed on the way) or the file `--file` names (hashed first), sent `--warmup` + `--count` times with
+/// `sendResource`; the reflector confirms each with the size and SHA-256 of the file it received, which must
+/// be the runner's. Each transfer and its confirmation must be done within `--duration`, else it is cancelled
+/// and counts as timed out.
 ///
 /// With `--interrupt-at PCT`, each measured transfer's link is cut with `abortConnection` (as a crash
 /// would) once the sender's progress reaches PCT % of the file; both sessions have reconnection on, so
