@@ -69,11 +69,9 @@ for round in 1 2 3 4 5; do
     # The first of the two goes first in odd rounds, second in even ones.
     order=(data raw-tcp)
     (( round % 2 )) || order=(raw-tcp data)
-    for label in "${order[@]}"; do
-        test=data
-        [ "$label" = raw-tcp ] && test=raw-tcp
-        "${client_pin[@]}" "$bin/test-runner" run "${target[@]}" --test "$test" --size 64 --count 2000 --warmup 200 --encryption none \
-            --quiet --output "$out/$label-$round.json"
+    for test in "${order[@]}"; do
+        "${client_pin[@]}" "$bin/test-runner" run "${target[@]}" --test "$test" --size 64 --count 2000 --warmup 200 \
+            --encryption none --quiet --output "$out/$test-$round.json"
     done
 done
 unpin_server "$reflector"
