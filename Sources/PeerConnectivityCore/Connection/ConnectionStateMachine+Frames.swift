@@ -14,6 +14,11 @@ extension ConnectionStateMachine {
     /// - Returns: what to do with it.
     package mutating func frameReceived(_ frame: Frame) -> Action {
         ticksSinceIncoming = 0
+        // A message changes nothing: answered without taking the established state out and putting it
+        // back, which copies it (the most a message cost the machine).
+        if case .data(let payload) = frame, case .established(let established) = state {
+            return established.messageReceived(payload)
+        }
         switch state {
         case .established(var established):
             // Out of `state` while it changes: the channel table is then not copied on write.

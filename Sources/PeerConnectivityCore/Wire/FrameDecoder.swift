@@ -76,7 +76,7 @@ package struct FrameDecoder: ByteToMessageDecoder {
         if gathering == nil {
             guard let length = try FrameParser.bodyLength(buffer, maximumFrameLength: limit.value) else { return nil }
             guard length >= gatherThreshold else {
-                return try FrameParser.parse(&buffer, maximumFrameLength: limit.value)
+                return try FrameParser.parse(&buffer, bodyLength: length)
             }
             buffer.moveReaderIndex(forwardBy: 4)
             let body = takeSpare(capacity: length) ?? allocator.buffer(capacity: length)

@@ -137,8 +137,8 @@ package enum FrameEncoder {
     ) -> EncodedFrame {
         let headLength = min(bytes.count, chunkLength - WireProtocol.headerLength)
         var head = makeBuffer(WireProtocol.headerLength + headLength)
-        writeHeader(type: .data, payloadLength: bytes.count, into: &head)
-        head.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[0..<headLength]))
+        let start = UnsafeRawBufferPointer(rebasing: bytes[0..<headLength])
+        writeHeader(type: .data, payloadLength: bytes.count, into: &head, then: start)
         guard headLength < bytes.count else { return EncodedFrame(head: head) }
         var rest: [ByteBuffer] = []
         rest.reserveCapacity((bytes.count - headLength + chunkLength - 1) / chunkLength)
@@ -192,9 +192,24 @@ package enum FrameEncoder {
         buffer.writeInteger(channel)
     }
 
-    /// Writes the 4-byte length (type byte plus payload) and the type byte.
-    private static func writeHeader(type: FrameType, payloadLength: Int, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt32(1 + payloadLength))
-        buffer.writeInteger(type.rawValue)
+    /// Writes the 4-byte length (type byte plus payload) and the type byte, then `bytes` (the payload or
+    /// its start), in one write: the buffer's room and ownership are checked once for all of them, where a
+    /// write of each field checks them each time (most of what a small message's encoding costs).
+    private static func writeHeader(
+        type: FrameType,
+        payloadLength: Int,
+        into buffer: inout ByteBuffer,
+        then bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+    ) {
+        let length = UInt32(1 + payloadLength)
+        let written = WireProtocol.headerLength + bytes.count
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: written) { room in
+            room.storeBytes(of: length.bigEndian, as: UInt32.self)
+            room[4] = type.rawValue
+            if let start = bytes.baseAddress {
+                (room.baseAddress! + WireProtocol.headerLength).copyMemory(from: start, byteCount: bytes.count)
+            }
+            return written
+        }
     }
 }

@@ -15,6 +15,18 @@ package enum FrameParser {
     /// - Throws: ``ProtocolError`` for a length over the limit, an unknown type or a malformed body.
     package static func parse(_ buffer: inout ByteBuffer, maximumFrameLength: Int) throws(ProtocolError) -> Frame? {
         guard let length = try bodyLength(buffer, maximumFrameLength: maximumFrameLength) else { return nil }
+        return try parse(&buffer, bodyLength: length)
+    }
+
+    /// Reads and consumes the frame at the front of `buffer` whose body length ``bodyLength(_:maximumFrameLength:)``
+    /// has checked already; `nil` until all of it has arrived.
+    ///
+    /// - Parameters:
+    ///   - buffer: bytes received; the frame's are consumed once it is whole.
+    ///   - length: the body's length, as checked.
+    /// - Returns: the frame, or `nil`.
+    /// - Throws: ``ProtocolError`` for an unknown type or a malformed body.
+    package static func parse(_ buffer: inout ByteBuffer, bodyLength length: Int) throws(ProtocolError) -> Frame? {
         guard buffer.readableBytes >= 4 + length else { return nil }
         buffer.moveReaderIndex(forwardBy: 4)
         var body = buffer.readSlice(length: length)!

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// The handshake is done: messages, control frames and channels flow until either side closes.
 ///
 /// It only ever leaves for closing, always with its peer: the machine moves it there when an event
@@ -37,7 +39,7 @@ struct EstablishedState {
     mutating func frameReceived(_ frame: Frame, isEncrypted: Bool) -> Action {
         switch frame {
         case .data(let payload):
-            return .deliverData(payload, from: peer)
+            return messageReceived(payload)
         case .keepalive:
             return .none
         case .datagramEndpoint(let port, let token):
@@ -72,6 +74,12 @@ struct EstablishedState {
         default:
             return violation(.unexpectedFrame(frame.type, state: "connected"))
         }
+    }
+
+    /// A message (a DATA frame's payload): delivered; nothing changes, so the machine asks for it
+    /// without taking the state out.
+    func messageReceived(_ payload: ByteBuffer) -> Action {
+        .deliverData(payload, from: peer)
     }
 
     /// This side's reader consumed bytes of a channel the peer opened.
