@@ -9,9 +9,15 @@ extension Connection {
     ///
     /// - Parameters:
     ///   - bulkAllowed: whether a channel frame may be taken.
+    ///   - settling: whether a batch that leaves nothing else to take marks the queue idle at once (the
+    ///     next ask would find nothing and mark it: a message's drain then takes the lock once, not twice).
     ///   - batch: the caller's batch, written out and no longer needed: emptied and given to the queue for
     ///     the frames queued next, so that taking allocates nothing (the queue's storage becomes the batch).
-    func takeNext(bulkAllowed: Bool, into batch: inout CircularBuffer<ByteBuffer>) -> OutgoingWork? {
+    func takeNext(
+        bulkAllowed: Bool,
+        settling: Bool = false,
+        into batch: inout CircularBuffer<ByteBuffer>
+    ) -> OutgoingWork? {
         let (work, waiters) = outbound.withLock { state -> (OutgoingWork?, [CheckedContinuation<Void, any Error>]) in
             if !state.pending.isEmpty {
                 // Empty already, but for a drain entered again while the outer one writes the batch (from its
@@ -21,7 +27,9 @@ extension Connection {
                 state.pendingBytes = 0
                 let waiters = state.waiters
                 state.waiters = []
-                return (.urgent, waiters)
+                let settled = settling && (!bulkAllowed || state.channels.isQueueEmpty)
+                if settled { state.drainScheduled = false }
+                return (.urgent(settled: settled), waiters)
             }
             guard bulkAllowed, let (frame, writer) = state.channels.takeNext(queueLimit: channelQueueLimit) else {
                 state.drainScheduled = false

@@ -45,8 +45,9 @@ package final class Connection: Sendable {
     /// An item for the socket, taken by the handler.
     enum OutgoingWork {
         /// Every queued message and control frame, in order, now in the batch given to
-        /// ``Connection/takeNext(bulkAllowed:into:)``.
-        case urgent
+        /// ``Connection/takeNext(bulkAllowed:settling:into:)``; `settled` when nothing else could be taken,
+        /// so that the queue counts itself idle already and the drain ends with this batch.
+        case urgent(settled: Bool)
         /// One channel frame.
         case bulk(QueuedChannelFrame)
     }

@@ -21,18 +21,23 @@ extension ConnectionHandler {
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
         taking: while context.channel.isWritable,
-            let work = connection.takeNext(bulkAllowed: bulkLength < bulkLimit, into: &urgentBatch)
+            let work = connection.takeNext(
+                bulkAllowed: bulkLength < bulkLimit,
+                settling: !encrypted,
+                into: &urgentBatch
+            )
         {
             switch work {
-            case .urgent:
+            case .urgent(let settled):
                 for frame in urgentBatch {
                     if let last { send(last, context: context, promise: nil) }
                     last = frame
                 }
                 emptyUrgentBatch()
-                // Encrypted, the queue is not asked again: it would mark itself idle, and every send
-                // until this batch is written would then schedule a drain that cannot take anything.
-                if encrypted { break taking }
+                // Encrypted, the queue is not asked again, nor settled by the taking: it would mark itself
+                // idle, and every send until this batch is written would then schedule a drain that cannot
+                // take anything.
+                if encrypted || settled { break taking }
             case .bulk(let frame):
                 if let last { send(last, context: context, promise: nil) }
                 if let payload = frame.payload {

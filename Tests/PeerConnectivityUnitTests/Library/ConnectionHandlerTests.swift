@@ -276,6 +276,21 @@ struct ConnectionHandlerTests {
         }
     }
 
+    @Test("a drain that takes the only queued message leaves the queue idle: each later message goes out too")
+    func drainLeavesQueueIdle() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        _ = try rig.written()
+        for index in 0..<3 {
+            let body = ByteBuffer(string: "message \(index)")
+            let message = FrameEncoder.buffer(for: .data(body), allocator: rig.channel.allocator)
+            _ = try rig.connection.enqueue(EncodedFrame(head: message))
+            rig.channel.embeddedEventLoop.run()
+            // A queue left marked busy would schedule no drain for the next message.
+            #expect(try rig.written() == [.data(body)], "message \(index)")
+        }
+    }
+
     @Test("with a low watermark, channel frames wait while the kernel holds it unsent; a message does not")
     func unsentGate() async throws {
         let rig = try Rig(role: .inviter(Self.invitation))
