@@ -35,14 +35,23 @@ extension Session {
                 self.subscription = subscription
             }
 
-            /// The next event, or `nil` once the session is gone or the task is cancelled.
-            public mutating func next() async -> SessionEvent? {
+            /// The next event, or `nil` once the session is gone or the task is cancelled. Runs where the
+            /// caller runs (its actor, or the event loop a task prefers), with no hop to another executor.
+            public nonisolated(nonsending) mutating func next() async -> SessionEvent? {
                 let runtime = subscription.runtime
                 let event = await runtime.events.next(subscription.id, batch: &batch)
                 if case .dataReceived(let data, _, _) = event {
                     runtime.consumed(data.count, by: subscription.id)
                 }
                 return event
+            }
+
+            /// The next event, in the isolation of `actor` (what `for await` asks for): as ``next()``.
+            ///
+            /// - Parameter actor: the caller's actor, or `nil`.
+            /// - Returns: the next event, or `nil` once the session is gone or the task is cancelled.
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> SessionEvent? {
+                await next()
             }
         }
 

@@ -243,6 +243,10 @@ public final class Session: Sendable {
     ///
     /// Unreliable: returns once the datagram is handed to the socket, or dropped (see ``SendMode/unreliable``).
     ///
+    /// `send` runs where its caller runs (`nonisolated(nonsending)`): on the caller's actor, or on the event
+    /// loop a task prefers (then a message up to 1 MiB is written before `send` returns, with no hop). Up to
+    /// 1 MiB, the message is copied there; a larger one is cut into chunks off the caller's actor.
+    ///
     /// - Parameters:
     ///   - data: the message, at most ``Configuration/maximumMessageLength`` bytes (reliable) or
     ///     65,000 bytes (unreliable).
@@ -253,7 +257,11 @@ public final class Session: Sendable {
     ///   (a target accepts less; nothing is sent to any target), ``SessionError/messageNotDelivered(_:detail:)``
     ///   (a large message the peer refused or cancelled), or ``SessionError/noPeers``; `CancellationError`
     ///   when the task is cancelled while a large message is under way.
-    public func send(_ data: Data, toPeers peers: [PeerID], mode: SendMode = .reliable) async throws {
+    public nonisolated(nonsending) func send(
+        _ data: Data,
+        toPeers peers: [PeerID],
+        mode: SendMode = .reliable
+    ) async throws {
         let limit =
             mode == .unreliable
             ? min(WireProtocol.maximumUnreliableMessageLength, configuration.maximumMessageLength)
@@ -305,7 +313,11 @@ public final class Session: Sendable {
         }
     }
 
-    private static func send(_ frame: EncodedFrame, on connection: Connection, to peer: PeerID) async throws {
+    private nonisolated(nonsending) static func send(
+        _ frame: EncodedFrame,
+        on connection: Connection,
+        to peer: PeerID
+    ) async throws {
         do {
             try await connection.send(frame)
         } catch let error as ConnectionClosedError {

@@ -161,7 +161,7 @@ final class EventHub<Element: Sendable>: Sendable {
 
     /// The next event of subscriber `id`: from `batch` if it has one, else everything queued, else
     /// waits for one. `nil` once finished, unsubscribed, or when the waiting task is cancelled.
-    func next(_ id: Int, batch: inout CircularBuffer<Element>) async -> Element? {
+    nonisolated(nonsending) func next(_ id: Int, batch: inout CircularBuffer<Element>) async -> Element? {
         if let element = batch.popFirst() { return element }
         guard takeAll(id, into: &batch) else { return nil }
         if let element = batch.popFirst() { return element }

@@ -12,7 +12,7 @@ struct HubIterator<Element: Sendable> {
     }
 
     /// The next event, or `nil` once the hub is finished or the task is cancelled.
-    mutating func next() async -> Element? {
+    nonisolated(nonsending) mutating func next() async -> Element? {
         await subscription.hub.next(subscription.id, batch: &batch)
     }
 

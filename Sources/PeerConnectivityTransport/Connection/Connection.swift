@@ -156,7 +156,7 @@ package final class Connection: Sendable {
     ///
     /// - Parameter frame: an encoded frame (see ``FrameEncoder``).
     /// - Throws: ``ConnectionClosedError`` when the connection is closing or closed.
-    package func send(_ frame: EncodedFrame) async throws {
+    package nonisolated(nonsending) func send(_ frame: EncodedFrame) async throws {
         let (claimedDrain, mustWait) = try queue(frame)
         // No lock of the caller's is held here: from a task on the event loop the frame is written at once,
         // without another pass through the loop's task queue.
