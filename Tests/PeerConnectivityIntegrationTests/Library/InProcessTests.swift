@@ -56,6 +56,22 @@ struct InProcessTests {
         try await bobLog.waitFor(alice.peer, .notConnected)
     }
 
+    @Test("an empty message, a short one, and ones either side of the size the reader copies arrive whole")
+    func messageSizesArriveWhole() async throws {
+        let alice = Session(peer: try PeerID(displayName: "alice"))
+        let bob = Session(peer: try PeerID(displayName: "bob"), configuration: .patient)
+        let bobLog = EventLog(bob)
+        try await alice.connectInProcess(to: bob, context: Data(), timeout: invitationTimeout)
+        // 256 KiB is the largest message the reader copies out of the read; larger ones share its buffer.
+        let sent = [0, 3, 256 << 10, (256 << 10) + 1].enumerated().map { pattern(count: $1, seed: UInt64($0)) }
+        for message in sent {
+            try await alice.send(message, toPeers: [bob.peer])
+        }
+        _ = try await eventually { bobLog.messages.count == sent.count }
+        #expect(bobLog.messages == sent)
+        await alice.disconnect()
+    }
+
     @Test("a session that already holds the peer refuses a second join with alreadyInSession")
     func secondJoinRefused() async throws {
         let alice = Session(peer: try PeerID(displayName: "alice"))
