@@ -1,3 +1,5 @@
+import PeerConnectivityCore
+
 /// Where a connection to a peer runs: this side's address and port, and the peer's, as the socket has them.
 public struct ConnectionEndpoints: Sendable, Hashable, CustomStringConvertible {
     /// This side's IP address ("192.0.2.7", "fe80::1%eth0").
@@ -30,6 +32,6 @@ public struct ConnectionEndpoints: Sendable, Hashable, CustomStringConvertible {
 
     /// "address:port", "[v6]:port" for an IPv6 address.
     public static func hostPort(_ address: String, _ port: Int) -> String {
-        address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+        IPAddressText.hostPort(address, port)
     }
 }

@@ -40,6 +40,17 @@ package enum IPAddressText {
         return first & 0xffc0 == 0xfe80
     }
 
+    /// "host:port", or "[host]:port" for an IPv6 address (one with a colon), as in a URL's authority.
+    ///
+    /// - Parameters:
+    ///   - host: an address in text form, or a host name.
+    ///   - port: the port.
+    package static func hostPort(_ host: String, _ port: Int) -> String {
+        // The UTF-8 view's `contains`: `String.contains(_:)` with a string goes through `NSString` where
+        // Foundation is imported, an allocation or more on each connection's way up.
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// The address without its scope: "fe80::1%eth0" → "fe80::1".
     ///
     /// - Parameter text: an address in text form.

@@ -26,7 +26,10 @@ package struct AdmissionKey: Hashable, Sendable, CustomStringConvertible {
     ///   - ipv6PrefixLength: the bits of a global IPv6 address that name its source, 1-128 (clamped).
     package init(address: String, ipv6PrefixLength: Int = AdmissionKey.defaultIPv6PrefixLength) {
         let address = IPAddressText.normalized(address)
-        guard address.contains(":"), !address.contains("%"), let bytes = IPAddressText.ipv6Bytes(address[...]) else {
+        let utf8 = address.utf8
+        guard utf8.contains(UInt8(ascii: ":")), !utf8.contains(UInt8(ascii: "%")),
+            let bytes = IPAddressText.ipv6Bytes(address[...])
+        else {
             // IPv4, a scoped (link-local) address, or text that is no address: on its own, as it is.
             description = address
             return

@@ -29,7 +29,7 @@ package struct DialTarget: Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        let hostPort = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let hostPort = IPAddressText.hostPort(host, port)
         guard !addresses.isEmpty else { return hostPort }
         return "\(hostPort) (\(addresses.compactMap { Platform.addressText($0) }.joined(separator: ", ")))"
     }
@@ -41,7 +41,7 @@ package struct DialTarget: Sendable, CustomStringConvertible {
         if let literal = try? SocketAddress(ipAddress: host, port: port) {
             // A link-local address without its interface (a member learned from MEMBERS when the interface it
             // was introduced over is not known): tried on every interface that has a link-local address.
-            guard IPAddressText.isLinkLocal(host), !host.contains("%") else { return [literal] }
+            guard IPAddressText.isLinkLocal(host), !host.utf8.contains(UInt8(ascii: "%")) else { return [literal] }
             let scoped = Platform.linkLocalInterfaces().compactMap { interface in
                 try? SocketAddress(ipAddress: "\(self.host)%\(interface)", port: self.port)
             }

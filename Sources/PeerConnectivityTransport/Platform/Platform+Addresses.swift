@@ -30,7 +30,7 @@ extension Platform {
     package static func hostPort(_ address: SocketAddress) -> String {
         guard let text = addressText(address) else { return "\(address)" }
         let port = address.port ?? 0
-        return text.contains(":") ? "[\(text)]:\(port)" : "\(text):\(port)"
+        return IPAddressText.hostPort(text, port)
     }
 
     /// The name of the network interface with an index ("eth0"), or nil when there is none.

@@ -68,4 +68,12 @@ struct IPAddressTextTests {
         #expect(limiter.request(peer: "d", address: "10.0.0.1", now: 0) != .admit)
         #expect(limiter.request(peer: "e", address: "10.0.0.2", now: 0) == .admit)
     }
+
+    @Test("a host and port are written with brackets around an IPv6 address and only then")
+    func hostPortBracketsIPv6() {
+        #expect(IPAddressText.hostPort("192.0.2.7", 7100) == "192.0.2.7:7100")
+        #expect(IPAddressText.hostPort("peer.local", 7100) == "peer.local:7100")
+        #expect(IPAddressText.hostPort("::1", 7100) == "[::1]:7100")
+        #expect(IPAddressText.hostPort("fe80::1%eth0", 80) == "[fe80::1%eth0]:80")
+    }
 }
