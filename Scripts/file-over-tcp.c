@@ -6,6 +6,10 @@
 //
 //   file-over-tcp SOURCE DESTINATION [BUFFER_BYTES]
 //
+// Two knobs, to see what the kernel charges for how a file crosses (results/resources-2026-12-01/):
+//   RECEIVE_READ=BYTES  the receiver reads the socket at most BYTES at a time (default: BUFFER_BYTES)
+//   SENDFILE=1          the sender hands the file to the socket with sendfile(2) instead of reading and writing it
+//
 // Prints one line: "bytes seconds megabytesPerSecond senderCPUSeconds receiverCPUSeconds". Loopback only.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -22,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/sendfile.h>
 
 static void fail(const char *what) {
     perror(what);
@@ -53,7 +58,9 @@ static void receive(int listener, const char *destination, size_t bufferBytes) {
     if (file < 0) fail("open destination");
     char *buffer = malloc(bufferBytes);
     if (!buffer) fail("malloc");
-    copy(connection, file, buffer, bufferBytes, "read socket", "write file");
+    size_t readBytes = getenv("RECEIVE_READ") ? strtoul(getenv("RECEIVE_READ"), NULL, 10) : 0;
+    if (readBytes == 0 || readBytes > bufferBytes) readBytes = bufferBytes;
+    copy(connection, file, buffer, readBytes, "read socket", "write file");
     if (close(file) != 0) fail("close destination");
     close(connection);
 }
@@ -95,7 +102,17 @@ int main(int argc, char **argv) {
     if (connect(connection, (struct sockaddr *)&address, sizeof address) != 0) fail("connect");
     char *buffer = malloc(bufferBytes);
     if (!buffer) fail("malloc");
-    copy(source, connection, buffer, bufferBytes, "read file", "write socket");
+    const char *sendfileKnob = getenv("SENDFILE");
+    if (sendfileKnob && strcmp(sendfileKnob, "1") == 0) {
+        for (;;) {
+            ssize_t sent = sendfile(connection, source, NULL, bufferBytes);
+            if (sent < 0 && errno == EINTR) continue;
+            if (sent < 0) fail("sendfile");
+            if (sent == 0) break;
+        }
+    } else {
+        copy(source, connection, buffer, bufferBytes, "read file", "write socket");
+    }
     close(connection);
     int childStatus = 0;
     if (waitpid(child, &childStatus, 0) != child) fail("waitpid");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a 1 GiB resource's CPU goes, by process and thread, beside the floor and two variants of it.
 # ROUNDS rounds (default 5), each: the library (test-runner --test resource --file F against a reflector,
-# plaintext, loopback; threads.py counts each thread's CPU over the transfer alone), then floor-variants.c
+# plaintext, loopback; threads.py counts each thread's CPU over the transfer alone), then Scripts/file-over-tcp.c
 # as the floor (1 MiB reads and writes), with the receiver reading at most 256 KiB at a time
 # (RECEIVE_READ=262144), and with the sender using sendfile (SENDFILE=1). The file and the copies go to
 # SCRATCH (default /dev/shm/by-thread: tmpfs). Prints one line a run; writes them to OUT/summary.txt.
@@ -13,7 +13,7 @@ bin=${BIN:?"BIN: a folder with release builds of reflector and test-runner"}
 out=${OUT:-$here}; rounds=${ROUNDS:-5}
 scratch=${SCRATCH:-/dev/shm/by-thread}; mkdir -p "$scratch"
 trap 'rm -rf "$scratch"' EXIT
-cc -O2 -o "$scratch/floor" "$here/floor-variants.c"
+cc -O2 -o "$scratch/floor" "$here/../../Scripts/file-over-tcp.c"
 dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
 {
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
