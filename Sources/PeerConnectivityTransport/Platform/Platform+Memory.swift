@@ -21,8 +21,16 @@ extension Platform {
         precondition(count > 0, "a mapping of at least one byte")
         let address = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let address, address != MAP_FAILED else { return nil }
+        #if canImport(Glibc)
+            // In 2 MiB pages where the kernel allows them: a 16 MiB message then takes 8 page faults instead of
+            // 4,096 as its chunks land on the event loop, and its unmapping frees 8 pages; a hint only.
+            if count >= hugePageSize { _ = madvise(address, count, MADV_HUGEPAGE) }
+        #endif
         return address
     }
+
+    /// The size of a transparent huge page on the platforms this library runs on (x86-64, arm64 with 4 KiB pages).
+    private static let hugePageSize = 2 << 20
 
     /// Returns memory from ``mapMemory(_:)`` to the kernel (`munmap`): its pages leave the process at once.
     ///
