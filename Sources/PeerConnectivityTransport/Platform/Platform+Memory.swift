@@ -14,6 +14,8 @@
 /// before, and its pages are taken only as they are written.
 extension Platform {
     /// Maps `count` bytes of zeroed, private, anonymous memory (`mmap`): no page is resident until written.
+    /// A mapping of 2 MiB or more asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`), so that filling it
+    /// takes a fault every 2 MiB rather than every 4 KiB; the kernel may ignore the hint.
     ///
     /// - Parameter count: the bytes, at least 1.
     /// - Returns: the memory, or nil when the kernel has none to give; release it with ``unmapMemory(_:count:)``.
