@@ -32,7 +32,7 @@ struct PlatformTests {
             defer { Platform.unmapMemory(large, count: 4 << 20) }
             let small = try #require(Platform.mapMemory(64 << 10))
             defer { Platform.unmapMemory(small, count: 64 << 10) }
-            // Read to its end through a handle: the file has no size to stat, and a read by its size stops short.
+            // Read through a handle to its end: `String(contentsOfFile:)` gave only the first page of it here.
             let file = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
             defer { try? file.close() }
             let smaps = String(decoding: try #require(try file.readToEnd()), as: UTF8.self)
