@@ -2,10 +2,11 @@
 # A 1 GiB resource against its baselines, in one run on loopback: an rsync daemon moving one file
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
 # same size (iperf3 -n and test-runner --test resource against a reflector), the floor for any file sent over TCP here
-# (Scripts/file-over-tcp.c: read, send, receive, write, nothing else), and the hashes a block design could use.
-# The floor and the library alternate, ROUNDS rounds of one copy each, and both send the same file (the
-# runner's --file), so that each reads the same cached pages and writes a new file of the same size; their
-# ratio is taken within each round. The hashes:
+# (Scripts/file-over-tcp.c: read, send, receive, write, nothing else), the same floor with the protocol's own
+# check (BLOCK_HASH=1: both ends take XXH64 of every 1 MiB block, as a resource's do), and the hashes a block
+# design could use. The floor, the floor with block hashes and the library take turns, ROUNDS rounds of one copy
+# each, and all send the same file (the runner's --file), so that each reads the same cached pages and writes a
+# new file of the same size; their ratios are taken within each round. The hashes:
 # SHA-256 on one core (sha256sum, openssl speed), on two cores (two processes, one half each), and
 # BLAKE2b (b2sum). Prints one table with MB/s (10^6 bytes a second) and the ratios the targets use
 # (docs/design/RESOURCES-V2.md); writes every raw output to $RESULTS_DIR (default
@@ -13,8 +14,8 @@
 #
 #   Scripts/bench-resources.sh [SIZE]     SIZE in bytes or with K/M/G (binary), whole MiB; default 1G
 #
-# Environment: RESULTS_DIR, RSYNC_REPS (rsync copies, the median counts; default 3), ROUNDS (rounds of the
-# floor and the library, default 5), TIME_LIMIT
+# Environment: RESULTS_DIR, RSYNC_REPS (rsync copies, the median counts; default 3), ROUNDS (rounds of the two
+# floors and the library, default 5), TIME_LIMIT
 # (seconds for the whole run, default 900), TMPDIR (where the scratch directory goes; it needs about
 # 4 x SIZE free). Everything stays on 127.0.0.1 and in one scratch directory, removed at the end.
 set -euo pipefail
@@ -164,20 +165,28 @@ done
 raw=$(mbps "$bytes" "$(median "${raw_seconds[@]}")")
 
 # (c, e) The floor, a C program that reads the file and writes it to a socket and a child that reads the
-# socket and writes a new file, 1 MiB at a time (no framing, no hash, no encryption), and the library,
-# test-runner run --test resource --file against a reflector on 127.0.0.1 (release builds, plaintext),
-# alternating, each sending the module's file; the library once more with 100 probes a second beside it
-# on the same session.
-echo "file over TCP, the floor, and test-runner (resource), $rounds rounds ..."
-"$compiler" -O2 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
+# socket and writes a new file, 1 MiB at a time (no framing, no hash, no encryption); the floor with block
+# hashes (BLOCK_HASH=1); and the library, test-runner run --test resource --file against a reflector on
+# 127.0.0.1 (release builds, plaintext), taking turns, each sending the module's file; the library once more
+# with 100 probes a second beside it on the same session.
+echo "file over TCP, the floor with and without block hashes, and test-runner (resource), $rounds rounds ..."
+# -O3: the floor's XXH64 then hashes about as fast as the library's (at -O2 about 1.4 times slower).
+"$compiler" -O3 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
+"$scratch/file-over-tcp" --self-test > /dev/null
 tools_binaries 2> "$results/build.txt"
 start_reflector "$results/reflector.log" --encryption none --resource-directory "$scratch/landing"
-floor_copy() {  # ROUND
+floor_copy() {  # ROUND [hashed]: the floor, or with "hashed" the floor with block hashes
+    local name="file-over-tcp-$1" hash=0
+    if [[ ${2:-} == hashed ]]; then name="file-over-tcp-hashed-$1"; hash=1; fi
     rm -f "$scratch/pulled/file.bin"
     sync
-    "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/file-over-tcp-$1.txt"
-    floor_seconds+=("$(awk '{ print $2 }' "$results/file-over-tcp-$1.txt")")
-    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "file-over-tcp copy $1 differs" >&2; exit 1; }
+    BLOCK_HASH=$hash "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/$name.txt"
+    if (( hash )); then
+        floor_hash_seconds+=("$(awk '{ print $2 }' "$results/$name.txt")")
+    else
+        floor_seconds+=("$(awk '{ print $2 }' "$results/$name.txt")")
+    fi
+    cmp -s "$scratch/module/file.bin" "$scratch/pulled/file.bin" || { echo "$name: the copy differs" >&2; exit 1; }
     rm -f "$scratch/pulled/file.bin"
 }
 resource_run() {  # NAME OPTIONS...
@@ -190,23 +199,34 @@ resource_run() {  # NAME OPTIONS...
     jq -e '.resources.completed == 1' "$results/$name.json" > /dev/null || { echo "$name not confirmed" >&2; exit 1; }
 }
 floor_seconds=()
+floor_hash_seconds=()
 library_rates=()
 round_ratios=()
+round_hash_ratios=()
 for round in $(seq "$rounds"); do
-    # The first of the two goes first in odd rounds, second in even ones.
-    if (( round % 2 )); then floor_copy "$round"; resource_run "resource-$round"; else resource_run "resource-$round"; floor_copy "$round"; fi
+    # The three take turns at going first: floor, hashed floor, library; then hashed, library, floor; ...
+    case $(( round % 3 )) in
+    1) floor_copy "$round"; floor_copy "$round" hashed; resource_run "resource-$round" ;;
+    2) floor_copy "$round" hashed; resource_run "resource-$round"; floor_copy "$round" ;;
+    0) resource_run "resource-$round"; floor_copy "$round"; floor_copy "$round" hashed ;;
+    esac
     library_rates+=("$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-$round.json")")
     round_ratios+=("$(jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "${floor_seconds[-1]}" '$l / ($b / $s / 1e6)')")
+    round_hash_ratios+=("$(jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "${floor_hash_seconds[-1]}" '$l / ($b / $s / 1e6)')")
 done
 resource_run resource-beside-echo --beside-echo 100
 stop_reflector
 floor_median=$(median "${floor_seconds[@]}")
+floor_hash_median=$(median "${floor_hash_seconds[@]}")
 library=$(median "${library_rates[@]}")
 library_echoes=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-beside-echo.json")
 beside_p99=$(jq '.resources.besideEcho.duringTransfers.roundTrip.p99Nanoseconds / 1e6' "$results/resource-beside-echo.json")
 ratio_low=$(printf '%s\n' "${round_ratios[@]}" | sort -g | head -1)
 ratio_high=$(printf '%s\n' "${round_ratios[@]}" | sort -g | tail -1)
 ratio_median=$(median "${round_ratios[@]}")
+hash_ratio_low=$(printf '%s\n' "${round_hash_ratios[@]}" | sort -g | head -1)
+hash_ratio_high=$(printf '%s\n' "${round_hash_ratios[@]}" | sort -g | tail -1)
+hash_ratio_median=$(median "${round_hash_ratios[@]}")
 
 sha=$(mbps "$bytes" "$sha_seconds")
 sha_two=$(mbps "$bytes" "$sha_two_seconds")
@@ -215,6 +235,7 @@ ossl_two=$(mbps "$bytes" "$ossl_two_seconds")
 b2=$(mbps "$bytes" "$b2_seconds")
 rsync_mbps=$(mbps "$bytes" "$rsync_median")
 floor=$(mbps "$bytes" "$floor_median")
+floor_hash=$(mbps "$bytes" "$floor_hash_median")
 rsync_first_mbps=$(mbps "$bytes" "$rsync_first")
 xxh=$( (( $(echo "$xxh_seconds > 0" | bc) )) && mbps "$bytes" "$xxh_seconds" || echo 0)
 
@@ -230,6 +251,8 @@ jq -n \
     --argjson ossl "$ossl" --argjson osslTwo "$ossl_two" --argjson osslSeconds "$ossl_seconds" --argjson osslTwoSeconds "$ossl_two_seconds" \
     --argjson rsyncFirst "$rsync_first_mbps" --argjson xxh "$xxh" --argjson floor "$floor" \
     --argjson floorSeconds "$(printf '%s\n' "${floor_seconds[@]}" | jq -s .)" \
+    --argjson floorHash "$floor_hash" --argjson floorHashSeconds "$(printf '%s\n' "${floor_hash_seconds[@]}" | jq -s .)" \
+    --argjson roundHashRatios "$(printf '%s\n' "${round_hash_ratios[@]}" | jq -s .)" --argjson hashRatioMedian "$hash_ratio_median" \
     --argjson libraryRounds "$(printf '%s\n' "${library_rates[@]}" | jq -s .)" \
     --argjson roundRatios "$(printf '%s\n' "${round_ratios[@]}" | jq -s .)" --argjson rounds "$rounds" \
     --argjson ratioMedian "$ratio_median" \
@@ -238,16 +261,19 @@ jq -n \
     '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
       testRunner: $testRunner, iperf3: $iperf3, encryption: "none", rounds: $rounds,
       libraryResourceByRound: $libraryRounds, libraryOverFileOverTCPFloorByRound: $roundRatios,
+      libraryOverFloorWithBlockHashesByRound: $roundHashRatios,
       besideEchoP99Milliseconds: $besideP99,
       megabytesPerSecond: {rsyncDaemonWholeFile: $rsync, rsyncDaemonFirstCopy: $rsyncFirst, xxhsumXXH128OneCore: $xxh, rawTCPOneWay: $raw,
-        fileOverTCPFloor: $floor, libraryResource: $library,
+        fileOverTCPFloor: $floor, fileOverTCPFloorWithBlockHashes: $floorHash, libraryResource: $library,
         libraryResourceWithEchoes: $libraryWithEchoes, sha256sumOneCore: $sha, sha256sumTwoProcessesHalves: $shaTwo,
         opensslDgstSha256OneCore: $ossl, opensslDgstSha256TwoProcessesHalves: $osslTwo,
         opensslSpeedSha256_1MiB: $opensslSha, b2sumOneCore: $b2, opensslSpeedBlake2b512_1MiB: $opensslB2},
-      seconds: {rsync: $rsyncSeconds, rawTCPOneWay: $rawSeconds, fileOverTCPFloor: $floorSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
+      seconds: {rsync: $rsyncSeconds, rawTCPOneWay: $rawSeconds, fileOverTCPFloor: $floorSeconds,
+        fileOverTCPFloorWithBlockHashes: $floorHashSeconds, sha256sum: $shaSeconds, sha256sumTwoHalves: $shaTwoSeconds,
         opensslDgstSha256: $osslSeconds, opensslDgstSha256TwoHalves: $osslTwoSeconds, b2sum: $b2Seconds},
       ratios: {libraryOverRawTCP: ($library / $raw), libraryOverRsync: ($library / $rsync),
-        libraryOverFileOverTCPFloor: $ratioMedian, fileOverTCPFloorOverRawTCP: ($floor / $raw),
+        libraryOverFileOverTCPFloor: $ratioMedian, libraryOverFloorWithBlockHashes: $hashRatioMedian,
+        floorWithBlockHashesOverFloor: ($floorHash / $floor), fileOverTCPFloorOverRawTCP: ($floor / $raw),
         rawTCPOverRsync: ($raw / $rsync), sha256TwoCoresOverRawTCP: ($osslTwo / $raw),
         sha256TwoCoresOverLibrary: ($osslTwo / $library)},
       targets: {libraryAtLeast1GBps: ($library >= 1000), libraryAtLeastHalfRawTCP: ($library / $raw >= 0.5),
@@ -260,9 +286,12 @@ jq -n \
     printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
     printf '%-52s %10.0f\n' "raw TCP one way (iperf3 -n, median of 3)" "$raw"
     printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of $rounds)" "$floor"
+    printf '%-52s %10.0f\n' "the floor with block hashes (XXH64, median of $rounds)" "$floor_hash"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext (median of $rounds)" "$library"
     printf '%-52s %10s\n' "  over the floor, round by round: low-high (median)" \
         "$(printf '%.2f-%.2f (%.2f)' "$ratio_low" "$ratio_high" "$ratio_median")"
+    printf '%-52s %10s\n' "  over the floor with block hashes, round by round" \
+        "$(printf '%.2f-%.2f (%.2f)' "$hash_ratio_low" "$hash_ratio_high" "$hash_ratio_median")"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, 100 probes/s beside it" "$library_echoes"
     printf '%-52s %10.2f\n' "  those probes' round trip p99, ms" "$beside_p99"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"
