@@ -5,6 +5,7 @@
 // same machine in the same run.
 //
 //   file-over-tcp SOURCE DESTINATION [BUFFER_BYTES]
+//   file-over-tcp --self-test      checks its XXH64 against reference digests and exits
 //
 // Three knobs, to see what the kernel charges for how a file crosses (results/resources-2026-12-01/) and what
 // the protocol's own check adds to the floor (results/resources-2026-12-01-floor-hash/):
@@ -41,7 +42,7 @@ static void fail(const char *what) {
 static double seconds(struct timeval t) { return t.tv_sec + t.tv_usec / 1e6; }
 
 // XXH64 with seed 0, taken in pieces of any length: written from the algorithm's description (the same
-// digests as the library's BlockHasher; `file-over-tcp --self-test` checks three of them).
+// digests as the library's BlockHasher; `file-over-tcp --self-test` checks four of them).
 static const uint64_t prime1 = 0x9E3779B185EBCA87ULL, prime2 = 0xC2B2AE3D27D4EB4FULL,
                       prime3 = 0x165667B19E3779F9ULL, prime4 = 0x85EBCA77C2B2AE63ULL,
                       prime5 = 0x27D4EB2F165667C5ULL;
