@@ -1,54 +1,13 @@
 #!/usr/bin/env bash
-# What the protocol's per-block check costs the floor, beside the library: ROUNDS rounds (default 5), each the
-# library's 1 GiB resource (test-runner --test resource --file F against a reflector, plaintext, loopback; each
-# thread's CPU over the transfer alone from ../resources-2026-12-01/threads.py), then Scripts/file-over-tcp.c as
-# the floor (1 MiB reads and writes, nothing else), then the same floor with BLOCK_HASH=1 (both ends take XXH64 of
-# every 1 MiB block as its bytes pass, as a resource's two ends do). The file and the copies go to SCRATCH
-# (default /dev/shm/floor-hash: tmpfs). Prints one line a run; writes them to OUT/summary.txt.
+# What the protocol's per-block check costs the floor, beside the library: ../resources-2026-12-01/by-thread.sh with
+# two floor runs a round, Scripts/file-over-tcp.c as the floor (1 MiB reads and writes, nothing else) and the same
+# floor with BLOCK_HASH=1 (both ends take XXH64 of every 1 MiB block as its bytes pass, as a resource's two ends do),
+# built with -O3: its XXH64 then hashes at the library's speed here (14.4 GB/s a core, 1 MiB blocks in cache; 10 GB/s
+# at -O2). ROUNDS rounds (default 5); the file and the copies in SCRATCH (default /dev/shm/floor-hash: tmpfs); one
+# line a run, written to OUT/summary.txt (default this folder).
 #
 #   BIN=DIR results/resources-2026-12-01-floor-hash/rounds.sh   (DIR holds release builds of reflector and test-runner)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${BIN:?"BIN: a folder with release builds of reflector and test-runner"}
-out=${OUT:-$here}; rounds=${ROUNDS:-5}
-scratch=${SCRATCH:-/dev/shm/floor-hash}; mkdir -p "$scratch"
-trap 'rm -rf "$scratch"' EXIT
-# -O3: its XXH64 then hashes at the library's speed here (14.4 GB/s a core, 1 MiB blocks in cache; 10 GB/s at -O2).
-cc -O3 -o "$scratch/floor" "$here/../../Scripts/file-over-tcp.c"
-"$scratch/floor" --self-test > /dev/null
-dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
-{
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
-    echo "tools: $("$bin/test-runner" --version 2>/dev/null | head -1); scratch: $(stat -f -c %T "$scratch")"
-    echo "free page reporting order: $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || echo none)"
-} | tee "$out/summary.txt"
-library() {
-    rm -rf "$scratch/landing"; mkdir -p "$scratch/landing"
-    "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral --encryption none \
-        --resource-directory "$scratch/landing" > "$scratch/reflector.log" 2>&1 &
-    local pid=$! port=""
-    for _ in $(seq 100); do grep -q ' ready ' "$scratch/reflector.log" && break; sleep 0.1; done
-    port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$scratch/reflector.log")
-    python3 "$here/../resources-2026-12-01/threads.py" "$pid" "$scratch/landing" > "$scratch/threads.txt" &
-    local poller=$!
-    TMPDIR=$scratch timeout 600 "$bin/test-runner" run --connect "127.0.0.1:$port" --test resource --file "$scratch/file" \
-        --encryption none --duration 600 --name floor-hash --output "$scratch/run.json" > /dev/null 2>&1
-    wait "$poller"
-    kill -TERM "$pid"; wait "$pid" 2> /dev/null || true
-    echo "library MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); $(cat "$scratch/threads.txt")"
-}
-floor() {  # LABEL [ENV...]
-    local label=$1; shift
-    rm -f "$scratch/copy"
-    # bytes seconds MB/s senderCPU receiverCPU
-    read -r _ seconds rate sender receiver < <(env "$@" "$scratch/floor" "$scratch/file" "$scratch/copy")
-    cmp -s "$scratch/file" "$scratch/copy" || { echo "the floor's copy differs" >&2; exit 1; }
-    echo "$label MB/s ${rate%.*}; transfer $seconds s; sender $sender s CPU, receiver $receiver s CPU"
-}
-for round in $(seq "$rounds"); do
-    {
-        echo "round $round: $(library)"
-        echo "round $round: $(floor floor)"
-        echo "round $round: $(floor 'floor with block hashes' BLOCK_HASH=1)"
-    } | tee -a "$out/summary.txt"
-done
+OUT=${OUT:-$here} SCRATCH=${SCRATCH:-/dev/shm/floor-hash} CFLAGS=-O3 \
+    FLOORS=$'floor\nfloor with block hashes|BLOCK_HASH=1' exec "$here/../resources-2026-12-01/by-thread.sh"
