@@ -103,6 +103,10 @@ package struct ChannelTable {
     /// How many channels the peer has open now.
     package var inboundCount: Int { inbound.count }
 
+    /// How many of them carry blocks (resources and folders): the channels whose bytes wait for the
+    /// file queue, held in the reads they came in, rather than being taken as they arrive.
+    package private(set) var inboundBlockChannels = 0
+
     /// The window left on a channel the peer opened, or `nil` if it is not open.
     ///
     /// - Parameter channel: the channel.
@@ -151,6 +155,7 @@ package struct ChannelTable {
                 entry.layout = layout
             }
             inbound[open.channel] = entry
+            if open.kind.hasBlocks { inboundBlockChannels += 1 }
             return .opened(open)
 
         case .chunk(let channel, let bytes):
@@ -192,7 +197,7 @@ package struct ChannelTable {
 
         case .end(let channel, let digest):
             guard isPeers(channel) else { return wrongSide(.end, channel) }
-            guard let entry = inbound.removeValue(forKey: channel) else { return lateOrUnknown(.end, channel) }
+            guard let entry = removeInbound(channel) else { return lateOrUnknown(.end, channel) }
             if entry.kind.hasBlocks != (digest != nil) {
                 return .violation(.malformed(.end, "a \(entry.kind)'s END has \(digest == nil ? "no" : "a") digest"))
             }
@@ -235,7 +240,7 @@ package struct ChannelTable {
         case .reset(let channel, let code):
             // Passed on even for a channel that has ended here: a resource's writer may cancel while
             // this side checks it after END.
-            if isPeers(channel), inbound.removeValue(forKey: channel) == nil, channel > highestPeerChannel {
+            if isPeers(channel), removeInbound(channel) == nil, channel > highestPeerChannel {
                 return .violation(.malformed(.reset, "channel \(channel) was never opened"))
             }
             return .reset(channel: channel, code)
@@ -278,8 +283,16 @@ package struct ChannelTable {
     /// - Returns: the RESET frame to send; `nil` for a channel the peer never opened.
     package mutating func reset(_ channel: UInt32, _ code: ChannelResetCode) -> Frame? {
         guard isPeers(channel), channel <= highestPeerChannel else { return nil }
-        inbound[channel] = nil
+        removeInbound(channel)
         return .reset(channel: channel, code)
+    }
+
+    /// Takes a channel the peer opened out of the table, keeping ``inboundBlockChannels`` true.
+    @discardableResult
+    private mutating func removeInbound(_ channel: UInt32) -> Inbound? {
+        guard let entry = inbound.removeValue(forKey: channel) else { return nil }
+        if entry.kind.hasBlocks { inboundBlockChannels -= 1 }
+        return entry
     }
 
     private func isPeers(_ channel: UInt32) -> Bool {

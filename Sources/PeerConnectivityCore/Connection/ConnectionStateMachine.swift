@@ -118,6 +118,14 @@ package struct ConnectionStateMachine {
         return established.peerFields
     }
 
+    /// Whether the peer is sending resources or folders now (a channel of either kind is open): their
+    /// bytes wait for the file queue in the reads they came in. False before the connection is
+    /// established and once it closes.
+    package var receivesBlocks: Bool {
+        guard case .established(let established) = state else { return false }
+        return established.channels.inboundBlockChannels > 0
+    }
+
     /// Whether the handshake has completed and the connection is not closing.
     package var isEstablished: Bool {
         if case .established = state { return true }

@@ -53,6 +53,14 @@ package struct ConnectionConfiguration: Sendable {
         maximum: 1 << 18
     )
 
+    /// The receive buffers a connection's socket pools to read into again: NIO's default.
+    package static let receivePool = 4
+
+    /// The receive buffers it pools while the peer sends resources or folders: as many reads of up to
+    /// 256 KiB (``receiveAllocator``) as make the 16 MiB that a receiver lets wait for its file queue by
+    /// default (the session's resource window).
+    package static let blockReceivePool = 64
+
     package init(
         maximumMessageLength: Int,
         handshakeTimeout: TimeAmount,

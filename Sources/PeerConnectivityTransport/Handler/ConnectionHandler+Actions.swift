@@ -37,16 +37,20 @@ extension ConnectionHandler {
 
         case .channel(let event, let peer):
             switch event {
-            case .opened(let open): report(.channel(.opened(open), from: peer), on: connection)
+            case .opened(let open):
+                sizeReceivePool()
+                report(.channel(.opened(open), from: peer), on: connection)
             case .received(let channel, let bytes):
                 report(.channel(.received(channel: channel, bytes), from: peer), on: connection)
             case .ended(let channel, let digest):
+                sizeReceivePool()
                 // A large message is delivered here, and counts toward the receive backlog.
                 let event = ConnectionEvent.channel(.ended(channel: channel, digest: digest), from: peer)
                 if delegate?.connection(connection, handle: event) == .pause {
                     stateMachine.readingPaused(true)
                 }
             case .reset(let channel, let code):
+                sizeReceivePool()
                 report(.channel(.reset(channel: channel, code), from: peer), on: connection)
             case .credited(let channel, let increment): connection.credited(increment, on: channel)
             case .done(let channel): connection.confirmDone(channel)

@@ -115,6 +115,7 @@ extension ConnectionHandler {
 
     func resetIncomingChannel(_ channel: UInt32, _ code: ChannelResetCode) {
         run(stateMachine.resetIncomingChannel(channel, code))
+        sizeReceivePool()
     }
 
     func accept(

@@ -84,6 +84,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     var deadline: Scheduled<Void>?
     var keepalive: Scheduled<Void>?
+    /// The receive buffers the socket pools now (``sizeReceivePool()``).
+    var receivePool = ConnectionConfiguration.receivePool
     /// A read the channel asked for while the state machine had reading paused.
     @exclusivity(unchecked) var readPending = false
     /// Set once the GOODBYE is written and the output shut down: everything read is dropped, and reading

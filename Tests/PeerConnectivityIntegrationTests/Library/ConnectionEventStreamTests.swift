@@ -139,4 +139,79 @@ struct ConnectionEventStreamTests {
             outgoing.abort()
         }
     }
+
+    @Test("the receive pool holds a window of reads while the peer sends a resource or folder, and shrinks after")
+    func receivePoolFollowsBlockChannels() async throws {
+        let inviter = try PeerID(displayName: "inviter")
+        let invitee = try PeerID(displayName: "invitee")
+        let (listener, listenerEvents) = try await Self.listen(as: invitee)
+        defer {
+            listenerEvents.finish()
+            Task { await listener.close() }
+        }
+        let outgoing = try await ConnectionDialer.dial(
+            DialTarget(host: "127.0.0.1", port: listener.port),
+            localPeer: inviter,
+            invitation: .init(expectedPeer: invitee, context: ByteBuffer(), timeout: .seconds(30)),
+            configuration: Self.configuration(),
+            group: MultiThreadedEventLoopGroup.singleton,
+            delegate: ConnectionEventStream()
+        )
+        defer { outgoing.abort() }
+        var inbound = listenerEvents.makeAsyncIterator()
+        guard let first = await inbound.next(), case .invitation = first.event else {
+            Issue.record("the first event on the invitee side is not the invitation")
+            return
+        }
+        let receiver = first.connection
+        let events = ConnectionEventStream()
+        try await receiver.accept(
+            delegate: events,
+            keepaliveInterval: .seconds(30),
+            livenessTimeout: .seconds(90),
+            maximumMessageLength: 1 << 20
+        )
+        _ = try await outgoing.established.get()
+        var received = events.makeAsyncIterator()
+        guard case .established = await received.next()?.event else {
+            Issue.record("the receiving side was not established")
+            return
+        }
+        func pool() async throws -> UInt { try await receiver.channel.getOption(.maxMessagesPerRead).get() }
+        /// The next event on the receiving side is an OPEN (or, if not, a RESET) of `channel`; the option
+        /// is set before the event is reported.
+        func expectNext(opened: Bool, _ channel: UInt32) async throws {
+            let event = await received.next()?.event
+            switch event {
+            case .channel(.opened(let open), _) where opened: try #require(open.channel == channel)
+            case .channel(.reset(let reset, _), _) where !opened: try #require(reset == channel)
+            default: try #require(Bool(false), "unexpected event: \(String(describing: event))")
+            }
+        }
+        let small = UInt(ConnectionConfiguration.receivePool)
+        let large = UInt(ConnectionConfiguration.blockReceivePool)
+        #expect(try await pool() == small)
+
+        // A stream is taken as it arrives: the pool stays as it is.
+        let stream = try outgoing.openChannel(kind: .stream, size: 0, name: Array("stream".utf8))
+        try await expectNext(opened: true, stream)
+        #expect(try await pool() == small)
+
+        // A resource: the pool grows, and shrinks again when the sender resets it.
+        let resource = try outgoing.openChannel(kind: .resource, size: 4 << 20, name: Array("file".utf8))
+        try await expectNext(opened: true, resource)
+        #expect(try await pool() == large)
+        outgoing.resetChannel(resource, .cancelled)
+        try await expectNext(opened: false, resource)
+        #expect(try await pool() == small)
+
+        // A folder: it grows, and shrinks again when this side resets it.
+        let folder = try outgoing.openChannel(kind: .folder, size: 4 << 20, name: Array("folder".utf8))
+        try await expectNext(opened: true, folder)
+        #expect(try await pool() == large)
+        receiver.resetIncomingChannel(folder, .cancelled)
+        // The reset runs on the event loop, in order before the option is read there.
+        #expect(try await pool() == small)
+        outgoing.resetChannel(stream, .cancelled)
+    }
 }

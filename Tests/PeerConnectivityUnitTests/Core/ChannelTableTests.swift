@@ -48,6 +48,35 @@ struct ChannelTableTests {
         #expect(table.grant(10, on: 1) == nil)
     }
 
+    @Test("the peer's resources and folders are counted while open, whichever way each ends")
+    func blockChannelsCounted() {
+        var table = inviteeTable(limit: 5)
+        _ = table.frameReceived(.open(open(1)))
+        _ = table.frameReceived(.open(open(3, .message, size: 10)))
+        #expect(table.inboundBlockChannels == 0)
+        _ = table.frameReceived(.open(open(5, .resource, size: 0)))
+        _ = table.frameReceived(.open(open(7, .folder, size: 1 << 20)))
+        _ = table.frameReceived(.open(open(9, .resource, size: 1 << 20)))
+        #expect(table.inboundBlockChannels == 3)
+        // Over the channel limit: refused, never counted.
+        #expect(table.frameReceived(.open(open(11, .resource, size: 1))) != .opened(open(11, .resource, size: 1)))
+        #expect(table.inboundBlockChannels == 3)
+        // Its END (an empty resource has no blocks), the peer's RESET, this side's RESET.
+        #expect(table.frameReceived(.end(channel: 5, digest: [UInt8](repeating: 0, count: 32))) != .none)
+        #expect(table.inboundBlockChannels == 2)
+        #expect(table.frameReceived(.reset(channel: 7, .cancelled)) == .reset(channel: 7, .cancelled))
+        #expect(table.inboundBlockChannels == 1)
+        #expect(table.reset(9, .cancelled) != nil)
+        #expect(table.inboundBlockChannels == 0)
+        // Frames about channels already gone, and a stream's end, change nothing.
+        _ = table.frameReceived(.reset(channel: 9, .cancelled))
+        _ = table.frameReceived(.end(channel: 5, digest: [UInt8](repeating: 0, count: 32)))
+        #expect(table.reset(7, .cancelled) != nil)
+        _ = table.frameReceived(.end(channel: 1, digest: nil))
+        #expect(table.inboundBlockChannels == 0)
+        #expect(table.inboundCount == 1)
+    }
+
     @Test("a CHUNK one byte over the window breaks the protocol; exactly the window does not")
     func windowEnforced() {
         var table = inviteeTable()
