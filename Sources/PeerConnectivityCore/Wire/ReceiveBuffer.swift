@@ -25,16 +25,6 @@ package struct ReceiveBuffer {
     /// A CHUNK frame handed out in pieces: its header has been taken, and the rest of its payload comes
     /// out of the next reads as they arrive (``nextPiece()``).
     private var cutChunk: CutChunk?
-    /// The buffers ``append(copying:)`` copies into: one that nothing else holds any more is copied into
-    /// again, as the socket reads into its pooled buffers, rather than new memory each time (see
-    /// ``poolCopies(_:)``).
-    private var copies = NIOPooledRecvBufferAllocator(
-        capacity: ReceiveBuffer.defaultCopyPool,
-        recvAllocator: FixedSizeRecvByteBufferAllocator(capacity: 1 << 16)
-    )
-
-    /// The copy buffers a reader keeps unless told otherwise: as many as NIO pools for a socket's reads.
-    package static let defaultCopyPool = 4
 
     private struct CutChunk {
         let channel: UInt32
@@ -73,21 +63,9 @@ package struct ReceiveBuffer {
     ///
     /// - Parameter bytes: the bytes, as read.
     package mutating func append(copying bytes: ByteBuffer) {
-        guard bytes.readableBytes > 0 else { return }
-        copies.recvAllocator = FixedSizeRecvByteBufferAllocator(capacity: bytes.readableBytes)
-        let (copy, _) = copies.buffer(allocator: Self.allocator) { $0.writeImmutableBuffer(bytes) }
+        var copy = Self.allocator.buffer(capacity: bytes.readableBytes)
+        copy.writeImmutableBuffer(bytes)
         append(copy)
-    }
-
-    /// Keeps up to `count` buffers for ``append(copying:)`` to copy into again, letting go of any beyond.
-    ///
-    /// A resource's chunks are slices of the copies and wait, with them, for the file queue: with few
-    /// buffers kept, nearly every copy would need new memory, as with the socket's own pool, which the
-    /// connection handler sizes the same way and whose comment has the figures.
-    ///
-    /// - Parameter count: at least 1.
-    package mutating func poolCopies(_ count: Int) {
-        copies.updateCapacity(to: max(1, count))
     }
 
     /// A read that fills less than half of its storage, moved into a buffer of its own size, unless

@@ -19,8 +19,6 @@ extension ConnectionHandler {
             stateMachine.receivesBlocks ? ConnectionConfiguration.blockReceivePool : ConnectionConfiguration.receivePool
         guard wanted != receivePool, let channel = context?.channel else { return }
         receivePool = wanted
-        // Over TLS the frames are taken from copies of its plaintext: their buffers are pooled the same way.
-        reader.poolCopies(wanted)
         // A channel without synchronous options (an embedded one in a test) keeps NIO's pool.
         try? channel.syncOptions?.setOption(.maxMessagesPerRead, value: UInt(wanted))
     }

@@ -304,44 +304,4 @@ extension ReceiveBufferTests {
         #expect(second == chunk)
         #expect(try reader.next(allocator: ByteBufferAllocator()) == nil)
     }
-
-    @Test("copies go into a pooled buffer again once nothing holds it, and new ones while chunks hold them all")
-    func copiesArePooled() throws {
-        var reader = Self.reader()
-        let read = Self.encoded([.chunk(channel: 3, Fixtures.pattern(count: 60_000))])
-        func copyAndTake() throws -> ByteBuffer {
-            reader.append(copying: read)
-            let frame = try #require(try reader.next(allocator: ByteBufferAllocator()))
-            guard case .chunk(_, let payload) = frame else {
-                Issue.record("not a chunk: \(frame)")
-                return ByteBuffer()
-            }
-            return payload
-        }
-        func storage(_ buffer: ByteBuffer) -> UnsafeRawPointer { buffer.withVeryUnsafeBytes { $0.baseAddress! } }
-
-        // Let go of at once: the pool still holds its memory, which the next copy goes into, whatever else
-        // has been allocated meanwhile (without the pool, the allocator would hand that memory to the
-        // buffer allocated here, the size of the copy, and the copy would go elsewhere).
-        let first = storage(try copyAndTake())
-        let meanwhile = ByteBufferAllocator().buffer(capacity: read.readableBytes)
-        #expect(storage(try copyAndTake()) == first)
-        #expect(storage(meanwhile) != first)
-
-        // Held, as chunks waiting for the file queue are: each copy needs a buffer of its own, and once
-        // they are let go the pool's buffers (four by default) are copied into again.
-        var held = try (0..<ReceiveBuffer.defaultCopyPool).map { _ in try copyAndTake() }
-        let pooled = Set(held.map(storage))
-        #expect(pooled.count == ReceiveBuffer.defaultCopyPool)
-        held.removeAll()
-        held = try (0..<ReceiveBuffer.defaultCopyPool).map { _ in try copyAndTake() }
-        #expect(Set(held.map(storage)) == pooled)
-
-        // A pool of one keeps one of them; with it held, the next copy goes elsewhere.
-        reader.poolCopies(1)
-        held.removeAll()
-        let kept = try copyAndTake()
-        #expect(pooled.contains(storage(kept)))
-        #expect(storage(try copyAndTake()) != storage(kept))
-    }
 }
