@@ -5,15 +5,17 @@ import NIOCore
 /// NIO reads into a buffer of its pool that nothing else holds any more, and allocates a new one when
 /// every pooled buffer is still held; it pools as many as the channel's `maxMessagesPerRead`, 4 unless
 /// set. A resource's chunks are slices of the reads they came in and wait, with them, for the file queue:
-/// with 4 buffers pooled nearly every read had a new one, memory the allocator had just handed back to
-/// the kernel, and a receiver faulted in about 300 MiB of fresh pages a GiB received (81,519 faults in one
-/// transfer on an AMD EPYC virtual machine, 7,676-15,097 with 64 pooled). So while the peer sends resources
-/// or folders the pool holds ``ConnectionConfiguration/blockReceivePool`` buffers, as many reads as the
-/// file queue may hold back, and once none is open it shrinks back, letting the others go, so that a
-/// connection does not keep a window's worth of buffers for good after one transfer.
+/// with 4 buffers pooled most reads had a new one, often memory the allocator had just handed back to the
+/// kernel, faulted in again page by page (a reflector receiving 1 GiB on a 2-vCPU AMD EPYC virtual machine
+/// took a median of 33,758 page faults with 4 pooled, 9,966 with 64, and its event loop 0.39 CPU seconds
+/// against 0.32: `results/resources-2026-12-01-receive-pool/`). So while the peer sends resources or
+/// folders the pool holds ``ConnectionConfiguration/blockReceivePool`` buffers, as many reads as the file
+/// queue may hold back, and once none is open it shrinks back, letting the others go, so that a connection
+/// does not keep a window's worth of buffers for good after one transfer. The same option bounds the reads
+/// of one wake-up of the event loop (NIO reads until the socket is empty or it has read that many times).
 extension ConnectionHandler {
     /// Sizes the receive pool for the channels the peer has open; on the event loop, after a channel frame
-    /// that opens or ends one of the peer's channels.
+    /// that opens or ends one of the peer's channels, and after this side resets one.
     func sizeReceivePool() {
         let wanted =
             stateMachine.receivesBlocks ? ConnectionConfiguration.blockReceivePool : ConnectionConfiguration.receivePool
