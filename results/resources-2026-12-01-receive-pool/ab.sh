@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Two builds of the reflector receiving the same 1 GiB resource in turns (before, after, before, ...): its rate, its
+# CPU over the transfer by thread (../resources-2026-12-01/threads.py: the event loop that reads the socket, the file
+# queue that writes and hashes) and the page faults the reflector takes over the run (/proc/PID/stat minflt; its start
+# and the tool's SHA-256 of the file afterwards fault in a few thousand pages either way). One test-runner, AFTER's,
+# sends for both. ROUNDS rounds (default 8), loopback, ENCRYPTION none (the default) or required (TLS 1.3), the file and
+# the landing folder in SCRATCH (default /dev/shm/receive-pool: tmpfs). One line a run, and the medians, written to
+# OUT/summary.txt (default this folder).
+#
+#   BEFORE=DIR AFTER=DIR results/resources-2026-12-01-receive-pool/ab.sh    (each DIR a release build's bin folder)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+before=${BEFORE:?"BEFORE: the bin folder of the release build to compare against"}
+after=${AFTER:?"AFTER: the bin folder of the release build under test"}
+rounds=${ROUNDS:-8}
+encryption=${ENCRYPTION:-none}
+out=${OUT:-$here}
+scratch=${SCRATCH:-/dev/shm/receive-pool}
+for tool in jq python3 timeout; do command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }; done
+mkdir -p "$scratch" "$out"
+trap 'rm -rf "$scratch"' EXIT
+dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
+{
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
+    for side in before after; do
+        dir=${!side}
+        echo "$side: $("$dir/reflector" --version 2>/dev/null | head -1); built in the tree at $(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo "(not in a git tree)")"
+    done
+    echo "encryption: $encryption; scratch: $(stat -f -c %T "$scratch"); free page reporting order: $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || echo none)"
+} | tee "$out/summary.txt"
+run() {  # LABEL BIN
+    local label=$1 bin=$2
+    rm -rf "$scratch/landing"; mkdir -p "$scratch/landing"
+    "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral --encryption "$encryption" \
+        --resource-directory "$scratch/landing" > "$scratch/reflector.log" 2>&1 &
+    local pid=$! port=""
+    for _ in $(seq 100); do grep -q ' ready ' "$scratch/reflector.log" && break; sleep 0.1; done
+    port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$scratch/reflector.log")
+    python3 "$here/../resources-2026-12-01/threads.py" "$pid" "$scratch/landing" > "$scratch/threads.txt" &
+    local poller=$!
+    TMPDIR=$scratch timeout 600 "$after/test-runner" run --connect "127.0.0.1:$port" --test resource \
+        --file "$scratch/file" --encryption "$encryption" --duration 600 --name receive-pool --output "$scratch/run.json" \
+        > /dev/null 2>&1
+    wait "$poller"
+    local stat faults
+    read -r -a stat < "/proc/$pid/stat"
+    faults=${stat[9]}
+    kill -TERM "$pid"; wait "$pid" 2> /dev/null || true
+    echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")"
+}
+for round in $(seq "$rounds"); do
+    { echo "round $round: $(run before "$before")"; echo "round $round: $(run after "$after")"; } | tee -a "$out/summary.txt"
+done
+python3 - "$out/summary.txt" <<'PY' | tee -a "$out/summary.txt"
+import re, statistics, sys
+runs = {"before": [], "after": []}
+for line in open(sys.argv[1]):
+    m = re.match(r"round \d+: (\w+) MB/s (\d+); faults (\d+); transfer [\d.]+ s; reflector ([\d.]+) s CPU \((.*?)\)", line)
+    if m:
+        threads = dict((n, float(v)) for n, v in re.findall(r"([\w.#-]+) ([\d.]+)", m.group(5)))
+        loop = sum(v for n, v in threads.items() if n.startswith("NIO-"))
+        runs[m.group(1)].append((int(m.group(2)), int(m.group(3)), float(m.group(4)), loop))
+rates = [a[0] / b[0] for b, a in zip(runs["before"], runs["after"])]
+print(f"rate after/before, round by round: {min(rates):.2f}-{max(rates):.2f} (median {statistics.median(rates):.2f})")
+for label, values in runs.items():
+    med = lambda i: statistics.median(v[i] for v in values)
+    print(f"{label}: medians {med(0):.0f} MB/s, {med(1):.0f} faults, reflector {med(2):.2f} CPU s over the transfer,"
+          f" its event loop {med(3):.2f}")
+PY
