@@ -171,7 +171,7 @@ raw=$(mbps "$bytes" "$(median "${raw_seconds[@]}")")
 # with 100 probes a second beside it on the same session.
 echo "file over TCP, the floor with and without block hashes, and test-runner (resource), $rounds rounds ..."
 # -O3: the floor's XXH64 then hashes about as fast as the library's (at -O2 about 1.4 times slower).
-"$compiler" -O3 -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
+"$compiler" -O3 -pthread -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
 "$scratch/file-over-tcp" --self-test > /dev/null
 tools_binaries 2> "$results/build.txt"
 start_reflector "$results/reflector.log" --encryption none --resource-directory "$scratch/landing"

@@ -7,13 +7,20 @@
 //   file-over-tcp SOURCE DESTINATION [BUFFER_BYTES]
 //   file-over-tcp --self-test      checks its XXH64 against reference digests and exits
 //
-// Three knobs, to see what the kernel charges for how a file crosses (results/resources-2026-12-01/) and what
-// the protocol's own check adds to the floor (results/resources-2026-12-01-floor-hash/):
+// Four knobs, to see what the kernel charges for how a file crosses (results/resources-2026-12-01/), what the
+// protocol's own check adds to the floor (results/resources-2026-12-01-floor-hash/) and what a hand-off between two
+// threads at each end adds (results/resources-2026-12-01-hand-off/):
 //   RECEIVE_READ=BYTES  the receiver reads the socket at most BYTES at a time (default: BUFFER_BYTES)
 //   SENDFILE=1          the sender hands the file to the socket with sendfile(2) instead of reading and writing it
 //   BLOCK_HASH=1        both ends take XXH64 (seed 0) of every 1 MiB block of the file as its bytes pass, as a
 //                       resource's writer and reader do (docs/PROTOCOL.md, BLOCK); the receiver hands its digests'
 //                       sum back through a pipe and the run fails when it differs from the sender's
+//   HAND_OFF=1          each end copies on two threads, as the library's resource transfer does: one reads into a ring
+//                       of HAND_OFF_SLOTS buffers (default 64), allocated once, each of one read's size (BUFFER_BYTES,
+//                       or the receiver's RECEIVE_READ), and hands each read to the other, which writes it (and hashes
+//                       it with BLOCK_HASH=1: the sender as it reads the file, the receiver as it writes the file,
+//                       where the library does). With RECEIVE_READ=262144 the receiver's ring holds 16 MiB in reads
+//                       of 256 KiB, as the library's window and reads do
 //
 // Prints one line: "bytes seconds megabytesPerSecond senderCPUSeconds receiverCPUSeconds". Loopback only.
 #define _GNU_SOURCE
@@ -21,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +212,87 @@ static void copy(int from, int to, char *buffer, size_t bufferBytes, struct bloc
     }
 }
 
+// The HAND_OFF copy: a ring of buffers between a thread that reads and one that writes.
+struct ring {
+    int from, to;
+    size_t slots, slotBytes, readBytes;
+    char **buffers;
+    ssize_t *lengths;  // bytes in each slot; 0 marks the end
+    size_t filled;     // slots read and not yet written
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct blocks *blocks;
+    int hashOnRead;  // the sender hashes what it reads from the file, the receiver what it writes to it
+    const char *reading, *writing;
+};
+
+static void *ringWrite(void *argument) {
+    struct ring *r = argument;
+    for (size_t slot = 0;; slot = (slot + 1) % r->slots) {
+        pthread_mutex_lock(&r->lock);
+        while (r->filled == 0) pthread_cond_wait(&r->changed, &r->lock);
+        pthread_mutex_unlock(&r->lock);
+        ssize_t got = r->lengths[slot];
+        if (got == 0) return NULL;
+        char *buffer = r->buffers[slot];
+        for (ssize_t done = 0; done < got;) {
+            ssize_t wrote = write(r->to, buffer + done, (size_t)(got - done));
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote < 0) fail(r->writing);
+            done += wrote;
+        }
+        if (r->blocks && !r->hashOnRead) blocksTake(r->blocks, (const unsigned char *)buffer, (size_t)got);
+        pthread_mutex_lock(&r->lock);
+        r->filled--;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+    }
+}
+
+// As copy(), on two threads through `slots` buffers of `bufferBytes`, each read at most `readBytes`.
+static void handOff(int from, int to, size_t slots, size_t bufferBytes, size_t readBytes, struct blocks *blocks,
+                    int hashOnRead, const char *reading, const char *writing) {
+    struct ring r = {.from = from, .to = to, .slots = slots, .slotBytes = bufferBytes, .readBytes = readBytes,
+                     .blocks = blocks, .hashOnRead = hashOnRead, .reading = reading, .writing = writing};
+    r.buffers = calloc(slots, sizeof *r.buffers);
+    r.lengths = calloc(slots, sizeof *r.lengths);
+    if (!r.buffers || !r.lengths) fail("calloc");
+    for (size_t i = 0; i < slots; i++)
+        if (!(r.buffers[i] = malloc(bufferBytes))) fail("malloc");
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_cond_init(&r.changed, NULL);
+    pthread_t writer;
+    if (pthread_create(&writer, NULL, ringWrite, &r) != 0) fail("pthread_create");
+    for (size_t slot = 0;; slot = (slot + 1) % slots) {
+        pthread_mutex_lock(&r.lock);
+        while (r.filled == slots) pthread_cond_wait(&r.changed, &r.lock);
+        pthread_mutex_unlock(&r.lock);
+        ssize_t got;
+        do got = read(from, r.buffers[slot], readBytes);
+        while (got < 0 && errno == EINTR);
+        if (got < 0) fail(reading);
+        if (got > 0 && blocks && hashOnRead) blocksTake(blocks, (const unsigned char *)r.buffers[slot], (size_t)got);
+        r.lengths[slot] = got;
+        pthread_mutex_lock(&r.lock);
+        r.filled++;
+        pthread_cond_broadcast(&r.changed);
+        pthread_mutex_unlock(&r.lock);
+        if (got == 0) break;
+    }
+    if (pthread_join(writer, NULL) != 0) fail("pthread_join");
+    for (size_t i = 0; i < slots; i++) free(r.buffers[i]);
+    free(r.buffers);
+    free(r.lengths);
+}
+
+static size_t handOffSlots(void) {
+    const char *knob = getenv("HAND_OFF");
+    if (!knob || strcmp(knob, "1") != 0) return 0;
+    const char *slots = getenv("HAND_OFF_SLOTS");
+    size_t count = slots ? strtoul(slots, NULL, 10) : 64;
+    return count > 1 ? count : 2;
+}
+
 // Receives the file into `destination`; with `blocks`, hashes it as it comes.
 static void receive(int listener, const char *destination, size_t bufferBytes, struct blocks *blocks) {
     int connection = accept(listener, NULL, NULL);
@@ -214,7 +303,11 @@ static void receive(int listener, const char *destination, size_t bufferBytes, s
     if (!buffer) fail("malloc");
     size_t readBytes = getenv("RECEIVE_READ") ? strtoul(getenv("RECEIVE_READ"), NULL, 10) : 0;
     if (readBytes == 0 || readBytes > bufferBytes) readBytes = bufferBytes;
-    copy(connection, file, buffer, readBytes, blocks, "read socket", "write file");
+    size_t slots = handOffSlots();
+    if (slots > 0)
+        handOff(connection, file, slots, readBytes, readBytes, blocks, 0, "read socket", "write file");
+    else
+        copy(connection, file, buffer, readBytes, blocks, "read socket", "write file");
     if (close(file) != 0) fail("close destination");
     close(connection);
 }
@@ -283,6 +376,9 @@ int main(int argc, char **argv) {
             if (sent < 0) fail("sendfile");
             if (sent == 0) break;
         }
+    } else if (handOffSlots() > 0) {
+        handOff(source, connection, handOffSlots(), bufferBytes, bufferBytes, hashing ? &blocks : NULL, 1, "read file",
+                "write socket");
     } else {
         copy(source, connection, buffer, bufferBytes, hashing ? &blocks : NULL, "read file", "write socket");
     }

@@ -5,7 +5,8 @@
 # as the floor (1 MiB reads and writes), with the receiver reading at most 256 KiB at a time
 # (RECEIVE_READ=262144), and with the sender using sendfile (SENDFILE=1). The file and the copies go to
 # SCRATCH (default /dev/shm/by-thread: tmpfs). Prints one line a run; writes them to OUT/summary.txt.
-# FLOORS, one line a floor run, "LABEL" or "LABEL|ENV=VALUE", replaces those three; CFLAGS (default -O2) builds it.
+# FLOORS, one line a floor run, "LABEL" or "LABEL|ENV=VALUE [ENV=VALUE ...]", replaces those three; CFLAGS (default
+# -O2) builds it.
 #
 #   BIN=DIR results/resources-2026-12-01/by-thread.sh      (DIR holds release builds of reflector and test-runner)
 set -euo pipefail
@@ -16,7 +17,7 @@ scratch=${SCRATCH:-/dev/shm/by-thread}; mkdir -p "$scratch"
 trap 'rm -rf "$scratch"' EXIT
 floors=${FLOORS:-$'floor\nfloor, receiver reads 256 KiB|RECEIVE_READ=262144\nfloor, sender sendfile|SENDFILE=1'}
 # shellcheck disable=SC2086 # CFLAGS is a list of flags
-cc ${CFLAGS:--O2} -o "$scratch/floor" "$here/../../Scripts/file-over-tcp.c"
+cc ${CFLAGS:--O2} -pthread -o "$scratch/floor" "$here/../../Scripts/file-over-tcp.c"
 "$scratch/floor" --self-test > /dev/null
 dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
 {
@@ -51,7 +52,8 @@ for round in $(seq "$rounds"); do
     {
         echo "round $round: $(library)"
         while IFS='|' read -r label knob; do
-            echo "round $round: $(floor "$label" ${knob:+"$knob"})"
+            # shellcheck disable=SC2086 # the knobs are a list of ENV=VALUE words
+            echo "round $round: $(floor "$label" $knob)"
         done <<< "$floors"
     } | tee -a "$out/summary.txt"
 done
