@@ -18,7 +18,9 @@ out=${OUT:-$here}
 scratch=${SCRATCH:-/dev/shm/receive-pool}
 for tool in jq python3 timeout; do command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }; done
 mkdir -p "$scratch" "$out"
-trap 'rm -rf "$scratch"' EXIT
+# shellcheck source=../../Scripts/loopback-tools.sh
+. "$here/../../Scripts/loopback-tools.sh"
+trap 'stop_reflector; rm -rf "$scratch"' EXIT
 dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
 {
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
@@ -29,23 +31,20 @@ dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
     echo "encryption: $encryption; scratch: $(stat -f -c %T "$scratch"); free page reporting order: $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || echo none)"
 } | tee "$out/summary.txt"
 run() {  # LABEL BIN
-    local label=$1 bin=$2
+    local label=$1
+    bin=$2  # start_reflector's
     rm -rf "$scratch/landing"; mkdir -p "$scratch/landing"
-    "$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral --encryption "$encryption" \
-        --resource-directory "$scratch/landing" > "$scratch/reflector.log" 2>&1 &
-    local pid=$! port=""
-    for _ in $(seq 100); do grep -q ' ready ' "$scratch/reflector.log" && break; sleep 0.1; done
-    port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$scratch/reflector.log")
-    python3 "$here/../resources-2026-12-01/threads.py" "$pid" "$scratch/landing" > "$scratch/threads.txt" &
+    start_reflector "$scratch/reflector.log" --encryption "$encryption" --resource-directory "$scratch/landing"
+    python3 "$here/../resources-2026-12-01/threads.py" "$reflector_pid" "$scratch/landing" > "$scratch/threads.txt" &
     local poller=$!
-    TMPDIR=$scratch timeout 600 "$after/test-runner" run --connect "127.0.0.1:$port" --test resource \
+    TMPDIR=$scratch timeout 600 "$after/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
         --file "$scratch/file" --encryption "$encryption" --duration 600 --name receive-pool --output "$scratch/run.json" \
         > /dev/null 2>&1
     wait "$poller"
     local stat faults
-    read -r -a stat < "/proc/$pid/stat"
+    read -r -a stat < "/proc/$reflector_pid/stat"
     faults=${stat[9]}
-    kill -TERM "$pid"; wait "$pid" 2> /dev/null || true
+    stop_reflector
     echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")"
 }
 for round in $(seq "$rounds"); do

@@ -188,30 +188,35 @@ struct ConnectionEventStreamTests {
             default: try #require(Bool(false), "unexpected event: \(String(describing: event))")
             }
         }
+        /// Opens a channel of `kind` from the dialling side, waits for its OPEN on the receiving side, and
+        /// returns its number with the receiving socket's pool then.
+        func open(_ kind: ChannelKind) async throws -> (channel: UInt32, pool: UInt) {
+            let size: UInt64 = kind == .stream ? 0 : 4 << 20
+            let channel = try outgoing.openChannel(kind: kind, size: size, name: Array("\(kind)".utf8))
+            try await expectNext(opened: true, channel)
+            return (channel, try await pool())
+        }
         let small = UInt(ConnectionConfiguration.receivePool)
         let large = UInt(ConnectionConfiguration.blockReceivePool)
         #expect(try await pool() == small)
 
         // A stream is taken as it arrives: the pool stays as it is.
-        let stream = try outgoing.openChannel(kind: .stream, size: 0, name: Array("stream".utf8))
-        try await expectNext(opened: true, stream)
-        #expect(try await pool() == small)
+        let stream = try await open(.stream)
+        #expect(stream.pool == small)
 
         // A resource: the pool grows, and shrinks again when the sender resets it.
-        let resource = try outgoing.openChannel(kind: .resource, size: 4 << 20, name: Array("file".utf8))
-        try await expectNext(opened: true, resource)
-        #expect(try await pool() == large)
-        outgoing.resetChannel(resource, .cancelled)
-        try await expectNext(opened: false, resource)
+        let resource = try await open(.resource)
+        #expect(resource.pool == large)
+        outgoing.resetChannel(resource.channel, .cancelled)
+        try await expectNext(opened: false, resource.channel)
         #expect(try await pool() == small)
 
         // A folder: it grows, and shrinks again when this side resets it.
-        let folder = try outgoing.openChannel(kind: .folder, size: 4 << 20, name: Array("folder".utf8))
-        try await expectNext(opened: true, folder)
-        #expect(try await pool() == large)
-        receiver.resetIncomingChannel(folder, .cancelled)
+        let folder = try await open(.folder)
+        #expect(folder.pool == large)
+        receiver.resetIncomingChannel(folder.channel, .cancelled)
         // The reset runs on the event loop, in order before the option is read there.
         #expect(try await pool() == small)
-        outgoing.resetChannel(stream, .cancelled)
+        outgoing.resetChannel(stream.channel, .cancelled)
     }
 }
