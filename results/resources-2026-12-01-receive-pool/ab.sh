@@ -4,8 +4,9 @@
 # queue that writes and hashes) and the page faults the reflector takes over the run (/proc/PID/stat minflt; its start
 # and the tool's SHA-256 of the file afterwards fault in a few thousand pages either way). One test-runner, AFTER's,
 # sends for both. ROUNDS rounds (default 8), loopback, ENCRYPTION none (the default) or required (TLS 1.3), the file and
-# the landing folder in SCRATCH (default /dev/shm/receive-pool: tmpfs). One line a run, and the medians, written to
-# OUT/summary.txt (default this folder).
+# the landing folder in SCRATCH (default /dev/shm/receive-pool: tmpfs); with PIN=split the reflector runs on CPU 0 and
+# the runner on CPU 1, as on two hosts of one core each (unpinned by default). One line a run, and the medians,
+# written to OUT/summary.txt (default this folder).
 #
 #   BEFORE=DIR AFTER=DIR results/resources-2026-12-01-receive-pool/ab.sh    (each DIR a release build's bin folder)
 set -euo pipefail
@@ -21,6 +22,7 @@ mkdir -p "$scratch" "$out"
 # shellcheck source=../../Scripts/loopback-tools.sh
 . "$here/../../Scripts/loopback-tools.sh"
 trap 'stop_reflector; rm -rf "$scratch"' EXIT
+pin_ends none
 dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
 {
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
@@ -28,6 +30,7 @@ dd if=/dev/urandom of="$scratch/file" bs=1M count=1024 status=none
         dir=${!side}
         echo "$side: $("$dir/reflector" --version 2>/dev/null | head -1); built in the tree at $(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo "(not in a git tree)")"
     done
+    echo "pinning: $pinning"
     echo "encryption: $encryption; scratch: $(stat -f -c %T "$scratch"); free page reporting order: $(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || echo none)"
 } | tee "$out/summary.txt"
 run() {  # LABEL BIN
@@ -37,7 +40,7 @@ run() {  # LABEL BIN
     start_reflector "$scratch/reflector.log" --encryption "$encryption" --resource-directory "$scratch/landing"
     python3 "$here/../resources-2026-12-01/threads.py" "$reflector_pid" "$scratch/landing" > "$scratch/threads.txt" &
     local poller=$!
-    TMPDIR=$scratch timeout 600 "$after/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
+    TMPDIR=$scratch timeout 600 "${client_pin[@]}" "$after/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
         --file "$scratch/file" --encryption "$encryption" --duration 600 --name receive-pool --output "$scratch/run.json" \
         > /dev/null 2>&1
     wait "$poller"
