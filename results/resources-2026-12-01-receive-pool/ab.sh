@@ -6,7 +6,8 @@
 # sends for both. ROUNDS rounds (default 8), loopback, ENCRYPTION none (the default) or required (TLS 1.3), the file and
 # the landing folder in SCRATCH (default /dev/shm/receive-pool: tmpfs); with PIN=split the reflector runs on CPU 0 and
 # the runner on CPU 1, as on two hosts of one core each (unpinned by default). One line a run, and the medians,
-# written to OUT/summary.txt (default this folder).
+# written to OUT/summary.txt (default this folder). With BESIDE=RATE the runner sends RATE small probes a second on the
+# same session through each transfer (--beside-echo), and each line ends with their round trips.
 #
 #   BEFORE=DIR AFTER=DIR results/resources-2026-12-01-receive-pool/ab.sh    (each DIR a release build's bin folder)
 set -euo pipefail
@@ -15,6 +16,7 @@ before=${BEFORE:?"BEFORE: the bin folder of the release build to compare against
 after=${AFTER:?"AFTER: the bin folder of the release build under test"}
 rounds=${ROUNDS:-8}
 encryption=${ENCRYPTION:-none}
+beside=${BESIDE:-}
 out=${OUT:-$here}
 scratch=${SCRATCH:-/dev/shm/receive-pool}
 for tool in jq python3 timeout; do command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }; done
@@ -42,13 +44,15 @@ run() {  # LABEL BIN
     local poller=$!
     TMPDIR=$scratch timeout 600 "${client_pin[@]}" "$after/test-runner" run --connect "127.0.0.1:$reflector_port" --test resource \
         --file "$scratch/file" --encryption "$encryption" --duration 600 --name receive-pool --output "$scratch/run.json" \
-        > /dev/null 2>&1
+        ${beside:+--beside-echo "$beside"} > "$scratch/runner.txt" 2>&1
     wait "$poller"
     local stat faults
     read -r -a stat < "/proc/$reflector_pid/stat"
     faults=${stat[9]}
     stop_reflector
-    echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")"
+    local probes=""
+    [ -z "$beside" ] || probes="; probes beside:$(sed -n 's/.*same session: round trip\(.*\); idle before.*/\1/p' "$scratch/runner.txt")"
+    echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")$probes"
 }
 for round in $(seq "$rounds"); do
     { echo "round $round: $(run before "$before")"; echo "round $round: $(run after "$after")"; } | tee -a "$out/summary.txt"
@@ -61,11 +65,14 @@ for line in open(sys.argv[1]):
     if m:
         threads = dict((n, float(v)) for n, v in re.findall(r"([\w.#-]+) ([\d.]+)", m.group(5)))
         loop = sum(v for n, v in threads.items() if n.startswith("NIO-"))
-        runs[m.group(1)].append((int(m.group(2)), int(m.group(3)), float(m.group(4)), loop))
+        probes = re.search(r"probes beside: p50 ([\d.]+) ms, p99 ([\d.]+) ms", line)
+        runs[m.group(1)].append((int(m.group(2)), int(m.group(3)), float(m.group(4)), loop) + (
+            (float(probes.group(1)), float(probes.group(2))) if probes else ()))
 rates = [a[0] / b[0] for b, a in zip(runs["before"], runs["after"])]
 print(f"rate after/before, round by round: {min(rates):.2f}-{max(rates):.2f} (median {statistics.median(rates):.2f})")
 for label, values in runs.items():
     med = lambda i: statistics.median(v[i] for v in values)
     print(f"{label}: medians {med(0):.0f} MB/s, {med(1):.0f} faults, reflector {med(2):.2f} CPU s over the transfer,"
-          f" its event loop {med(3):.2f}")
+          f" its event loop {med(3):.2f}"
+          + (f"; probes beside, p50 {med(4):.2f} ms, p99 {med(5):.2f} ms" if all(len(v) > 4 for v in values) else ""))
 PY
