@@ -70,6 +70,8 @@ trap 'kill $watchdog 2>/dev/null || true; cleanup' EXIT
 now() { date +%s.%N; }
 mbps() { jq -n --argjson b "$1" --argjson s "$2" '$b / $s / 1e6'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# "low-high (median)" of ratios, two decimals each.
+spread() { printf '%.2f-%.2f (%.2f)' "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)" "$(median "$@")"; }
 
 {
     echo "date: $stamp"
@@ -198,6 +200,8 @@ resource_run() {  # NAME OPTIONS...
         --output "$results/$name.json" "$@" > "$results/$name.txt" 2>&1 || { cat "$results/$name.txt" >&2; exit 1; }
     jq -e '.resources.completed == 1' "$results/$name.json" > /dev/null || { echo "$name not confirmed" >&2; exit 1; }
 }
+# The round's library rate over a floor that took SECONDS.
+over_floor() { jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "$1" '$l / ($b / $s / 1e6)'; }
 floor_seconds=()
 floor_hash_seconds=()
 library_rates=()
@@ -211,8 +215,8 @@ for round in $(seq "$rounds"); do
     0) resource_run "resource-$round"; floor_copy "$round"; floor_copy "$round" hashed ;;
     esac
     library_rates+=("$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-$round.json")")
-    round_ratios+=("$(jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "${floor_seconds[-1]}" '$l / ($b / $s / 1e6)')")
-    round_hash_ratios+=("$(jq -n --argjson l "${library_rates[-1]}" --argjson b "$bytes" --argjson s "${floor_hash_seconds[-1]}" '$l / ($b / $s / 1e6)')")
+    round_ratios+=("$(over_floor "${floor_seconds[-1]}")")
+    round_hash_ratios+=("$(over_floor "${floor_hash_seconds[-1]}")")
 done
 resource_run resource-beside-echo --beside-echo 100
 stop_reflector
@@ -221,11 +225,7 @@ floor_hash_median=$(median "${floor_hash_seconds[@]}")
 library=$(median "${library_rates[@]}")
 library_echoes=$(jq '.resources.bytesPerSecond / 1e6' "$results/resource-beside-echo.json")
 beside_p99=$(jq '.resources.besideEcho.duringTransfers.roundTrip.p99Nanoseconds / 1e6' "$results/resource-beside-echo.json")
-ratio_low=$(printf '%s\n' "${round_ratios[@]}" | sort -g | head -1)
-ratio_high=$(printf '%s\n' "${round_ratios[@]}" | sort -g | tail -1)
 ratio_median=$(median "${round_ratios[@]}")
-hash_ratio_low=$(printf '%s\n' "${round_hash_ratios[@]}" | sort -g | head -1)
-hash_ratio_high=$(printf '%s\n' "${round_hash_ratios[@]}" | sort -g | tail -1)
 hash_ratio_median=$(median "${round_hash_ratios[@]}")
 
 sha=$(mbps "$bytes" "$sha_seconds")
@@ -289,9 +289,9 @@ jq -n \
     printf '%-52s %10.0f\n' "the floor with block hashes (XXH64, median of $rounds)" "$floor_hash"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext (median of $rounds)" "$library"
     printf '%-52s %10s\n' "  over the floor, round by round: low-high (median)" \
-        "$(printf '%.2f-%.2f (%.2f)' "$ratio_low" "$ratio_high" "$ratio_median")"
+        "$(spread "${round_ratios[@]}")"
     printf '%-52s %10s\n' "  over the floor with block hashes, round by round" \
-        "$(printf '%.2f-%.2f (%.2f)' "$hash_ratio_low" "$hash_ratio_high" "$hash_ratio_median")"
+        "$(spread "${round_hash_ratios[@]}")"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, 100 probes/s beside it" "$library_echoes"
     printf '%-52s %10.2f\n' "  those probes' round trip p99, ms" "$beside_p99"
     printf '%-52s %10.0f\n' "SHA-256, sha256sum (coreutils, no SHA-NI), one core" "$sha"

@@ -193,29 +193,41 @@ static int selfTest(void) {
     return 0;
 }
 
+// One read of at most `count` bytes (0 at the end), again when interrupted; `what` names it in a failure.
+static ssize_t readSome(int from, char *buffer, size_t count, const char *what) {
+    ssize_t got;
+    do got = read(from, buffer, count);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) fail(what);
+    return got;
+}
+
+// Writes all `count` bytes, however many calls it takes; `what` names it in a failure.
+static void writeAll(int to, const char *buffer, size_t count, const char *what) {
+    for (size_t done = 0; done < count;) {
+        ssize_t wrote = write(to, buffer + done, count - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0) fail(what);
+        done += (size_t)wrote;
+    }
+}
+
 // Reads `from` to its end and writes everything to `to`, `bufferBytes` at a time; with `blocks`, hashes what it
 // read before writing it.
 static void copy(int from, int to, char *buffer, size_t bufferBytes, struct blocks *blocks, const char *reading,
                  const char *writing) {
     for (;;) {
-        ssize_t got = read(from, buffer, bufferBytes);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) fail(reading);
+        ssize_t got = readSome(from, buffer, bufferBytes, reading);
         if (got == 0) return;
         if (blocks) blocksTake(blocks, (const unsigned char *)buffer, (size_t)got);
-        for (ssize_t done = 0; done < got;) {
-            ssize_t wrote = write(to, buffer + done, (size_t)(got - done));
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote < 0) fail(writing);
-            done += wrote;
-        }
+        writeAll(to, buffer, (size_t)got, writing);
     }
 }
 
 // The HAND_OFF copy: a ring of buffers between a thread that reads and one that writes.
 struct ring {
-    int from, to;
-    size_t slots, slotBytes, readBytes;
+    int to;
+    size_t slots;
     char **buffers;
     ssize_t *lengths;  // bytes in each slot; 0 marks the end
     size_t filled;     // slots read and not yet written
@@ -223,7 +235,7 @@ struct ring {
     pthread_cond_t changed;
     struct blocks *blocks;
     int hashOnRead;  // the sender hashes what it reads from the file, the receiver what it writes to it
-    const char *reading, *writing;
+    const char *writing;
 };
 
 static void *ringWrite(void *argument) {
@@ -235,12 +247,7 @@ static void *ringWrite(void *argument) {
         ssize_t got = r->lengths[slot];
         if (got == 0) return NULL;
         char *buffer = r->buffers[slot];
-        for (ssize_t done = 0; done < got;) {
-            ssize_t wrote = write(r->to, buffer + done, (size_t)(got - done));
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote < 0) fail(r->writing);
-            done += wrote;
-        }
+        writeAll(r->to, buffer, (size_t)got, r->writing);
         if (r->blocks && !r->hashOnRead) blocksTake(r->blocks, (const unsigned char *)buffer, (size_t)got);
         pthread_mutex_lock(&r->lock);
         r->filled--;
@@ -249,16 +256,15 @@ static void *ringWrite(void *argument) {
     }
 }
 
-// As copy(), on two threads through `slots` buffers of `bufferBytes`, each read at most `readBytes`.
-static void handOff(int from, int to, size_t slots, size_t bufferBytes, size_t readBytes, struct blocks *blocks,
-                    int hashOnRead, const char *reading, const char *writing) {
-    struct ring r = {.from = from, .to = to, .slots = slots, .slotBytes = bufferBytes, .readBytes = readBytes,
-                     .blocks = blocks, .hashOnRead = hashOnRead, .reading = reading, .writing = writing};
+// As copy(), on two threads through `slots` buffers of `readBytes`, one read each.
+static void handOff(int from, int to, size_t slots, size_t readBytes, struct blocks *blocks, int hashOnRead,
+                    const char *reading, const char *writing) {
+    struct ring r = {.to = to, .slots = slots, .blocks = blocks, .hashOnRead = hashOnRead, .writing = writing};
     r.buffers = calloc(slots, sizeof *r.buffers);
     r.lengths = calloc(slots, sizeof *r.lengths);
     if (!r.buffers || !r.lengths) fail("calloc");
     for (size_t i = 0; i < slots; i++)
-        if (!(r.buffers[i] = malloc(bufferBytes))) fail("malloc");
+        if (!(r.buffers[i] = malloc(readBytes))) fail("malloc");
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.changed, NULL);
     pthread_t writer;
@@ -267,10 +273,7 @@ static void handOff(int from, int to, size_t slots, size_t bufferBytes, size_t r
         pthread_mutex_lock(&r.lock);
         while (r.filled == slots) pthread_cond_wait(&r.changed, &r.lock);
         pthread_mutex_unlock(&r.lock);
-        ssize_t got;
-        do got = read(from, r.buffers[slot], readBytes);
-        while (got < 0 && errno == EINTR);
-        if (got < 0) fail(reading);
+        ssize_t got = readSome(from, r.buffers[slot], readBytes, reading);
         if (got > 0 && blocks && hashOnRead) blocksTake(blocks, (const unsigned char *)r.buffers[slot], (size_t)got);
         r.lengths[slot] = got;
         pthread_mutex_lock(&r.lock);
@@ -299,15 +302,17 @@ static void receive(int listener, const char *destination, size_t bufferBytes, s
     if (connection < 0) fail("accept");
     int file = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (file < 0) fail("open destination");
-    char *buffer = malloc(bufferBytes);
-    if (!buffer) fail("malloc");
     size_t readBytes = getenv("RECEIVE_READ") ? strtoul(getenv("RECEIVE_READ"), NULL, 10) : 0;
     if (readBytes == 0 || readBytes > bufferBytes) readBytes = bufferBytes;
     size_t slots = handOffSlots();
-    if (slots > 0)
-        handOff(connection, file, slots, readBytes, readBytes, blocks, 0, "read socket", "write file");
-    else
+    if (slots > 0) {
+        handOff(connection, file, slots, readBytes, blocks, 0, "read socket", "write file");
+    } else {
+        char *buffer = malloc(readBytes);
+        if (!buffer) fail("malloc");
         copy(connection, file, buffer, readBytes, blocks, "read socket", "write file");
+        free(buffer);
+    }
     if (close(file) != 0) fail("close destination");
     close(connection);
 }
@@ -364,6 +369,7 @@ int main(int argc, char **argv) {
     if (connect(connection, (struct sockaddr *)&address, sizeof address) != 0) fail("connect");
     char *buffer = malloc(bufferBytes);
     if (!buffer) fail("malloc");
+    size_t slots = handOffSlots();
     const char *sendfileKnob = getenv("SENDFILE");
     if (sendfileKnob && strcmp(sendfileKnob, "1") == 0) {
         if (hashing) {
@@ -376,9 +382,8 @@ int main(int argc, char **argv) {
             if (sent < 0) fail("sendfile");
             if (sent == 0) break;
         }
-    } else if (handOffSlots() > 0) {
-        handOff(source, connection, handOffSlots(), bufferBytes, bufferBytes, hashing ? &blocks : NULL, 1, "read file",
-                "write socket");
+    } else if (slots > 0) {
+        handOff(source, connection, slots, bufferBytes, hashing ? &blocks : NULL, 1, "read file", "write socket");
     } else {
         copy(source, connection, buffer, bufferBytes, hashing ? &blocks : NULL, "read file", "write socket");
     }
