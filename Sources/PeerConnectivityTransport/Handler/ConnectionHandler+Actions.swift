@@ -148,7 +148,10 @@ extension ConnectionHandler {
             } else {
                 logger.debug("closing connection: \(reason)")
             }
-            // Data queued before the close goes out first, then the GOODBYE or DECLINE.
+            // Data queued before the close goes out first (this read's replies before the queue's), then the
+            // GOODBYE or DECLINE.
+            for buffer in readReplies { send(buffer, context: context, promise: nil) }
+            readReplies.removeAll()
             while let work = connection.takeNext(bulkAllowed: true, into: &urgentBatch) {
                 switch work {
                 case .urgent:
@@ -192,6 +195,7 @@ extension ConnectionHandler {
             cancelTimers()
             let error = ConnectionClosedError(reason: reason, peer: peer)
             connection.markClosed(error)
+            readReplies.removeAll()
             logger.debug("connection closed: \(reason)")
             report(.closed(peer: peer, reason: reason), on: connection)
             if neverEstablished { establishedPromise.fail(error) }

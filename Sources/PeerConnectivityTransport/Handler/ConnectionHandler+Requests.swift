@@ -12,7 +12,14 @@ extension ConnectionHandler {
     /// waits so, and nothing at all is taken meanwhile: TLS encrypts a flush into one buffer, which it
     /// clears for the next flush; while the socket still held it, clearing copied it on write into
     /// fresh memory the size of the flush, page faults included.
-    func drainOutgoing() {
+    ///
+    /// The replies a read took (``readReplies``) go first: each was given while nothing waited in the
+    /// queue, so whatever the queue holds now came after it.
+    ///
+    /// - Parameter takingQueued: whether to take from the connection's queue; `false` after a read that
+    ///   queued nothing there (its replies only): a frame queued since by another thread scheduled a
+    ///   drain of its own.
+    func drainOutgoing(takingQueued: Bool = true) {
         guard let context, let connection else { return }
         let encrypted = stateMachine.isEncrypted
         guard !(encrypted && writeInFlight) else { return }
@@ -20,7 +27,14 @@ extension ConnectionHandler {
         let bulkLimit = writeInFlight ? 0 : min(bulkBatchLimit, unsentGateRoom(context: context))
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
-        taking: while context.channel.isWritable,
+        if !readReplies.isEmpty {
+            for frame in readReplies {
+                if let last { send(last, context: context, promise: nil) }
+                last = frame
+            }
+            readReplies.removeAll(keepingCapacity: readReplies.capacity <= Self.keptBatchCapacity)
+        }
+        taking: while takingQueued, context.channel.isWritable,
             let work = connection.takeNext(
                 bulkAllowed: bulkLength < bulkLimit,
                 settling: !encrypted,
@@ -70,6 +84,14 @@ extension ConnectionHandler {
         metrics.flushSent()
         context.flush()
         flushing = outer
+    }
+
+    /// Whether ``Connection/enqueue(_:)``, called from this read, may give its frame to ``readReplies``: while
+    /// the socket takes writes and the read's drain can write them at once (encrypted, not while a write
+    /// is on its way). Otherwise frames wait in the queue, whose high watermark pauses reading.
+    var takesReplies: Bool {
+        guard let context, context.channel.isWritable else { return false }
+        return !(writeInFlight && stateMachine.isEncrypted)
     }
 
     /// Lets go of the frames of ``urgentBatch``, written: its room is kept for the next batch unless a

@@ -107,6 +107,9 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// emptied, the queue's storage for the next ones: the two trade places, so a message queued and
     /// written costs no allocation of a batch.
     @exclusivity(unchecked) var urgentBatch = CircularBuffer<ByteBuffer>()
+    /// Replies given to this read by ``Connection/enqueue(_:)`` while nothing waited in the connection's
+    /// queue: written once the read's frames are handled, before anything queued since.
+    @exclusivity(unchecked) var readReplies: [ByteBuffer] = []
     /// The room, in frames, an emptied ``urgentBatch`` keeps; a larger one (after a burst) is let go.
     static let keptBatchCapacity = 1024
     /// Holds channel frames back while the kernel holds the connection's low watermark unsent; nil when the
@@ -215,6 +218,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         cancelTimers()
         self.context = nil
         pendingTLS = nil
+        readReplies = []
         peerCertificate = nil
         verified = nil
         reader = ReceiveBuffer(limit: frameLengthLimit)
@@ -264,6 +268,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         if drainAfterRead {
             drainAfterRead = false
             drainOutgoing()
+        } else if !readReplies.isEmpty {
+            drainOutgoing(takingQueued: false)
         }
     }
 

@@ -22,7 +22,11 @@ struct ConnectionHandlerTests {
         let reads: ReadCounter
 
         /// Installs a handler for alice in `role` and activates the channel.
-        init(role: ConnectionStateMachine.Role, demand: ConnectionReadDemand = .more) throws {
+        init(
+            role: ConnectionStateMachine.Role,
+            demand: ConnectionReadDemand = .more,
+            delegate: (any ConnectionDelegate)? = nil
+        ) throws {
             channel = EmbeddedChannel()
             reads = ReadCounter()
             // In front of the connection handler: it sees the reads the handler lets through.
@@ -40,7 +44,7 @@ struct ConnectionHandlerTests {
                 localPeer: ConnectionHandlerTests.alice,
                 role: role,
                 configuration: configuration,
-                delegate: events
+                delegate: delegate ?? events
             )
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
@@ -291,6 +295,63 @@ struct ConnectionHandlerTests {
         }
     }
 
+    @Test(
+        "a reply given in the read while nothing is queued goes out at the read's end, before what is queued after it"
+    )
+    func repliesInTheRead() throws {
+        let answers = AnsweringDelegate()
+        let rig = try Rig(role: .inviter(Self.invitation), delegate: answers)
+        try rig.establishAsInviter()
+        _ = try rig.written()
+        let handler = rig.connection.handler.value
+        func frame(_ text: String) -> EncodedFrame {
+            EncodedFrame(
+                head: FrameEncoder.buffer(for: .data(ByteBuffer(string: text)), allocator: rig.channel.allocator)
+            )
+        }
+        func queued() -> Int { rig.connection.outbound.withLock { $0.pending.count } }
+        var seen: [(readReplies: Int, queued: Int)] = []
+        answers.answer = { connection, message in
+            _ = try? connection.enqueue(frame("re " + String(buffer: message)))
+            if String(buffer: message) == "a" {
+                // As the session queues under its lock: into the queue, the drain left to the read.
+                connection.wake(after: try! connection.enqueueWithoutWaking(frame("x")))
+            }
+            seen.append((handler.readReplies.count, queued()))
+        }
+        // Both messages in one read.
+        var bytes = FrameEncoder.buffer(for: .data(ByteBuffer(string: "a")), allocator: rig.channel.allocator)
+        var second = FrameEncoder.buffer(for: .data(ByteBuffer(string: "b")), allocator: rig.channel.allocator)
+        bytes.writeBuffer(&second)
+        try rig.channel.writeInbound(bytes)
+        // "re a" went to the read, "x" to the queue, and "re b" after it, since the queue was no longer empty.
+        #expect(seen.map(\.readReplies) == [1, 1])
+        #expect(seen.map(\.queued) == [1, 2])
+        #expect(try rig.written() == ["re a", "x", "re b"].map { .data(ByteBuffer(string: $0)) })
+        #expect(handler.readReplies.isEmpty)
+        #expect(queued() == 0)
+    }
+
+    @Test("while the socket takes no writes, a reply in the read waits in the queue, and goes out once it does")
+    func repliesWaitWhileUnwritable() throws {
+        let answers = AnsweringDelegate()
+        let rig = try Rig(role: .inviter(Self.invitation), delegate: answers)
+        try rig.establishAsInviter()
+        _ = try rig.written()
+        answers.answer = { connection, message in
+            let reply = FrameEncoder.buffer(for: .data(message), allocator: rig.channel.allocator)
+            _ = try? connection.enqueue(EncodedFrame(head: reply))
+        }
+        rig.channel.isWritable = false
+        try rig.receive(.data(ByteBuffer(string: "ping")))
+        #expect(rig.connection.handler.value.readReplies.isEmpty)
+        #expect(rig.connection.outbound.withLock { $0.pending.count } == 1)
+        #expect(try rig.written() == [])
+        rig.channel.isWritable = true
+        rig.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try rig.written() == [.data(ByteBuffer(string: "ping"))])
+    }
+
     @Test("with a low watermark, channel frames wait while the kernel holds it unsent; a message does not")
     func unsentGate() async throws {
         let rig = try Rig(role: .inviter(Self.invitation))
@@ -368,6 +429,17 @@ private final class RecordingDelegate: ConnectionDelegate {
     func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
         recorded.withLockedValue { $0.append(event) }
         if case .message = event { return demand }
+        return .more
+    }
+}
+
+/// Answers each message as a session's responder does: from the handler's read, through the connection.
+private final class AnsweringDelegate: ConnectionDelegate, @unchecked Sendable {
+    // @unchecked: used only on the embedded channel's loop, which is the test's thread.
+    var answer: (Connection, ByteBuffer) -> Void = { _, _ in }
+
+    func connection(_ connection: Connection, handle event: ConnectionEvent) -> ConnectionReadDemand {
+        if case .message(let message, _) = event { answer(connection, message) }
         return .more
     }
 }
