@@ -11,20 +11,33 @@ extension SessionRuntime {
         configuration.reconnection == nil ? configuration.messageResponder : nil
     }
 
+    /// Whether messages are offered to a responder.
+    var hasResponder: Bool { responder != nil }
+
     /// A reliable message (a DATA frame's, or a large message's at its END): answered, taken or delivered,
     /// as the responder says; without one, delivered.
     ///
+    /// - Parameter keepingStorage: give `data` back to `connection` for the next message's bytes
+    ///   (``Connection/keepMessageStorage(_:)``) unless it is delivered.
     /// - Returns: whether to go on reading from `connection`.
-    func respondOrDeliver(_ data: Data, from peer: PeerID, on connection: Connection) -> ConnectionReadDemand {
+    func respondOrDeliver(
+        _ data: Data,
+        from peer: PeerID,
+        on connection: Connection,
+        keepingStorage: Bool = false
+    ) -> ConnectionReadDemand {
         guard let responder else { return deliverReliable(data, from: peer) }
+        let demand: ConnectionReadDemand
         switch responder.respond(data, peer, .reliable) {
         case .deliver:
             return deliverReliable(data, from: peer)
         case .consumed:
-            return .more
+            demand = .more
         case .reply(let reply):
-            return self.reply(reply, to: peer, on: connection)
+            demand = self.reply(reply, to: peer, on: connection)
         }
+        if keepingStorage { connection.keepMessageStorage(data) }
+        return demand
     }
 
     /// An unreliable message: answered or taken as the responder says; `false` when it must be delivered.

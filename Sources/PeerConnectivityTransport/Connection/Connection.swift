@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import NIOCore
 import PeerConnectivityCore
@@ -238,6 +239,19 @@ package final class Connection: Sendable {
         let enqueued = try enqueueWithoutWaking(frame)
         wake(after: enqueued)
         return enqueued.overHighWatermark
+    }
+
+    /// The storage a message answered in this connection's read was copied into, taken for the next one (the
+    /// connection keeps none until ``keepMessageStorage(_:)``); empty at first. On the event loop.
+    package func takeMessageStorage() -> Data {
+        let handler = self.handler.value
+        defer { handler.messageStorage = Data() }
+        return handler.messageStorage
+    }
+
+    /// Keeps a message's storage, which its responder let go of, for the next message's bytes. On the event loop.
+    package func keepMessageStorage(_ data: Data) {
+        handler.value.messageStorage = data
     }
 
     /// Gives `frame` to the handler's read, which is under way, when nothing waits in the queue: a frame

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOSSL
@@ -110,6 +111,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     /// Replies given to this read by ``Connection/enqueue(_:)`` while nothing waited in the connection's
     /// queue: written once the read's frames are handled, before anything queued since.
     @exclusivity(unchecked) var readReplies: [ByteBuffer] = []
+    /// The storage of the last message a responder let go of (``Connection/keepMessageStorage(_:)``).
+    @exclusivity(unchecked) var messageStorage = Data()
     /// The room, in frames, an emptied ``urgentBatch`` keeps; a larger one (after a burst) is let go.
     static let keptBatchCapacity = 1024
     /// Holds channel frames back while the kernel holds the connection's low watermark unsent; nil when the
@@ -219,6 +222,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         self.context = nil
         pendingTLS = nil
         readReplies = []
+        messageStorage = Data()
         peerCertificate = nil
         verified = nil
         reader = ReceiveBuffer(limit: frameLengthLimit)

@@ -68,6 +68,37 @@ struct MessageResponderTests {
         #expect(Self.data(of: pair.clientLog).last == Data("from host".utf8))
     }
 
+    @Test("messages of one length, copied into the storage the last answered one let go of, stay as they came")
+    func answeredMessagesKeepTheirBytes() async throws {
+        let kept = Locked<[Data]>([])
+        var host = Session.Configuration.patient
+        // Keeps every message it answers or takes, and delivers each fifth: no message may change after.
+        host.messageResponder = MessageResponder { data, _, _ in
+            kept.withLock { $0.append(data) }
+            switch data.first {
+            case UInt8(ascii: "e"): return .reply(data)
+            case UInt8(ascii: "n"): return .deliver
+            default: return .consumed
+            }
+        }
+        let pair = try await SessionPair.connect(host: host, client: .patient)
+        var sent: [Data] = []
+        for index in 0..<200 {
+            let kind = index % 5 == 4 ? "n" : index % 2 == 0 ? "e" : "d"
+            // 64 bytes each: stored out of line, so each could share the storage of the one before.
+            let message = Data((kind + String(format: "%063d", index)).utf8)
+            sent.append(message)
+            try await pair.client.send(message, toPeers: [pair.host.peer], mode: .reliable)
+        }
+        let echoes = sent.filter { $0.first == UInt8(ascii: "e") }
+        try await waitFor("200 messages offered") { kept.value.count == 200 }
+        try await waitFor("the echoes") { Self.data(of: pair.clientLog).count == echoes.count }
+        #expect(kept.value == sent)
+        #expect(Self.data(of: pair.clientLog) == echoes)
+        try await waitFor("the delivered") { Self.data(of: pair.hostLog).count == 40 }
+        #expect(Self.data(of: pair.hostLog) == sent.filter { $0.first == UInt8(ascii: "n") })
+    }
+
     @Test("a large message is offered too, and a reply over 1 MiB goes back as a large message")
     func largeMessages() async throws {
         let calls = Locked(0)
