@@ -9,13 +9,15 @@
 # counted: raw TCP's figure is what a blocking socket's loop costs, the floor of the user-space part.
 #
 # Usage: Scripts/count-instructions.sh [--kinds "K1 K2 ..."] [--repeats N] [--keep DIR] [--output FILE]
-#                                     [--note TEXT]
+#                                     [--note TEXT] [--binary PATH]
 #   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner (default: all)
 #   --repeats  runs of each kind (default 2): one build's figures differ by under 0.1 % (the runner's, whose
 #              timers tick by the clock, by a few percent)
 #   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, for callgrind_annotate)
 #   --output   write the figures as JSON
 #   --note     a line for the JSON saying what ran, when the tree is not its commit's
+#   --binary   count this RoundTripCounts instead of building one (a build made with other flags, say
+#              `swift build --package-path Benchmarks -c release --product RoundTripCounts -Xswiftc ...`)
 # Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
 
@@ -25,6 +27,7 @@ repeats=2
 keep=""
 output=""
 note=""
+binary=""
 low=1000
 high=3000
 while (($#)); do
@@ -34,7 +37,8 @@ while (($#)); do
     --keep) keep=$2; shift ;;
     --output) output=$2; shift ;;
     --note) note=$2; shift ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --binary) binary=$2; shift ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -43,10 +47,13 @@ command -v valgrind > /dev/null || { echo "valgrind is missing: apt-get install 
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-swift build --package-path Benchmarks -c release --product RoundTripCounts > "$scratch/build.log" 2>&1 ||
-    { cat "$scratch/build.log" >&2; echo "the build of RoundTripCounts failed" >&2; exit 1; }
+if [[ -z "$binary" ]]; then
+    swift build --package-path Benchmarks -c release --product RoundTripCounts > "$scratch/build.log" 2>&1 ||
+        { cat "$scratch/build.log" >&2; echo "the build of RoundTripCounts failed" >&2; exit 1; }
+    binary=Benchmarks/.build/release/RoundTripCounts
+fi
 # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes: count on a copy without it (symbols stay).
-cp Benchmarks/.build/release/RoundTripCounts "$scratch/RoundTripCounts"
+cp "$binary" "$scratch/RoundTripCounts"
 strip --strip-debug "$scratch/RoundTripCounts"
 [[ -n "$keep" ]] && mkdir -p "$keep"
 
