@@ -118,17 +118,11 @@ extension SessionRuntime {
             return respondOrDeliver(Data(buffer: message, byteTransferStrategy: .noCopy), from: peer, on: connection)
         }
         // Copied straight from the bytes: `Data(buffer:byteTransferStrategy:)` costs about 150 instructions more a
-        // message on its way through the strategies.
-        guard hasResponder, message.readableBytes <= Self.reusedMessageLimit else {
-            let data = message.withUnsafeReadableBytes { bytes in
-                bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data()
-            }
-            return respondOrDeliver(data, from: peer, on: connection)
-        }
-        // A responder lets go of most messages it answers: the next one of the same length is copied into the
-        // same storage, which spares an allocation and a free a message (a message the responder kept is
-        // copied on write first, as `Data` is).
-        var data = connection.takeMessageStorage()
+        // message on its way through the strategies. A responder lets go of most messages it answers: the next one
+        // of the same length is copied into the same storage, which spares an allocation and a free a message (a
+        // message the responder kept is copied on write first, as `Data` is).
+        let reusing = hasResponder && message.readableBytes <= Self.reusedMessageLimit
+        var data = reusing ? connection.takeMessageStorage() : Data()
         message.withUnsafeReadableBytes { bytes in
             if data.count == bytes.count, let base = bytes.baseAddress {
                 data.withUnsafeMutableBytes {
@@ -138,7 +132,7 @@ extension SessionRuntime {
                 data = bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data()
             }
         }
-        return respondOrDeliver(data, from: peer, on: connection, keepingStorage: true)
+        return respondOrDeliver(data, from: peer, on: connection, keepingStorage: reusing)
     }
 
     /// The largest message whose storage a connection keeps for the next one a responder answers: a

@@ -27,11 +27,12 @@ extension ConnectionHandler {
         let bulkLimit = writeInFlight ? 0 : min(bulkBatchLimit, unsentGateRoom(context: context))
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
+        func hold(_ frame: ByteBuffer) {
+            if let last { send(last, context: context, promise: nil) }
+            last = frame
+        }
         if !readReplies.isEmpty {
-            for frame in readReplies {
-                if let last { send(last, context: context, promise: nil) }
-                last = frame
-            }
+            for frame in readReplies { hold(frame) }
             readReplies.removeAll(keepingCapacity: readReplies.capacity <= Self.keptBatchCapacity)
         }
         taking: while takingQueued, context.channel.isWritable,
@@ -43,23 +44,15 @@ extension ConnectionHandler {
         {
             switch work {
             case .urgent(let settled):
-                for frame in urgentBatch {
-                    if let last { send(last, context: context, promise: nil) }
-                    last = frame
-                }
+                for frame in urgentBatch { hold(frame) }
                 emptyUrgentBatch()
                 // Encrypted, the queue is not asked again, nor settled by the taking: it would mark itself
                 // idle, and every send until this batch is written would then schedule a drain that cannot
                 // take anything.
                 if encrypted || settled { break taking }
             case .bulk(let frame):
-                if let last { send(last, context: context, promise: nil) }
-                if let payload = frame.payload {
-                    send(frame.head, context: context, promise: nil)
-                    last = payload
-                } else {
-                    last = frame.head
-                }
+                hold(frame.head)
+                if let payload = frame.payload { hold(payload) }
                 bulkLength += frame.readableBytes
             }
         }
