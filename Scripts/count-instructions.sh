@@ -7,10 +7,16 @@
 # each kind runs at 1,000 and 3,000 round trips: the difference over 2,000 leaves out what a run does once
 # around them too (the runner's warm-up phase and its document). The kernel's share of a round trip is not
 # counted: raw TCP's figure is what a blocking socket's loop costs, the floor of the user-space part.
+# The kind `resource` counts a resource instead (one session sending a file to another, plaintext, on /dev/shm):
+# one of 16 MiB and one of 48 MiB after a warm-up of 4 MiB, the difference over 32 MiB the instructions a MiB
+# costs at both ends (reading and hashing it, framing, checking and writing it), the kernel's copies left out.
+# Its figure moves by up to a tenth from run to run where the round trips' hold still: SwiftNIO copies each
+# receive buffer it adds to a connection's pool once (docs/design/DATA-PATH.md, "Receive pool"), and how many it
+# adds while a transfer's chunks wait for the file queue depends on the threads' timing.
 #
 # Usage: Scripts/count-instructions.sh [--kinds "K1 K2 ..."] [--repeats N] [--keep DIR] [--output FILE]
 #                                     [--note TEXT] [--binary PATH]
-#   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner (default: all)
+#   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner resource (default: all)
 #   --repeats  runs of each kind (default 2): one build's figures differ by under 0.1 % (the runner's, whose
 #              timers tick by the clock, by a few percent)
 #   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, for callgrind_annotate)
@@ -22,7 +28,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-kinds="rawTCP eventLoop plain responder encrypted reconnection runner"
+kinds="rawTCP eventLoop plain responder encrypted reconnection runner resource"
 repeats=2
 keep=""
 output=""
@@ -38,7 +44,7 @@ while (($#)); do
     --output) output=$2; shift ;;
     --note) note=$2; shift ;;
     --binary) binary=$2; shift ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -68,16 +74,18 @@ counted() {
 figures="$scratch/figures.txt"
 : > "$figures"
 for kind in $kinds; do
+    lo=$low hi=$high unit="a round trip"
+    [[ $kind == resource ]] && lo=16 hi=48 unit="a MiB"
     for run in $(seq 1 "$repeats"); do
-        a=$(counted "$kind" "$low" "$scratch/$kind-$low-$run.out")
-        b=$(counted "$kind" "$high" "$scratch/$kind-$high-$run.out")
-        [[ -n "$a" && -n "$b" ]] || { echo "$kind: callgrind made no dump of the counted round trips" >&2; exit 1; }
-        per=$(((b - a) / (high - low)))
-        echo "$kind run $run: $per instructions a round trip ($a for $low, $b for $high)"
+        a=$(counted "$kind" "$lo" "$scratch/$kind-$lo-$run.out")
+        b=$(counted "$kind" "$hi" "$scratch/$kind-$hi-$run.out")
+        [[ -n "$a" && -n "$b" ]] || { echo "$kind: callgrind made no dump of the counted part" >&2; exit 1; }
+        per=$(((b - a) / (hi - lo)))
+        echo "$kind run $run: $per instructions $unit ($a for $lo, $b for $hi)"
         echo "$kind $run $per $a $b" >> "$figures"
         if [[ -n "$keep" ]]; then
-            cp "$scratch/$kind-$low-$run.out.2" "$keep/$kind-$low-$run.out"
-            cp "$scratch/$kind-$high-$run.out.2" "$keep/$kind-$high-$run.out"
+            cp "$scratch/$kind-$lo-$run.out.2" "$keep/$kind-$lo-$run.out"
+            cp "$scratch/$kind-$hi-$run.out.2" "$keep/$kind-$hi-$run.out"
         fi
     done
 done
@@ -96,12 +104,15 @@ cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if l
 kinds = {}
 for line in open(figures):
     kind, number, per, a, b = line.split()
-    kinds.setdefault(kind, []).append({"run": int(number), "instructionsPerRoundTrip": int(per),
+    per_key = "instructionsPerMebibyte" if kind == "resource" else "instructionsPerRoundTrip"
+    kinds.setdefault(kind, []).append({"run": int(number), per_key: int(per),
                                        "countedAtLow": int(a), "countedAtHigh": int(b)})
 document = {
-    "what": "user-space instructions a 64-byte round trip costs, both ends in one process, callgrind",
+    "what": "user-space instructions a 64-byte round trip (a MiB of a resource, kind resource) costs, both ends in one "
+    + "process, callgrind",
     "command": "Scripts/count-instructions.sh",
     "roundTrips": {"low": low, "high": high},
+    "resourceMebibytes": {"low": 16, "high": 48},
     "warmup": 200,
     "commit": run("git", "rev-parse", "HEAD"),
     "dirty": bool(run("git", "status", "--porcelain", "--untracked-files=no")),

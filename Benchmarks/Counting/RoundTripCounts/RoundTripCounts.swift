@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// Usage: `RoundTripCounts KIND COUNT`, KIND one of ``kinds`` (the `RoundTrip64B` benchmarks', and `runner`:
 /// the tools' data test, `test-runner run --test data --size 64 --encryption none`, against the reflector in this
-/// process), COUNT round trips of 64 bytes after a warm-up of ``warmup``. The counted round trips lie between two calls of
+/// process), COUNT round trips of 64 bytes after a warm-up of ``warmup``; or `RoundTripCounts resource MIB`, one
+/// resource of MIB MiB from one session to another (``ResourceCounts``). The counted round trips lie between two calls of
 /// ``countedPhaseBoundary()``, where `Scripts/count-instructions.sh` has callgrind dump its counters: set-up
 /// costs a different number of instructions each run (making a P-256 key that has a compact form takes a
 /// random number of tries), so it must stay out of the figure.
@@ -21,7 +22,7 @@ import Synchronization
 enum RoundTripCounts {
     /// The round trips this can run.
     enum Kind: String, CaseIterable {
-        case rawTCP, eventLoop, plain, responder, encrypted, reconnection, runner
+        case rawTCP, eventLoop, plain, responder, encrypted, reconnection, runner, resource
     }
     /// Round trips before the counted ones.
     static let warmup = 200
@@ -54,7 +55,7 @@ enum RoundTripCounts {
             FileHandle.standardError.write(Data("RoundTripCounts \(kind): \(error)\n".utf8))
             exit(1)
         }
-        print("\(kind): \(count) round trips after \(warmup)")
+        print(kind == .resource ? "resource: \(count) MiB after 4" : "\(kind): \(count) round trips after \(warmup)")
     }
 
     /// What the task failed with, read by the main thread after the semaphore.
@@ -75,6 +76,8 @@ enum RoundTripCounts {
             countedPhaseBoundary()
         case .runner:
             try await runnerRoundTrips(count: count)
+        case .resource:
+            try await ResourceCounts.run(mebibytes: count, boundary: countedPhaseBoundary)
         case .eventLoop:
             let pair = try await EventLoopEchoPair()
             try await pair.roundTrips(count: warmup)
