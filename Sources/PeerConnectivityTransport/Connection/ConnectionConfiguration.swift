@@ -42,6 +42,14 @@ package struct ConnectionConfiguration: Sendable {
     package var dialFamily: AddressFamily = .any
     /// The local address dialled connections are bound to; nil lets the system choose.
     package var localAddress: String?
+    /// How long the receive pool keeps ``blockReceivePool`` buffers after the peer's last resource or folder
+    /// channel ends, for the next transfer to read into (``ConnectionHandler/sizeReceivePool()``); zero lets
+    /// them go at once.
+    package var receivePoolLinger: TimeAmount = ConnectionConfiguration.defaultReceivePoolLinger
+
+    /// The default ``receivePoolLinger``: 2 seconds, long enough for an application's next file, sent
+    /// when the last is done, to find the pool grown.
+    package static let defaultReceivePoolLinger = TimeAmount.seconds(2)
 
     /// How the socket reads: adaptive, up to 256 KiB a read. NIO's default stops at 64 KiB, less than
     /// one 64 KiB CHUNK frame with its header, so every such frame was glued from two reads (a copy);

@@ -1,7 +1,8 @@
 import NIOCore
 import PeerConnectivityCore
 
-/// The handshake deadline, the keepalive timer and the unsent bytes' next look, on the channel's event loop.
+/// The handshake deadline, the keepalive timer, the unsent bytes' next look and the receive pool's shrinking, on the
+/// channel's event loop.
 extension ConnectionHandler {
     /// Starts the handshake deadline the state machine named, in place of any running one.
     func scheduleDeadline(after timeout: TimeAmount, context: ChannelHandlerContext) {
@@ -34,5 +35,7 @@ extension ConnectionHandler {
         unsentRecheck = nil
         lingerLimit?.cancel()
         lingerLimit = nil
+        receivePoolShrink?.cancel()
+        receivePoolShrink = nil
     }
 }

@@ -87,6 +87,10 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     var keepalive: Scheduled<Void>?
     /// The receive buffers the socket pools now (``sizeReceivePool()``).
     var receivePool = ConnectionConfiguration.receivePool
+    /// How long the pool stays grown after the peer's last block channel ends.
+    let receivePoolLinger: TimeAmount
+    /// Shrinks the pool once ``receivePoolLinger`` has passed with no block channel open.
+    var receivePoolShrink: Scheduled<Void>?
     /// A read the channel asked for while the state machine had reading paused.
     @exclusivity(unchecked) var readPending = false
     /// Set once the GOODBYE is written and the output shut down: everything read is dropped, and reading
@@ -144,6 +148,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
         )
         self.security = configuration.security
         self.maximumMessageLength = configuration.maximumMessageLength
+        self.receivePoolLinger = configuration.receivePoolLinger
         self.delegate = delegate
         self.logger = configuration.logger
         self.metrics = ConnectionMetrics(role: role)

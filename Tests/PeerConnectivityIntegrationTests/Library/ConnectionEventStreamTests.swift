@@ -20,13 +20,18 @@ struct ConnectionEventStreamTests {
     }
 
     /// A listener on 127.0.0.1, its events read through a stream that outlives each connection.
-    private static func listen(as invitee: PeerID) async throws -> (ConnectionListener, ConnectionEventStream) {
+    private static func listen(
+        as invitee: PeerID,
+        receivePoolLinger: TimeAmount = ConnectionConfiguration.defaultReceivePoolLinger
+    ) async throws -> (ConnectionListener, ConnectionEventStream) {
         let events = ConnectionEventStream(finishesOnClose: false)
+        var configuration = configuration()
+        configuration.receivePoolLinger = receivePoolLinger
         let listener = try await ConnectionListener.bind(
             host: "127.0.0.1",
             port: 0,
             localPeer: invitee,
-            configuration: configuration(),
+            configuration: configuration,
             handshakeLimits: .init(maximum: 8, maximumPerAddress: 8),
             group: MultiThreadedEventLoopGroup.singleton,
             delegate: events
@@ -144,7 +149,8 @@ struct ConnectionEventStreamTests {
     func receivePoolFollowsBlockChannels() async throws {
         let inviter = try PeerID(displayName: "inviter")
         let invitee = try PeerID(displayName: "invitee")
-        let (listener, listenerEvents) = try await Self.listen(as: invitee)
+        // No linger: the pool shrinks as soon as no block channel is open (the linger's timer: ConnectionHandlerTests).
+        let (listener, listenerEvents) = try await Self.listen(as: invitee, receivePoolLinger: .zero)
         defer {
             listenerEvents.finish()
             Task { await listener.close() }

@@ -237,6 +237,43 @@ struct ConnectionHandlerTests {
         #expect(outcome(of: rig.connection.closed)?.isSuccess == true)
     }
 
+    @Test("the receive pool grows when the peer opens a resource, and shrinks once none has been open for the linger")
+    func receivePoolLingers() throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        let handler = rig.connection.handler.value
+        let loop = rig.channel.embeddedEventLoop
+        let linger = ConnectionConfiguration.defaultReceivePoolLinger
+        let small = ConnectionConfiguration.receivePool
+        let large = ConnectionConfiguration.blockReceivePool
+        func open(_ channel: UInt32, _ kind: ChannelKind) throws {
+            let name = Array("f\(channel)".utf8)
+            try rig.receive(.open(Frame.Open(channel: channel, kind: kind, size: 4 << 20, name: name)))
+        }
+        #expect(handler.receivePool == small)
+        try open(2, .resource)
+        #expect(handler.receivePool == large)
+        try rig.receive(.reset(channel: 2, .cancelled))
+        loop.advanceTime(by: linger - .milliseconds(1))
+        #expect(handler.receivePool == large, "the pool waits for the next transfer")
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(handler.receivePool == small, "and shrinks once the linger has passed")
+
+        // A transfer that starts within the linger calls the shrink off: the pool then lingers a whole
+        // linger after that transfer ends, not after the one before.
+        try open(4, .folder)
+        try rig.receive(.reset(channel: 4, .cancelled))
+        let half = TimeAmount.nanoseconds(linger.nanoseconds / 2)
+        loop.advanceTime(by: half)
+        try open(6, .resource)
+        #expect(handler.receivePool == large)
+        try rig.receive(.reset(channel: 6, .cancelled))
+        loop.advanceTime(by: half + .milliseconds(1))
+        #expect(handler.receivePool == large, "a linger since the first transfer ended, half of one since the second")
+        loop.advanceTime(by: half)
+        #expect(handler.receivePool == small)
+    }
+
     @Test("a RESET of a channel this side opened goes to the connection, not to the event handler")
     func resetOfOwnChannel() throws {
         let rig = try Rig(role: .inviter(Self.invitation))
