@@ -20,7 +20,7 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     public var reopenings: Int
     /// Seconds spent reading the file, summed over the blocks.
     public var readSeconds: Double
-    /// Seconds spent hashing the file's blocks (XXH64), summed over the blocks.
+    /// Seconds spent hashing the file's blocks (XXH64 or XXH3-64), summed over the blocks.
     public var hashSeconds: Double
 
     /// Adds what another transfer did (a folder's files), but its block count, which the folder knows.

@@ -16,8 +16,8 @@ public enum SessionEvent: Sendable {
     /// `name` is the sender's, as sent: untrusted, and not the local file's name.
     case startedReceivingResource(name: String, from: PeerID, progress: Progress)
     /// A resource finished arriving: its local file (in ``Session/Configuration/resourceDirectory``,
-    /// each block checked with its XXH64 digest, and the SHA-256 root over them), or why it failed. A failed resource
-    /// leaves no file under its name; when its link dropped, the blocks already checked stay in a
+    /// each block checked with its digest (XXH64 or XXH3-64), and the SHA-256 root over them), or why it
+    /// failed. A failed resource leaves no file under its name; when its link dropped, the blocks already checked stay in a
     /// hidden partial file for the sender to resume (``Session/Configuration/partialResourceLifetime``).
     /// A folder received whole is there, whole, when this arrives, and a failed one is not: its files
     /// stay only hidden, in a staging directory kept for the sender to resume, or not at all.

@@ -7,7 +7,7 @@ protocol IncomingTransfer: AnyObject, Sendable {
     var name: String { get }
     /// Whether the session forgets it at END (a stream); a resource stays until it has been checked.
     var endsAtEnd: Bool { get }
-    /// A resource's next bytes are block `index`, whose XXH64 digest is `digest` (BLOCK).
+    /// A resource's next bytes are block `index`, whose block digest is `digest` (BLOCK).
     func blockStarted(_ index: Int, digest: [UInt8])
     /// Bytes arrived, within the window.
     func received(_ bytes: ByteBuffer)

@@ -56,7 +56,7 @@ public struct TransferError: Error, Hashable, Sendable, CustomStringConvertible 
         TransferError(.refused, peer: peer, name: name, detail: detail)
     }
 
-    /// The resource's bytes do not match the digests the sender computed: a block's (XXH64), or
+    /// The resource's bytes do not match the digests the sender computed: a block's (XXH64 or XXH3-64), or
     /// the root over them (SHA-256). After a damaged block the receiver keeps the blocks it checked and the sender
     /// opens the resource again, up to four times in all, so a sender sees this error only when that
     /// keeps failing; after a root that does not match, nothing is kept.

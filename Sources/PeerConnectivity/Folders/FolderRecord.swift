@@ -7,7 +7,8 @@ import PeerConnectivityCore
 /// `.partial-<id>.folder` in the receive directory (``PartialResourceStore``).
 ///
 /// The blocks taken cannot be hashed again (their bytes are in files already written): the sender's check
-/// of HAVE's digest against its own stream is what keeps a different folder from resuming.
+/// of HAVE's digest against its own stream is what keeps a different folder from resuming, and a folder
+/// kept under one ``BlockDigestKind`` starts again on a link of the other.
 struct FolderRecord: Codable, Sendable {
     /// The file being written when the folder was cut short.
     struct OpenFile: Codable, Sendable {
@@ -27,6 +28,8 @@ struct FolderRecord: Codable, Sendable {
     var size: UInt64
     /// The digests of the blocks taken, block 0 first.
     var digests: [[UInt8]]
+    /// The hash they were made with; `nil` in a record written before XXH3-64, whose digests are XXH64.
+    var digestKind: BlockDigestKind?
     /// Where the reading of the stream stood after them.
     var parser: FolderStreamParser
     /// The file being written, if the blocks taken end inside one.

@@ -39,11 +39,13 @@ struct FolderWriter: BlockWriter {
         var remaining: Int
         var buffers: [ByteBuffer] = []
         /// Hashed chunk by chunk as they arrive, while each is in this thread's cache.
-        var hasher = BlockHasher()
+        var hasher: BlockHasher
     }
 
     let peer: PeerID
     let name: String
+    /// The hash of the block digests, as the link to the peer agreed.
+    let digestKind: BlockDigestKind
     private let rawName: [UInt8]
     private let directoryPath: String
     private let layout: ResourceLayout
@@ -60,16 +62,18 @@ struct FolderWriter: BlockWriter {
     /// How long and how much of a folder cut short is kept for a resume.
     let limits: PartialResourceStore.Limits
 
-    /// A writer for the folder OPEN announced, into the directory at `directoryPath`, kept within
-    /// `limits` if it is cut short.
+    /// A writer for the folder OPEN announced, into the directory at `directoryPath`, checking blocks
+    /// with digests of `digestKind`, kept within `limits` if it is cut short.
     init(
         open: Frame.Open,
         peer: PeerID,
         directoryPath: String,
         maximumEntries: Int,
+        digestKind: BlockDigestKind,
         limits: PartialResourceStore.Limits
     ) {
         self.peer = peer
+        self.digestKind = digestKind
         self.limits = limits
         self.rawName = open.name
         self.name = String(decoding: open.name, as: UTF8.self)
@@ -81,10 +85,18 @@ struct FolderWriter: BlockWriter {
 
     /// Takes up a folder kept on disk (``FolderRecord``), reopening the file it was writing.
     ///
-    /// - Returns: `nil` when the record does not hold or its file cannot be opened as it was left.
-    init?(restoring record: FolderRecord, peer: PeerID, directoryPath: String, limits: PartialResourceStore.Limits) {
-        guard record.isValid(in: directoryPath) else { return nil }
+    /// - Returns: `nil` when the record does not hold, its digests are not of `digestKind` (its blocks
+    ///   cannot be hashed again), or its file cannot be opened as it was left.
+    init?(
+        restoring record: FolderRecord,
+        peer: PeerID,
+        directoryPath: String,
+        digestKind: BlockDigestKind,
+        limits: PartialResourceStore.Limits
+    ) {
+        guard record.isValid(in: directoryPath), (record.digestKind ?? .xxh64) == digestKind else { return nil }
         self.peer = peer
+        self.digestKind = digestKind
         self.limits = limits
         self.rawName = record.name
         self.name = String(decoding: record.name, as: UTF8.self)
@@ -123,6 +135,7 @@ struct FolderWriter: BlockWriter {
             name: rawName,
             size: layout.size,
             digests: digests,
+            digestKind: digestKind,
             parser: parser,
             file: file.map { FolderRecord.OpenFile(partialPath: $0.partialPath, name: $0.name, written: $0.written) },
             stagingPath: stagingPath,
@@ -149,7 +162,13 @@ struct FolderWriter: BlockWriter {
         if limits.keepsAnything, let entry = PartialResourceStore.shared.claim(storeKey, limits: limits),
             case .folder(let record) = entry.kept
         {
-            if let kept = FolderWriter(restoring: record, peer: peer, directoryPath: directoryPath, limits: limits) {
+            if let kept = FolderWriter(
+                restoring: record,
+                peer: peer,
+                directoryPath: directoryPath,
+                digestKind: digestKind,
+                limits: limits
+            ) {
                 // Its record goes: it is written again if the folder is kept again.
                 Platform.unlink(entry.recordPath)
                 self = kept
@@ -184,7 +203,12 @@ struct FolderWriter: BlockWriter {
         guard block == nil, index == digests.count else {
             throw failed("block \(index) came where block \(digests.count) was due")
         }
-        block = Block(index: index, digest: digest, remaining: layout.length(of: index))
+        block = Block(
+            index: index,
+            digest: digest,
+            remaining: layout.length(of: index),
+            hasher: BlockHasher(digestKind)
+        )
         return recounted
     }
 

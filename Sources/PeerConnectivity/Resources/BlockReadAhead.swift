@@ -11,6 +11,7 @@ struct BlockReadAhead {
     private let source: any ResourceSource
     private let layout: ResourceLayout
     private let allocator: ByteBufferAllocator
+    private let digestKind: BlockDigestKind
     private let statistics: ResourceSendRecord
     /// The channel whose CHUNK frames the blocks are read into; `nil` to read them only to hash them.
     private let channel: UInt32?
@@ -21,6 +22,7 @@ struct BlockReadAhead {
         source: any ResourceSource,
         layout: ResourceLayout,
         allocator: ByteBufferAllocator,
+        digestKind: BlockDigestKind,
         statistics: ResourceSendRecord,
         framesFor channel: UInt32? = nil,
         makeBuffer: @escaping @Sendable (Int) -> ByteBuffer = { ByteBufferAllocator().buffer(capacity: $0) }
@@ -31,6 +33,7 @@ struct BlockReadAhead {
         self.source = source
         self.layout = layout
         self.allocator = allocator
+        self.digestKind = digestKind
         self.statistics = statistics
     }
 
@@ -40,8 +43,9 @@ struct BlockReadAhead {
     mutating func next() async throws -> (index: Int, frames: [ByteBuffer], digest: [UInt8])? {
         try Task.checkCancellation()
         while pending.count < ResourceSender.readAhead, let index = remaining.popFirst() {
-            let (source, layout, allocator, statistics, channel, makeBuffer) = (
-                self.source, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer
+            let (source, layout, allocator, statistics, channel, makeBuffer, digestKind) = (
+                self.source, self.layout, self.allocator, self.statistics, self.channel, self.makeBuffer,
+                self.digestKind
             )
             let task = Task { () async throws -> ([ByteBuffer], [UInt8]) in
                 try await FileExecutor.run {
@@ -50,7 +54,7 @@ struct BlockReadAhead {
                         var block = allocator.buffer(capacity: layout.length(of: index))
                         try source.read(at: layout.offset(of: index), length: layout.length(of: index), into: &block)
                         let read = ContinuousClock.now
-                        let digest = ResourceFileIO.blockDigest(block)
+                        let digest = ResourceFileIO.blockDigest(block, digestKind)
                         statistics.count {
                             $0.readSeconds += (read - start).inSeconds
                             $0.hashSeconds += (ContinuousClock.now - read).inSeconds
@@ -63,6 +67,7 @@ struct BlockReadAhead {
                         source: source,
                         channel: channel,
                         makeBuffer: makeBuffer,
+                        digestKind: digestKind,
                         statistics: statistics
                     )
                 }
@@ -83,9 +88,10 @@ struct BlockReadAhead {
         source: any ResourceSource,
         channel: UInt32,
         makeBuffer: (Int) -> ByteBuffer,
+        digestKind: BlockDigestKind,
         statistics: ResourceSendRecord
     ) throws -> ([ByteBuffer], [UInt8]) {
-        var hasher = BlockHasher()
+        var hasher = BlockHasher(digestKind)
         var frames: [ByteBuffer] = []
         var reading = Duration.zero
         var hashing = Duration.zero

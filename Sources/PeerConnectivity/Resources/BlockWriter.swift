@@ -23,7 +23,7 @@ protocol BlockWriter: Sendable {
     /// - Returns: HAVE for the sender, and the bytes already held (counted as done).
     mutating func open() throws(BlockWriteFailure) -> (have: Frame.Have, resumed: UInt64)
 
-    /// BLOCK: the next bytes are block `index`, whose XXH64 digest is `digest`.
+    /// BLOCK: the next bytes are block `index`, whose block digest is `digest`.
     ///
     /// - Returns: the bytes once counted as held that will cross again (the sender did not take what
     ///   HAVE offered), to take off the progress.

@@ -16,7 +16,8 @@ extension FileWriter {
     }
 
     /// A kept partial file of this resource from this peer, with the blocks that still hash as they
-    /// did; or a new, empty one.
+    /// did (hashed again with ``digestKind`` unless this process kept their digests of that kind); or a
+    /// new, empty one.
     func openPartial(layout: ResourceLayout) throws -> OpenedPartial {
         if limits.keepsAnything, let entry = store.claim(storeKey, limits: limits)?.kept.file {
             if let descriptor = try? SystemPackage.FileDescriptor.open(
@@ -25,7 +26,8 @@ extension FileWriter {
                 options: [.noFollow, .closeOnExec]
             ) {
                 let kept =
-                    entry.digests ?? ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout)
+                    entry.digests(of: digestKind)
+                    ?? ResourceFileIO.hashBlocks(entry.record.blocks, of: descriptor, layout: layout, kind: digestKind)
                 return OpenedPartial(descriptor: descriptor, path: entry.partialPath, kept: kept, hasRecord: true)
             }
             PartialResourceStore.remove(entry.partialPath)

@@ -6,10 +6,11 @@ import SystemPackage
 
 /// Writes a received resource, one file, for its ``BlockReceiver``: opens a hidden partial file (one
 /// kept from an earlier attempt, its blocks hashed again, or a new one), writes each block's chunks at
-/// the block's place in it, checks each block's digest (XXH64) as its last byte lands, and at END checks
+/// the block's place in it, checks each block's digest (of the link's ``BlockDigestKind``) as its last
+/// byte lands, and at END checks
 /// the root digest (SHA-256 over the block digests) and moves the file to its final name.
 ///
-/// Each chunk is hashed right after it is written, while it is in the cache (XXH64 costs a few percent
+/// Each chunk is hashed right after it is written, while it is in the cache (the hash costs a few percent
 /// of the write). Blocks may come in any order. A transfer that fails with blocks checked (the
 /// connection closed, a block did not match, a write failed) keeps them in the ``PartialResourceStore``
 /// for the sender to resume; one cancelled, short of blocks, or whose root does not match keeps nothing.
@@ -27,12 +28,14 @@ struct FileWriter: BlockWriter {
     let storeKey: PartialResourceStore.Key
     let limits: PartialResourceStore.Limits
     let store: PartialResourceStore
+    /// The hash of the block digests, as the link to the peer agreed.
+    let digestKind: BlockDigestKind
 
     private var descriptor: SystemPackage.FileDescriptor?
     private var partialPath: String?
     private var ledger: ResourceBlockLedger
     /// The block being written, hashed chunk by chunk as each is written.
-    private var blockHasher = BlockHasher()
+    private var blockHasher: BlockHasher
     /// Blocks checked since the record was last written.
     private var checkedSinceSave = 0
     /// Whether the partial file has a record on disk, to remove with it (a small file never has one,
@@ -41,15 +44,18 @@ struct FileWriter: BlockWriter {
     /// What the file asks of the page cache as it grows.
     private var writeBehind = WriteBehind()
 
-    /// A writer for the resource OPEN announced, from `peer`, into `directory`, keeping what a failed
-    /// transfer checked within `limits`.
+    /// A writer for the resource OPEN announced, from `peer`, into `directory`, checking blocks with
+    /// digests of `digestKind` and keeping what a failed transfer checked within `limits`.
     init(
         open: Frame.Open,
         peer: PeerID,
         directory: URL,
+        digestKind: BlockDigestKind,
         limits: PartialResourceStore.Limits,
         store: PartialResourceStore = .shared
     ) {
+        self.digestKind = digestKind
+        self.blockHasher = BlockHasher(digestKind)
         self.name = String(decoding: open.name, as: UTF8.self)
         self.rawName = open.name
         self.peer = peer
@@ -90,7 +96,7 @@ struct FileWriter: BlockWriter {
         guard ledger.blockStarted(index, digest: digest) != nil else {
             throw failed("block \(index) came again before its first copy was checked")
         }
-        blockHasher = BlockHasher()
+        blockHasher = BlockHasher(digestKind)
         return held ? UInt64(ledger.layout.length(of: index)) : 0
     }
 
@@ -116,7 +122,7 @@ struct FileWriter: BlockWriter {
         guard completes else { return (bytes.readableBytes, 0) }
         let index = ledger.layout.blockIndex(containing: offset)
         let digest = blockHasher.finalize()
-        blockHasher = BlockHasher()
+        blockHasher = BlockHasher(digestKind)
         switch ledger.blockHashed(index, digest) {
         case .mismatch:
             throw BlockWriteFailure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name), keep: true)
@@ -170,7 +176,8 @@ struct FileWriter: BlockWriter {
             let kept = PartialResourceStore.KeptFile(
                 partialPath: partial,
                 record: record(of: ledger),
-                digests: ledger.heldByIndex
+                digests: ledger.heldByIndex,
+                digestKind: digestKind
             )
             store.keep(.file(kept), in: directoryPath, limits: limits)
         } else {

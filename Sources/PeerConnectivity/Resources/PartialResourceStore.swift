@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PeerConnectivityCore
 import PeerConnectivityTransport
 import Synchronization
 
@@ -43,9 +44,16 @@ final class PartialResourceStore: Sendable {
         /// What it holds.
         var record: PartialResourceRecord
         /// The digests of its blocks, when this process checked them and kept them in memory: a resume
-        /// then trusts them without reading the blocks again. `nil` for a record read from disk, whose
-        /// blocks are hashed again before they are offered.
+        /// on a link of the same ``digestKind`` then trusts them without reading the blocks again. `nil`
+        /// for a record read from disk, whose blocks are hashed again before they are offered.
         var digests: [Int: [UInt8]]? = nil
+        /// The hash ``digests`` were made with.
+        var digestKind = BlockDigestKind.xxh64
+
+        /// The kept digests if they are of `kind`; `nil` when the blocks must be hashed again.
+        func digests(of kind: BlockDigestKind) -> [Int: [UInt8]]? {
+            digestKind == kind ? digests : nil
+        }
     }
 
     /// What is kept of a transfer cut short.

@@ -71,9 +71,9 @@ enum ResourceFileIO {
         }
     }
 
-    /// The block digest (``BlockHasher``) of a buffer's readable bytes.
-    static func blockDigest(_ buffer: ByteBuffer) -> [UInt8] {
-        buffer.withUnsafeReadableBytes { BlockHasher.digest($0) }
+    /// The block digest (``BlockHasher``) of `kind` of a buffer's readable bytes.
+    static func blockDigest(_ buffer: ByteBuffer, _ kind: BlockDigestKind) -> [UInt8] {
+        buffer.withUnsafeReadableBytes { BlockHasher.digest($0, kind) }
     }
 
     /// The SHA-256 over a list of digests, in order: a HAVE's digest, or (over a layout's root input)
@@ -91,11 +91,12 @@ enum ResourceFileIO {
 
     /// Reads and hashes `blocks` of the file, on all cores; a block that cannot be read is left out.
     ///
-    /// - Returns: each readable block's digest (``BlockHasher``), by index.
+    /// - Returns: each readable block's digest (``BlockHasher``) of `kind`, by index.
     static func hashBlocks(
         _ blocks: [Int],
         of descriptor: SystemPackage.FileDescriptor,
-        layout: ResourceLayout
+        layout: ResourceLayout,
+        kind: BlockDigestKind
     ) -> [Int: [UInt8]] {
         let results = Mutex<[Int: [UInt8]]>([:])
         let allocator = ByteBufferAllocator()
@@ -109,7 +110,7 @@ enum ResourceFileIO {
                     allocator: allocator
                 )
             else { return }
-            let digest = blockDigest(buffer)
+            let digest = blockDigest(buffer, kind)
             results.withLock { $0[index] = digest }
         }
         return results.withLock { $0 }

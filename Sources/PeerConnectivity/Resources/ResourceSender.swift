@@ -8,8 +8,8 @@ import SystemPackage
 
 /// Sends one file on a resource channel, block by block: waits for the peer's HAVE, checks the blocks
 /// the peer holds against the file (their digests must match, else every block is sent), then sends
-/// each other block as a BLOCK frame with its digest (XXH64) and CHUNKs that wait for the peer's credit; END
-/// carries the root digest, and the peer's DONE ends the transfer.
+/// each other block as a BLOCK frame with its digest (of the link's ``BlockDigestKind``) and CHUNKs that
+/// wait for the peer's credit; END carries the root digest, and the peer's DONE ends the transfer.
 ///
 /// Blocks are read and hashed ahead on the ``FileExecutor``, several at once (``readAhead``), so that
 /// hashing runs on other cores while earlier blocks are on the wire. A peer that finds a block
@@ -34,6 +34,8 @@ struct ResourceSender: Sendable {
     let progress: Progress
     let name: String
     let peer: PeerID
+    /// The hash of the block digests, as the link to `peer` agreed (it holds across the link's resumes).
+    let digestKind: BlockDigestKind
     /// Waits for the link to `peer` to come back after a connection dropped, and returns the new one;
     /// throws when it does not (reconnection off, or the window ended).
     let resumedConnection: @Sendable (Connection) async throws -> Connection
@@ -134,6 +136,7 @@ struct ResourceSender: Sendable {
             source: source,
             layout: layout,
             allocator: connection.allocator,
+            digestKind: digestKind,
             statistics: channel,
             framesFor: number,
             makeBuffer: { sendBuffers.buffer(capacity: $0) }
@@ -178,6 +181,7 @@ struct ResourceSender: Sendable {
             source: source,
             layout: layout,
             allocator: allocator,
+            digestKind: digestKind,
             statistics: channel
         )
         do {

@@ -98,6 +98,7 @@ extension Session {
             progress: progress,
             name: name,
             peer: peer,
+            digestKind: runtime.blockDigestKind(peer),
             resumedConnection: { old in try await runtime.resumedConnection(to: peer, replacing: old) }
         )
         let inFlight = runtime.resourcesInFlight

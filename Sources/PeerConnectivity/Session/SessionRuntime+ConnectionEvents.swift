@@ -74,6 +74,7 @@ extension SessionRuntime {
             table[peer]?.peerAccepts = connection.peerMaximumMessageLength
             table[peer]?.peerReadsFolders = connection.peerReadsFolders
             table[peer]?.peerProbesDatagrams = connection.peerProbesDatagrams
+            table[peer]?.blockDigestKind = connection.blockDigestKind
             if configuration.reconnection != nil {
                 // Before the peer shows connected, so it is the first frame after the handshake.
                 let link = PeerTable.Link()

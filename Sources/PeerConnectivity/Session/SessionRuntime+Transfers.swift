@@ -77,6 +77,7 @@ extension SessionRuntime {
                 lifetime: configuration.partialResourceLifetime.inSeconds,
                 maximumBytes: configuration.maximumPartialResourceBytes
             )
+            let digestKind = blockDigestKind(peer)
             // One receiving shell for files and folders; the writer is what differs.
             func receiver(writingWith writer: some BlockWriter) -> any IncomingResource {
                 BlockReceiver(
@@ -97,6 +98,7 @@ extension SessionRuntime {
                         peer: peer,
                         directoryPath: configuration.resourceDirectory.path,
                         maximumEntries: configuration.maximumFolderEntries,
+                        digestKind: digestKind,
                         limits: limits
                     )
                 )
@@ -105,6 +107,7 @@ extension SessionRuntime {
                         open: open,
                         peer: peer,
                         directory: configuration.resourceDirectory,
+                        digestKind: digestKind,
                         limits: limits
                     )
                 )

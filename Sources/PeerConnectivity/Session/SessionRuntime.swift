@@ -159,6 +159,11 @@ final class SessionRuntime: ConnectionDelegate, Sendable {
         peers.withLock { $0[peer]?.peerReadsFolders ?? false }
     }
 
+    /// The hash of block digests the link to `peer` agreed on at its first connection's handshake.
+    func blockDigestKind(_ peer: PeerID) -> BlockDigestKind {
+        peers.withLock { $0[peer]?.blockDigestKind ?? .xxh64 }
+    }
+
     /// The connections to connected peers, under one lock: none is returned unless every target is
     /// connected and takes a message of `size` bytes.
     func connections(to targets: [PeerID], carrying size: Int = 0) throws(SessionError) -> [Connection] {

@@ -2,8 +2,8 @@
 package enum ChannelKind: UInt8, Sendable, Hashable, CustomStringConvertible {
     /// A named byte stream of unknown length (`Session.startStream`).
     case stream = 1
-    /// A file of known length, sent in blocks each checked with XXH64, and a SHA-256 root over their digests
-    /// at the end (`Session.sendResource`).
+    /// A file of known length, sent in blocks each checked with a block digest (XXH64 or XXH3-64), and a
+    /// SHA-256 root over their digests at the end (`Session.sendResource`).
     case resource = 2
     /// A reliable message larger than ``WireProtocol/inlineMessageLimit`` (`Session.send`): its size is
     /// known at OPEN, its bytes come in CHUNKs, and the receiver delivers it whole at END.

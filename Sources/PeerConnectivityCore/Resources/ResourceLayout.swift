@@ -3,7 +3,7 @@
 ///
 /// Every block is ``WireProtocol/resourceBlockLength`` bytes but the last, which holds the rest; an
 /// empty resource has no block. The root digest in END is SHA-256 over the length (8 bytes, big
-/// endian), the block length (4 bytes) and the blocks' XXH64 digests (``BlockHasher``) in order (see docs/PROTOCOL.md).
+/// endian), the block length (4 bytes) and the blocks' digests (``BlockHasher``) in order (see docs/PROTOCOL.md).
 package struct ResourceLayout: Sendable, Hashable {
     /// The resource's length in bytes.
     package let size: UInt64

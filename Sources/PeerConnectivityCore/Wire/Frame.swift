@@ -56,7 +56,7 @@ package enum Frame: Sendable, Hashable {
     /// The receiver of a resource has checked it and put it in place.
     case done(channel: UInt32)
     /// The writer of a resource: the CHUNKs that follow, up to the block's length, are block `index`,
-    /// whose XXH64 digest (8 bytes, ``BlockHasher``) is `digest`.
+    /// whose block digest (8 bytes, ``BlockHasher``) is `digest`.
     case block(channel: UInt32, index: UInt32, digest: [UInt8])
     /// The receiver of a resource, answering its OPEN: which blocks it holds already, from an earlier
     /// attempt at the same resource, so that the writer sends only the others.

@@ -19,6 +19,9 @@ package struct HandshakeFields: Sendable, Hashable {
         /// The sender checks its UDP path with probes and answers the peer's (``DatagramProbe``); no value.
         /// Probes go only to a peer that says so; to one that does not, datagrams go unchecked.
         case probesDatagrams = 3
+        /// The sender hashes blocks with XXH3-64 (``BlockDigestKind/xxh3``); no value. A connection
+        /// whose two sides say so makes every block digest with it, any other with XXH64.
+        case hashesBlocksWithXXH3 = 4
     }
 
     /// The largest reliable message the sender accepts, when it says.
@@ -27,22 +30,31 @@ package struct HandshakeFields: Sendable, Hashable {
     package var readsFolders: Bool
     /// Whether the sender probes its UDP path and answers probes.
     package var probesDatagrams: Bool
+    /// Whether the sender hashes blocks with XXH3-64.
+    package var hashesBlocksWithXXH3: Bool
 
     /// The fields; none by default.
-    package init(maximumMessageLength: UInt32? = nil, readsFolders: Bool = false, probesDatagrams: Bool = false) {
+    package init(
+        maximumMessageLength: UInt32? = nil,
+        readsFolders: Bool = false,
+        probesDatagrams: Bool = false,
+        hashesBlocksWithXXH3: Bool = false
+    ) {
         self.maximumMessageLength = maximumMessageLength
         self.readsFolders = readsFolders
         self.probesDatagrams = probesDatagrams
+        self.hashesBlocksWithXXH3 = hashesBlocksWithXXH3
     }
 
     /// The fields of a side of this version that accepts messages of up to `maximumMessageLength` bytes
-    /// (and reads folder channels, and probes datagrams).
+    /// (and reads folder channels, probes datagrams and hashes blocks with XXH3-64).
     ///
     /// - Parameter maximumMessageLength: the limit; above 4 GiB - 1 it is announced as that.
     package init(acceptingMessagesUpTo maximumMessageLength: Int) {
         self.maximumMessageLength = UInt32(clamping: maximumMessageLength)
         self.readsFolders = true
         self.probesDatagrams = true
+        self.hashesBlocksWithXXH3 = true
     }
 
     /// The most bytes a field list may take, count included: fields of later versions fit in it, and a
@@ -54,25 +66,29 @@ package struct HandshakeFields: Sendable, Hashable {
 
     /// The bytes these fields take on the wire.
     package var encodedLength: Int {
-        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4) + (readsFolders ? 1 + 2 : 0) + (probesDatagrams ? 1 + 2 : 0)
+        1 + (maximumMessageLength == nil ? 0 : 1 + 2 + 4) + flags.count * (1 + 2)
+    }
+
+    /// The fields without a value that these fields say.
+    private var flags: [FieldType] {
+        let said: [(Bool, FieldType)] = [
+            (readsFolders, .readsFolders), (probesDatagrams, .probesDatagrams),
+            (hashesBlocksWithXXH3, .hashesBlocksWithXXH3),
+        ]
+        return said.compactMap { $0.0 ? $0.1 : nil }
     }
 
     /// Appends the fields to `buffer`.
     package func encode(into buffer: inout ByteBuffer) {
-        buffer.writeInteger(
-            UInt8((maximumMessageLength == nil ? 0 : 1) + (readsFolders ? 1 : 0) + (probesDatagrams ? 1 : 0))
-        )
+        let flags = self.flags
+        buffer.writeInteger(UInt8((maximumMessageLength == nil ? 0 : 1) + flags.count))
         if let maximumMessageLength {
             buffer.writeInteger(FieldType.maximumMessageLength.rawValue)
             buffer.writeInteger(UInt16(4))
             buffer.writeInteger(maximumMessageLength)
         }
-        if readsFolders {
-            buffer.writeInteger(FieldType.readsFolders.rawValue)
-            buffer.writeInteger(UInt16(0))
-        }
-        if probesDatagrams {
-            buffer.writeInteger(FieldType.probesDatagrams.rawValue)
+        for flag in flags {
+            buffer.writeInteger(flag.rawValue)
             buffer.writeInteger(UInt16(0))
         }
     }
@@ -112,6 +128,10 @@ package struct HandshakeFields: Sendable, Hashable {
                 guard !fields.probesDatagrams else { throw .malformed(type, "the probe capability appears twice") }
                 guard length == 0 else { throw .malformed(type, "the probe capability has \(length) bytes, not 0") }
                 fields.probesDatagrams = true
+            case .hashesBlocksWithXXH3:
+                guard !fields.hashesBlocksWithXXH3 else { throw .malformed(type, "the XXH3 capability appears twice") }
+                guard length == 0 else { throw .malformed(type, "the XXH3 capability has \(length) bytes, not 0") }
+                fields.hashesBlocksWithXXH3 = true
             case nil:
                 break  // a field of a later version
             }

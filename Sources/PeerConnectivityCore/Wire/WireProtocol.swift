@@ -45,7 +45,7 @@ package enum WireProtocol {
     /// held.
     package static let digestLength = 32
 
-    /// The length of a block's digest in BLOCK: XXH64, 8 bytes (see ``BlockHasher``).
+    /// The length of a block's digest in BLOCK: 8 bytes, XXH64 or XXH3-64 (see ``BlockHasher``).
     package static let blockDigestLength = 8
 
     /// The length of a resource's blocks (the last may be shorter): each crosses after a BLOCK frame

@@ -84,7 +84,7 @@ extension Connection {
     ///
     /// - Parameters:
     ///   - index: the block.
-    ///   - digest: its XXH64 digest (8 bytes).
+    ///   - digest: its block digest (8 bytes, of the link's kind).
     ///   - channelNumber: the resource's channel.
     /// - Throws: ``ChannelClosedError`` when the channel or the connection has ended.
     package func startBlock(_ index: Int, digest: [UInt8], on channelNumber: UInt32) throws {

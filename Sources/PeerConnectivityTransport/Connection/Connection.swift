@@ -116,6 +116,13 @@ package final class Connection: Sendable {
         peerFields.withLock { $0?.probesDatagrams ?? false }
     }
 
+    /// The hash of the connection's block digests, as the peer's handshake agreed
+    /// (``PeerConnectivityCore/BlockDigestKind/init(agreedWith:)``); XXH64 on a connection that resumed a
+    /// link (the link's first connection agreed on it).
+    package var blockDigestKind: BlockDigestKind {
+        BlockDigestKind(agreedWith: peerFields.withLock { $0 })
+    }
+
     /// Buffers that channel chunks are copied into (``FrameEncoder/chunkFrame(channel:_:makeBuffer:)``),
     /// used again once written: ``sendChunk(_:payloadLength:on:)`` gives them back.
     package let sendBuffers = SendBufferPool()

@@ -6,7 +6,7 @@ package enum IncomingChannelEvent: Sendable {
     /// The peer opened a channel (a stream or a resource). Bytes follow, up to the channel's window,
     /// which grows as this side calls ``Connection/grantCredit(_:on:)``.
     case opened(Frame.Open)
-    /// The peer starts block `index` of a resource; its XXH64 is `digest`, and its bytes follow.
+    /// The peer starts block `index` of a resource; its block digest is `digest`, and its bytes follow.
     case block(channel: UInt32, index: Int, digest: [UInt8])
     /// Bytes arrived on the channel.
     case received(channel: UInt32, ByteBuffer)

@@ -149,9 +149,12 @@ enum HandFrames {
         )
     }
 
-    /// The fields of an INVITE or ACCEPT: one, the largest message the sender accepts.
-    static func fields(maximumMessageLength: UInt32 = 1 << 20) -> [UInt8] {
-        [1, 1, 0, 4] + bigEndian(maximumMessageLength)
+    /// The fields of an INVITE or ACCEPT: the largest message the sender accepts, and the XXH3 capability
+    /// (type 4) when `hashesBlocksWithXXH3`.
+    static func fields(maximumMessageLength: UInt32 = 1 << 20, hashesBlocksWithXXH3: Bool = false) -> [UInt8] {
+        hashesBlocksWithXXH3
+            ? [2, 1, 0, 4] + bigEndian(maximumMessageLength) + [4, 0, 0]
+            : [1, 1, 0, 4] + bigEndian(maximumMessageLength)
     }
 
     /// An INVITE; by default the invitation waits ``waitLimit`` for the application's answer, room for a
@@ -159,11 +162,14 @@ enum HandFrames {
     static func invite(
         context: [UInt8] = [],
         timeoutMilliseconds: UInt32 = UInt32(waitLimit.components.seconds * 1_000),
-        maximumMessageLength: UInt32 = 1 << 20
+        maximumMessageLength: UInt32 = 1 << 20,
+        hashesBlocksWithXXH3: Bool = false
     ) -> [UInt8] {
         frame(
             type: 0x02,
-            body: bigEndian(timeoutMilliseconds) + fields(maximumMessageLength: maximumMessageLength) + context
+            body: bigEndian(timeoutMilliseconds)
+                + fields(maximumMessageLength: maximumMessageLength, hashesBlocksWithXXH3: hashesBlocksWithXXH3)
+                + context
         )
     }
 
@@ -200,19 +206,23 @@ enum HandFrames {
         frame(type: 0x26, body: bigEndian(channel) + bigEndian(index) + digest)
     }
 
-    /// A resource as the protocol sends it after HAVE: each 1 MiB block as BLOCK (its XXH64 digest, or
+    /// A resource as the protocol sends it after HAVE: each 1 MiB block as BLOCK (its digest of `kind`, or
     /// `blockDigest` for block 0 when given) and CHUNKs of at most 64 KiB, then END with the root
     /// (or `root` when given).
-    static func resource(channel: UInt32, _ content: [UInt8], blockDigest: [UInt8]? = nil, root: [UInt8]? = nil)
-        -> [UInt8]
-    {
+    static func resource(
+        channel: UInt32,
+        _ content: [UInt8],
+        kind: BlockDigestKind = .xxh64,
+        blockDigest: [UInt8]? = nil,
+        root: [UInt8]? = nil
+    ) -> [UInt8] {
         let blockLength = 1 << 20
         var frames: [UInt8] = []
         var digests: [[UInt8]] = []
         var offset = 0
         while offset < content.count {
             let block = Array(content[offset..<min(offset + blockLength, content.count)])
-            let digest = Self.blockDigest(block)
+            let digest = Self.blockDigest(block, kind)
             digests.append(digest)
             frames += self.block(
                 channel: channel,
@@ -229,9 +239,10 @@ enum HandFrames {
         return frames + end(channel: channel, digest: root ?? rootDigest(size: UInt64(content.count), digests: digests))
     }
 
-    /// A block's digest as BLOCK carries it: XXH64, 8 bytes big-endian.
-    static func blockDigest<Bytes: Sequence<UInt8>>(_ block: Bytes) -> [UInt8] {
-        Array(block).withUnsafeBytes { BlockHasher.digest($0) }
+    /// A block's digest as BLOCK carries it: XXH64 (a peer without the XXH3 capability), or `kind`; 8 bytes
+    /// big-endian.
+    static func blockDigest<Bytes: Sequence<UInt8>>(_ block: Bytes, _ kind: BlockDigestKind = .xxh64) -> [UInt8] {
+        Array(block).withUnsafeBytes { BlockHasher.digest($0, kind) }
     }
 
     /// The root of a resource of `size` bytes whose blocks hash to `digests`.

@@ -2,7 +2,8 @@ import PeerConnectivityCore
 import Testing
 
 /// `BlockHasher`: XXH64 with seed 0, checked against digests printed by the reference implementation
-/// (the `xxhash` Python package, 3.x, `xxhash.xxh64(data).hexdigest()`), whole and in pieces.
+/// (the `xxhash` Python package, 3.x, `xxhash.xxh64(data).hexdigest()`), whole and in pieces; and its
+/// XXH3-64 kind in the same byte order (`XXH3HasherTests` checks that hash itself).
 @Suite("Block hasher")
 struct BlockHasherTests {
     /// Bytes `(i * 31 + 7) mod 256` for i from 0: a pattern the reference can produce too.
@@ -16,7 +17,7 @@ struct BlockHasherTests {
     }
 
     private static func digest(_ bytes: [UInt8]) -> String {
-        hex(bytes.withUnsafeBytes { BlockHasher.digest($0) })
+        hex(bytes.withUnsafeBytes { BlockHasher.digest($0, .xxh64) })
     }
 
     @Test(
@@ -47,7 +48,7 @@ struct BlockHasherTests {
         bytes.withUnsafeBytes { all in
             for first in 0...bytes.count {
                 for second in [1, 7, 31, 32, 33, 64] {
-                    var hasher = BlockHasher()
+                    var hasher = BlockHasher(.xxh64)
                     hasher.update(UnsafeRawBufferPointer(rebasing: all[..<first]))
                     var offset = first
                     while offset < all.count {
@@ -64,13 +65,29 @@ struct BlockHasherTests {
     @Test("a 1 MiB block in 64 KiB chunks, as CHUNK frames carry it, matches the reference")
     func chunks() {
         let bytes = Self.pattern(1 << 20)
-        var hasher = BlockHasher()
+        var hasher = BlockHasher(.xxh64)
         bytes.withUnsafeBytes { all in
             for start in stride(from: 0, to: all.count, by: 1 << 16) {
                 hasher.update(UnsafeRawBufferPointer(rebasing: all[start..<(start + (1 << 16))]))
             }
         }
         #expect(Self.hex(hasher.finalize()) == "292cc494f5a2e5ec")
+    }
+
+    @Test("the XXH3-64 kind gives the reference's digest in the order it prints it, whole and in pieces")
+    func xxh3Kind() {
+        // xxhash.xxh3_64_hexdigest(b"abc"), and of the 1 MiB pattern.
+        #expect(Self.hex(Array("abc".utf8).withUnsafeBytes { BlockHasher.digest($0, .xxh3) }) == "78af5f94892f3950")
+        let bytes = Self.pattern(1 << 20)
+        var hasher = BlockHasher(.xxh3)
+        #expect(hasher.kind == .xxh3)
+        bytes.withUnsafeBytes { all in
+            for start in stride(from: 0, to: all.count, by: 1000) {
+                hasher.update(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + 1000)]))
+            }
+        }
+        #expect(Self.hex(hasher.finalize()) == "269eb834f6c110a9")
+        #expect(Self.hex(bytes.withUnsafeBytes { BlockHasher.digest($0, .xxh64) }) != Self.hex(hasher.finalize()))
     }
 
     @Test("one flipped bit changes the digest")

@@ -85,9 +85,11 @@ struct FrameCodecTests {
         func bytes(_ frame: Frame) -> [UInt8] {
             Array(FrameEncoder.buffer(for: frame).readableBytesView)
         }
-        // ACCEPT: three fields, the largest message (type 1, length 4, 16 MiB), reads folders (type 2, length 0)
-        // and probes datagrams (type 3, length 0).
-        #expect(bytes(.accept(.defaultLimits)) == [0, 0, 0, 15, 0x03, 3, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0])
+        // ACCEPT: four fields, the largest message (type 1, length 4, 16 MiB), reads folders (type 2, length 0),
+        // probes datagrams (type 3, length 0) and hashes blocks with XXH3-64 (type 4, length 0).
+        #expect(
+            bytes(.accept(.defaultLimits)) == [0, 0, 0, 18, 0x03, 4, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0]
+        )
         #expect(
             bytes(.accept(HandshakeFields(maximumMessageLength: 1 << 24))) == [
                 0, 0, 0, 9, 0x03, 1, 1, 0, 4, 1, 0, 0, 0,
@@ -109,7 +111,7 @@ struct FrameCodecTests {
                     )
                 )
             )
-                == [0, 0, 0, 20, 0x02, 1, 2, 3, 4, 3, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0, 9]
+                == [0, 0, 0, 23, 0x02, 1, 2, 3, 4, 4, 1, 0, 4, 1, 0, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 9]
         )
         let hello = bytes(.hello(Frame.Hello(peer: Fixtures.bob)))
         let helloPayload = Fixtures.helloPayload()
@@ -160,9 +162,9 @@ struct FrameCodecTests {
         buffer.moveReaderIndex(forwardBy: 2)
         FrameEncoder.encode(.keepalive, into: &buffer)
         FrameEncoder.encode(.accept(.defaultLimits), into: &buffer)
-        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .keepalive)
-        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == .accept(.defaultLimits))
-        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 16) == nil)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 32) == .keepalive)
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 32) == .accept(.defaultLimits))
+        #expect(try FrameParser.parse(&buffer, maximumFrameLength: 32) == nil)
     }
 
     @Test("an incomplete frame parses to nil and consumes nothing, for every prefix", arguments: Fixtures.oneOfEachType)

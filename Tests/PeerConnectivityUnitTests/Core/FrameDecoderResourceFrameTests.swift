@@ -89,7 +89,7 @@ struct FrameDecoderResourceFrameTests {
         // XXH64("hello"), and the root (SHA-256) over it, as the document shows them.
         let block = Self.hex("26c7827d889f6da3")
         let root = Self.hex("d9daf0b1fb76dbb118514fc6164490923cf6f9ff68127454b38545626a17126b")
-        #expect(Array("hello".utf8).withUnsafeBytes { BlockHasher.digest($0) } == block)
+        #expect(Array("hello".utf8).withUnsafeBytes { BlockHasher.digest($0, .xxh64) } == block)
         let frames: [(Frame, [UInt8])] = [
             (
                 .open(Frame.Open(channel: 1, kind: .resource, size: 5, name: Array("a.txt".utf8))),

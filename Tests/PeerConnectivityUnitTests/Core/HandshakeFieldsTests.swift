@@ -51,6 +51,23 @@ struct HandshakeFieldsTests {
         #expect(!HandshakeFields().probesDatagrams)
     }
 
+    @Test("the XXH3 capability: no value, once; a side of this version announces it; the kind follows the peer's")
+    func xxh3Capability() throws {
+        let fields = try Self.parse([2] + F.messageLengthField(5_000).dropFirst() + [4, 0, 0])
+        #expect(fields == HandshakeFields(maximumMessageLength: 5_000, hashesBlocksWithXXH3: true))
+        #expect(throws: ProtocolError.malformed(.accept, "the XXH3 capability appears twice")) {
+            try Self.parse([2, 4, 0, 0, 4, 0, 0])
+        }
+        #expect(throws: ProtocolError.malformed(.accept, "the XXH3 capability has 2 bytes, not 0")) {
+            try Self.parse([1, 4, 0, 2, 1, 1])
+        }
+        #expect(HandshakeFields.defaultLimits.hashesBlocksWithXXH3)
+        #expect(!HandshakeFields().hashesBlocksWithXXH3)
+        #expect(BlockDigestKind(agreedWith: fields) == .xxh3)
+        #expect(BlockDigestKind(agreedWith: HandshakeFields(maximumMessageLength: 5_000)) == .xxh64, "an older peer")
+        #expect(BlockDigestKind(agreedWith: nil) == .xxh64, "a connection that resumed a link says nothing")
+    }
+
     @Test("INVITE and ACCEPT without the largest message length are malformed; HELLO may go without")
     func requiredInInviteAndAccept() throws {
         #expect(throws: ProtocolError.malformed(.accept, "the maximum message length is missing")) {

@@ -26,7 +26,7 @@ struct FileWriterTests {
     }
 
     private static func digest(_ index: Int) -> [UInt8] {
-        ResourceFileIO.blockDigest(ByteBuffer(bytes: blockBytes(index)))
+        ResourceFileIO.blockDigest(ByteBuffer(bytes: blockBytes(index)), .xxh3)
     }
 
     private static var root: [UInt8] {
@@ -35,7 +35,7 @@ struct FileWriterTests {
 
     private static func writer(in directory: URL, store: PartialResourceStore) -> FileWriter {
         let open = Frame.Open(channel: 3, kind: .resource, size: UInt64(bytes.count), name: Array("a.bin".utf8))
-        return FileWriter(open: open, peer: peer, directory: directory, limits: limits, store: store)
+        return FileWriter(open: open, peer: peer, directory: directory, digestKind: .xxh3, limits: limits, store: store)
     }
 
     /// Sends block `index` (BLOCK, then its chunks, as the channel does); what the last chunk returned.

@@ -31,37 +31,47 @@ struct KeptTransfersTests {
         stream[(index * block)..<min(stream.count, (index + 1) * block)]
     }
 
-    private static func digest(_ index: Int) -> [UInt8] {
-        ResourceFileIO.blockDigest(ByteBuffer(bytes: blockBytes(index)))
+    private static func digest(_ index: Int, _ kind: BlockDigestKind = .xxh3) -> [UInt8] {
+        ResourceFileIO.blockDigest(ByteBuffer(bytes: blockBytes(index)), kind)
     }
 
     private static var root: [UInt8] {
-        ResourceFileIO.digest(of: layout.rootInput(digests: (0..<layout.blockCount).map(digest)))
+        ResourceFileIO.digest(of: layout.rootInput(digests: (0..<layout.blockCount).map { digest($0) }))
     }
 
-    private static func folderWriter(in directory: URL, limits: PartialResourceStore.Limits = limits) -> FolderWriter {
+    private static func folderWriter(
+        in directory: URL,
+        limits: PartialResourceStore.Limits = limits,
+        kind: BlockDigestKind = .xxh3
+    ) -> FolderWriter {
         FolderWriter(
             open: Frame.Open(channel: 5, kind: .folder, size: UInt64(stream.count), name: name),
             peer: peer,
             directoryPath: directory.path,
             maximumEntries: 100,
+            digestKind: kind,
             limits: limits
         )
     }
 
     /// A file of the folder stream's length and name: the same key but for its kind.
-    private static func fileWriter(in directory: URL, limits: PartialResourceStore.Limits = limits) -> FileWriter {
+    private static func fileWriter(
+        in directory: URL,
+        limits: PartialResourceStore.Limits = limits,
+        kind: BlockDigestKind = .xxh3
+    ) -> FileWriter {
         FileWriter(
             open: Frame.Open(channel: 7, kind: .resource, size: UInt64(stream.count), name: name),
             peer: peer,
             directory: directory,
+            digestKind: kind,
             limits: limits
         )
     }
 
-    /// Sends block `index` of the stream (BLOCK, then its chunks).
-    private static func send(_ index: Int, to writer: inout some BlockWriter) throws {
-        _ = try writer.blockStarted(index, digest: digest(index))
+    /// Sends block `index` of the stream (BLOCK, then its chunks), with its digest of `kind`.
+    private static func send(_ index: Int, to writer: inout some BlockWriter, kind: BlockDigestKind = .xxh3) throws {
+        _ = try writer.blockStarted(index, digest: digest(index, kind))
         let bytes = blockBytes(index)
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
@@ -113,6 +123,47 @@ struct KeptTransfersTests {
         #expect(try Data(contentsOf: fileURL) == Data(Self.stream))
         let left = try scratch.contents()
         #expect(left == ["same", "same (2)"], "no partial file, record or staging directory is left: \(left)")
+    }
+
+    @Test(
+        "kept under XXH64 and taken up on an XXH3-64 link: the file's blocks are hashed again and offered, the folder starts again"
+    )
+    func keptAcrossDigestKinds() throws {
+        let scratch = try ScratchDirectory("kept-kinds")
+        defer { scratch.remove() }
+        var folder = Self.folderWriter(in: scratch.url, kind: .xxh64)
+        _ = folder.open()
+        try Self.send(0, to: &folder, kind: .xxh64)
+        folder.finish(keep: true)
+        var file = Self.fileWriter(in: scratch.url, kind: .xxh64)
+        _ = try file.open()
+        try Self.send(0, to: &file, kind: .xxh64)
+        try Self.send(2, to: &file, kind: .xxh64)
+        file.finish(keep: true)
+
+        // This process kept the file's XXH64 digests in memory: a link of the other kind does not trust them.
+        var resumedFile = Self.fileWriter(in: scratch.url, kind: .xxh3)
+        let (fileHave, fileResumed) = try resumedFile.open()
+        #expect(fileResumed == Self.layout.bytes(in: [0, 2]))
+        #expect(fileHave.bitmap == Self.layout.bitmap(of: [0, 2]))
+        #expect(fileHave.digest == ResourceFileIO.heldDigest([Self.digest(0), Self.digest(2)]), "XXH3-64 digests")
+        try Self.send(1, to: &resumedFile)
+        let fileURL = try resumedFile.ended(root: Self.root)
+        resumedFile.finish(keep: false)
+        #expect(try Data(contentsOf: fileURL) == Data(Self.stream))
+
+        var resumedFolder = Self.folderWriter(in: scratch.url, kind: .xxh3)
+        let (folderHave, folderResumed) = resumedFolder.open()
+        #expect(folderHave == .nothing, "the folder's blocks are in its files: they cannot be hashed again")
+        #expect(folderResumed == 0)
+        for index in 0..<Self.layout.blockCount { try Self.send(index, to: &resumedFolder) }
+        let url = try resumedFolder.ended(root: Self.root)
+        resumedFolder.finish(keep: false)
+        for (path, bytes) in Self.files {
+            #expect(try Data(contentsOf: url.appendingPathComponent(path)) == Data(bytes))
+        }
+        let left = try scratch.contents()
+        #expect(left == ["same", "same (2)"], "the kept folder's record and staging directory are gone: \(left)")
     }
 
     @Test("past the byte limit the oldest goes, file or folder: a folder with its staging directory and file")

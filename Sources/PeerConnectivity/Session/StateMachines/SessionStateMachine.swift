@@ -36,6 +36,8 @@ struct SessionStateMachine<Connection: AnyObject, Waiter> {
         var peerReadsFolders = false
         /// Whether the peer probes its UDP path, as its first connection announced (kept across resumes).
         var peerProbesDatagrams = false
+        /// The hash of block digests the peer's first connection agreed on (kept across resumes).
+        var blockDigestKind = BlockDigestKind.xxh64
     }
 
     /// A change of a peer's state, to report as ``SessionEvent/peerStateChanged(_:_:reason:)``.
