@@ -7,7 +7,8 @@
 # the landing folder in SCRATCH (default /dev/shm/receive-pool: tmpfs); with PIN=split the reflector runs on CPU 0 and
 # the runner on CPU 1, as on two hosts of one core each (unpinned by default). One line a run, and the medians,
 # written to OUT/summary.txt (default this folder). With BESIDE=RATE the runner sends RATE small probes a second on the
-# same session through each transfer (--beside-echo), and each line ends with their round trips.
+# same session through each transfer (--beside-echo), and each line ends with their round trips. Each line ends with the
+# sender's read and hash seconds (summed over its threads), as the runner prints them.
 #
 #   BEFORE=DIR AFTER=DIR results/resources-2026-12-01-receive-pool/ab.sh    (each DIR a release build's bin folder)
 set -euo pipefail
@@ -52,7 +53,10 @@ run() {  # LABEL BIN
     stop_reflector
     local probes=""
     [ -z "$beside" ] || probes="; probes beside:$(sed -n 's/.*same session: round trip\(.*\); idle before.*/\1/p' "$scratch/runner.txt")"
-    echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")$probes"
+    # The sender's own read and hash seconds, summed over its threads (the runner's summary line).
+    local sender
+    sender=$(sed -n 's/.*; read \([0-9.]*\) s, hash \([0-9.]*\) s (summed over threads).*/; sender read \1 s, hash \2 s/p' "$scratch/runner.txt" | head -1)
+    echo "$label MB/s $(jq '.resources.bytesPerSecond / 1e6 | floor' "$scratch/run.json"); faults $faults; $(cat "$scratch/threads.txt")$probes$sender"
 }
 for round in $(seq "$rounds"); do
     { echo "round $round: $(run before "$before")"; echo "round $round: $(run after "$after")"; } | tee -a "$out/summary.txt"
