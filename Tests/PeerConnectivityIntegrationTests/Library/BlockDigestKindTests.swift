@@ -51,37 +51,20 @@ struct BlockDigestKindTests {
         return false
     }
 
-    @Test("a peer that offers XXH3-64 is offered it back: its XXH3-64 blocks land, XXH64 blocks are damage")
-    func peerOfferingXXH3() async throws {
-        let (scratch, joined) = try await Self.joined(offeringXXH3: true)
+    @Test(
+        "the session offers XXH3-64 to every peer; a peer's blocks land with the hash it agreed on, the other is damage",
+        arguments: [(true, BlockDigestKind.xxh3, BlockDigestKind.xxh64), (false, .xxh64, .xxh3)]
+    )
+    func blocksOfTheAgreedKind(offeringXXH3: Bool, agreed: BlockDigestKind, other: BlockDigestKind) async throws {
+        let (scratch, joined) = try await Self.joined(offeringXXH3: offeringXXH3)
         defer { scratch.remove() }
         #expect(try Self.offersXXH3(joined.accept), "the session's ACCEPT offers XXH3-64")
 
-        await Self.send(.xxh3, channel: 1, name: "xxh3.bin", to: joined.socket)
+        await Self.send(agreed, channel: 1, name: "agreed.bin", to: joined.socket)
         let first = try await joined.log.waitForResources(1)
         #expect(try Data(contentsOf: try first[0].result.get()) == Data(Self.content))
 
-        await Self.send(.xxh64, channel: 3, name: "xxh64.bin", to: joined.socket)
-        #expect(
-            await joined.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [9],
-            "RESET block mismatch"
-        )
-        let second = try await joined.log.waitForResources(2)
-        #expect(throws: TransferError.self) { try second[1].result.get() }
-        await joined.stop()
-    }
-
-    @Test("a peer that does not offer XXH3-64 sends XXH64: its XXH64 blocks land, XXH3-64 blocks are damage")
-    func peerWithoutXXH3() async throws {
-        let (scratch, joined) = try await Self.joined(offeringXXH3: false)
-        defer { scratch.remove() }
-        #expect(try Self.offersXXH3(joined.accept), "the session offers it all the same")
-
-        await Self.send(.xxh64, channel: 1, name: "xxh64.bin", to: joined.socket)
-        let first = try await joined.log.waitForResources(1)
-        #expect(try Data(contentsOf: try first[0].result.get()) == Data(Self.content))
-
-        await Self.send(.xxh3, channel: 3, name: "xxh3.bin", to: joined.socket)
+        await Self.send(other, channel: 3, name: "other.bin", to: joined.socket)
         #expect(
             await joined.socket.readFrame(ofType: 0x23) == HandFrames.bigEndian(UInt32(3)) + [9],
             "RESET block mismatch"

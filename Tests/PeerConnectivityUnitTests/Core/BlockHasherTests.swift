@@ -6,15 +6,9 @@ import Testing
 /// XXH3-64 kind in the same byte order (`XXH3HasherTests` checks that hash itself).
 @Suite("Block hasher")
 struct BlockHasherTests {
-    /// Bytes `(i * 31 + 7) mod 256` for i from 0: a pattern the reference can produce too.
-    private static func pattern(_ count: Int) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-    }
+    private static func pattern(_ count: Int) -> [UInt8] { HashInput.pattern(count) }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-            .joined()
-    }
+    private static func hex(_ bytes: [UInt8]) -> String { HashInput.hex(bytes) }
 
     private static func digest(_ bytes: [UInt8]) -> String {
         hex(bytes.withUnsafeBytes { BlockHasher.digest($0, .xxh64) })
@@ -45,19 +39,11 @@ struct BlockHasherTests {
     func pieces() {
         let bytes = Self.pattern(300)
         let whole = Self.digest(bytes)
-        bytes.withUnsafeBytes { all in
-            for first in 0...bytes.count {
-                for second in [1, 7, 31, 32, 33, 64] {
-                    var hasher = BlockHasher(.xxh64)
-                    hasher.update(UnsafeRawBufferPointer(rebasing: all[..<first]))
-                    var offset = first
-                    while offset < all.count {
-                        let end = min(offset + second, all.count)
-                        hasher.update(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
-                        offset = end
-                    }
-                    #expect(Self.hex(hasher.finalize()) == whole, "split at \(first), then \(second) at a time")
-                }
+        for first in 0...bytes.count {
+            for second in [1, 7, 31, 32, 33, 64] {
+                var hasher = BlockHasher(.xxh64)
+                HashInput.inPieces(bytes, first: first, piece: second) { hasher.update($0) }
+                #expect(Self.hex(hasher.finalize()) == whole, "split at \(first), then \(second) at a time")
             }
         }
     }
@@ -66,11 +52,7 @@ struct BlockHasherTests {
     func chunks() {
         let bytes = Self.pattern(1 << 20)
         var hasher = BlockHasher(.xxh64)
-        bytes.withUnsafeBytes { all in
-            for start in stride(from: 0, to: all.count, by: 1 << 16) {
-                hasher.update(UnsafeRawBufferPointer(rebasing: all[start..<(start + (1 << 16))]))
-            }
-        }
+        HashInput.inPieces(bytes, first: 0, piece: 1 << 16) { hasher.update($0) }
         #expect(Self.hex(hasher.finalize()) == "292cc494f5a2e5ec")
     }
 
@@ -81,11 +63,7 @@ struct BlockHasherTests {
         let bytes = Self.pattern(1 << 20)
         var hasher = BlockHasher(.xxh3)
         #expect(hasher.kind == .xxh3)
-        bytes.withUnsafeBytes { all in
-            for start in stride(from: 0, to: all.count, by: 1000) {
-                hasher.update(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + 1000)]))
-            }
-        }
+        HashInput.inPieces(bytes, first: 0, piece: 1000) { hasher.update($0) }
         #expect(Self.hex(hasher.finalize()) == "269eb834f6c110a9")
         #expect(Self.hex(bytes.withUnsafeBytes { BlockHasher.digest($0, .xxh64) }) != Self.hex(hasher.finalize()))
     }

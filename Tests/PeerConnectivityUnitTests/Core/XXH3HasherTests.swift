@@ -6,16 +6,9 @@ import Testing
 /// and in pieces.
 @Suite("XXH3 hasher")
 struct XXH3HasherTests {
-    /// Bytes `(i * 31 + 7) mod 256` for i from 0: a pattern the reference can produce too.
-    private static func pattern(_ count: Int) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-    }
+    private static func pattern(_ count: Int) -> [UInt8] { HashInput.pattern(count) }
 
-    /// 16 lowercase hex digits, as the reference prints a digest.
-    private static func hex(_ digest: UInt64) -> String {
-        let digits = String(digest, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    private static func hex(_ digest: UInt64) -> String { HashInput.hex(digest) }
 
     private static func digest(_ bytes: [UInt8]) -> String {
         hex(bytes.withUnsafeBytes { XXH3Hasher.digest($0) })
@@ -24,15 +17,7 @@ struct XXH3HasherTests {
     /// The digest of `bytes` taken as the first `first` bytes, then pieces of `piece` bytes.
     private static func streamed(_ bytes: [UInt8], first: Int, piece: Int) -> String {
         var hasher = XXH3Hasher()
-        bytes.withUnsafeBytes { all in
-            hasher.update(UnsafeRawBufferPointer(rebasing: all[..<first]))
-            var offset = first
-            while offset < all.count {
-                let end = min(offset + piece, all.count)
-                hasher.update(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
-                offset = end
-            }
-        }
+        HashInput.inPieces(bytes, first: first, piece: piece) { hasher.update($0) }
         return hex(hasher.finalize())
     }
 
