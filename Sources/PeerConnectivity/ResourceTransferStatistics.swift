@@ -22,6 +22,10 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
     public var readSeconds: Double
     /// Seconds spent hashing the file's blocks (XXH64 or XXH3-64), summed over the blocks.
     public var hashSeconds: Double
+    /// The hash of the block digests, as docs/PROTOCOL.md names it: "XXH3-64" when both peers offered it in
+    /// their handshake, else "XXH64"; `nil` in statistics decoded from a document written before it was
+    /// recorded, and for a folder none of whose files has started.
+    public var blockDigest: String?
 
     /// Adds what another transfer did (a folder's files), but its block count, which the folder knows.
     ///
@@ -34,6 +38,7 @@ public struct ResourceTransferStatistics: Sendable, Hashable, Codable {
         reopenings += other.reopenings
         readSeconds += other.readSeconds
         hashSeconds += other.hashSeconds
+        blockDigest = blockDigest ?? other.blockDigest
     }
 
     /// Statistics of a transfer that has done nothing yet.

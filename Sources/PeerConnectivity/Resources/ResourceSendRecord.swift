@@ -10,9 +10,13 @@ final class ResourceSendRecord: Sendable {
     private let value: Mutex<(connection: Connection, number: UInt32)>
     private let counts: Mutex<ResourceTransferStatistics>
 
-    init(_ connection: Connection, _ number: UInt32, blocks: Int) {
+    /// The record of a resource of `blocks` blocks opened as channel `number` of `connection`, its blocks
+    /// digested with `digestKind`.
+    init(_ connection: Connection, _ number: UInt32, blocks: Int, digestKind: BlockDigestKind) {
         value = Mutex((connection, number))
-        counts = Mutex(ResourceTransferStatistics(blocks: blocks))
+        var statistics = ResourceTransferStatistics(blocks: blocks)
+        statistics.blockDigest = digestKind.protocolName
+        counts = Mutex(statistics)
     }
 
     /// What the transfer did so far.

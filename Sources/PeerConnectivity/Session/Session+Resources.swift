@@ -78,11 +78,13 @@ extension Session {
             throw TransferError.failed(peer: peer, name: name, detail: detail)
         }
         let channel: ResourceSendRecord
+        let digestKind = runtime.blockDigestKind(peer)
         do {
             channel = ResourceSendRecord(
                 connection,
                 try connection.openChannel(kind: kind, size: size, name: nameBytes),
-                blocks: ResourceLayout(size: size).blockCount
+                blocks: ResourceLayout(size: size).blockCount,
+                digestKind: digestKind
             )
         } catch let error as ConnectionClosedError {
             source.close()
@@ -98,7 +100,7 @@ extension Session {
             progress: progress,
             name: name,
             peer: peer,
-            digestKind: runtime.blockDigestKind(peer),
+            digestKind: digestKind,
             resumedConnection: { old in try await runtime.resumedConnection(to: peer, replacing: old) }
         )
         let inFlight = runtime.resourcesInFlight

@@ -62,7 +62,8 @@ public struct ResourceResult: Codable, Hashable, Sendable {
 
 extension ResourceResult {
     /// One line of the runner's summary: "resource 0: completed, 64.0 MiB in 0.52 s (129.1 MB/s); 64 blocks,
-    /// 64 sent, 0 resumed, 0 reopenings; read 0.05 s, hash 0.21 s (summed over threads)", then, when the
+    /// 64 sent, 0 resumed, 0 reopenings; read 0.05 s, hash 0.21 s (summed over threads), blocks digested with
+    /// XXH3-64", then, when the
     /// link was cut, where, what the reflector held, what crossed after, and whether the digest matched.
     public var line: String {
         var text =
@@ -88,6 +89,7 @@ extension ResourceResult {
                     statistics.readSeconds,
                     statistics.hashSeconds
                 )
+                + (statistics.blockDigest.map { ", blocks digested with \($0)" } ?? "")
         }
         if let interruptedAtBytes {
             let share = { (value: UInt64) in

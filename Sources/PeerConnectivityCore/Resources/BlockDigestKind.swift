@@ -17,4 +17,12 @@ package enum BlockDigestKind: String, Sendable, Hashable, Codable {
     package init(agreedWith peerFields: HandshakeFields?) {
         self = peerFields?.hashesBlocksWithXXH3 == true ? .xxh3 : .xxh64
     }
+
+    /// The hash's name as docs/PROTOCOL.md gives it: "XXH64" or "XXH3-64".
+    package var protocolName: String {
+        switch self {
+        case .xxh64: "XXH64"
+        case .xxh3: "XXH3-64"
+        }
+    }
 }

@@ -44,6 +44,7 @@ extension ToolsIntegrationTests {
         #expect(statistics.bytesSent == cutAt + afterResume)
         #expect(statistics.bytesResumed == transfer.resumedBytes)
         #expect(statistics.readSeconds > 0 && statistics.hashSeconds > 0)
+        #expect(statistics.blockDigest == "XXH3-64", "two tools of this version agree on XXH3-64")
         let fraction = try #require(resources.sentAfterResumeFraction)
         #expect(fraction == Double(afterResume) / Double(bytes))
         #expect(runner.output.contains("cut at 3"), "\(runner.output)")

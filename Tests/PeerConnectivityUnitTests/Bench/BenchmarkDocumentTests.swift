@@ -54,7 +54,7 @@ struct BenchmarkDocumentTests {
         var statistics = ResourceTransferStatistics(blocks: 64)
         (statistics.blocksSent, statistics.blocksResumed, statistics.reopenings) = (66, 30, 1)
         (statistics.bytesSent, statistics.bytesResumed) = (66 << 20, 30 << 20)
-        (statistics.readSeconds, statistics.hashSeconds) = (0.05, 0.25)
+        (statistics.readSeconds, statistics.hashSeconds, statistics.blockDigest) = (0.05, 0.25, "XXH3-64")
         transfer.statistics = statistics
         (transfer.interruptedAtBytes, transfer.bytesSentAfterResume, transfer.resumedBytes) =
             (32 << 20, 34 << 20, 30 << 20)
@@ -69,10 +69,17 @@ struct BenchmarkDocumentTests {
         let decoded = try JSONDecoder().decode(ResourceTestResult.self, from: try JSONEncoder().encode(section))
         #expect(decoded == section)
         let text = String(decoding: try JSONEncoder().encode(transfer), as: UTF8.self)
-        for key in ["interruptedAtBytes", "bytesSentAfterResume", "resumedBytes", "hashSeconds", "blocksResumed"] {
+        for key in [
+            "interruptedAtBytes", "bytesSentAfterResume", "resumedBytes", "hashSeconds", "blocksResumed", "blockDigest",
+        ] {
             #expect(text.contains("\"\(key)\""), "\(key)")
         }
-        #expect(transfer.line.contains("64 blocks, 66 sent, 30 resumed, 1 reopening; read 0.05 s, hash 0.25 s"))
+        #expect(
+            transfer.line.contains(
+                "64 blocks, 66 sent, 30 resumed, 1 reopening; read 0.05 s, hash 0.25 s (summed over threads), "
+                    + "blocks digested with XXH3-64"
+            )
+        )
         #expect(transfer.line.contains("cut at 32.0 MiB (50.0 %) sent; the reflector held 30.0 MiB"))
         #expect(transfer.line.contains("sent after the cut 34.0 MiB (53.1 %)"))
         // Without a cut, neither the resume's figures nor the key.
