@@ -3,7 +3,8 @@
 # whole (rsync://127.0.0.1, --whole-file), raw TCP one way and the library's resource transfer of the
 # same size (iperf3 -n and test-runner --test resource against a reflector), the floor for any file sent over TCP here
 # (Scripts/file-over-tcp.c: read, send, receive, write, nothing else), the same floor with the protocol's own
-# check (BLOCK_HASH=1: both ends take XXH64 of every 1 MiB block, as a resource's do), and the hashes a block
+# check (BLOCK_HASH=xxh3: both ends take XXH3-64 of every 1 MiB block, as a resource's do between two peers of this
+# version), and the hashes a block
 # design could use. The floor, the floor with block hashes and the library take turns, ROUNDS rounds of one copy
 # each, and all send the same file (the runner's --file), so that each reads the same cached pages and writes a
 # new file of the same size; their ratios are taken within each round. The hashes:
@@ -168,22 +169,22 @@ raw=$(mbps "$bytes" "$(median "${raw_seconds[@]}")")
 
 # (c, e) The floor, a C program that reads the file and writes it to a socket and a child that reads the
 # socket and writes a new file, 1 MiB at a time (no framing, no hash, no encryption); the floor with block
-# hashes (BLOCK_HASH=1); and the library, test-runner run --test resource --file against a reflector on
+# hashes (BLOCK_HASH=xxh3); and the library, test-runner run --test resource --file against a reflector on
 # 127.0.0.1 (release builds, plaintext), taking turns, each sending the module's file; the library once more
 # with 100 probes a second beside it on the same session.
 echo "file over TCP, the floor with and without block hashes, and test-runner (resource), $rounds rounds ..."
-# -O3: the floor's XXH64 then hashes about as fast as the library's (at -O2 about 1.4 times slower).
+# -O3: the floor's hashes then run about as fast as the library's (its XXH64 at -O2 about 1.4 times slower).
 "$compiler" -O3 -pthread -o "$scratch/file-over-tcp" Scripts/file-over-tcp.c
 "$scratch/file-over-tcp" --self-test > /dev/null
 tools_binaries 2> "$results/build.txt"
 start_reflector "$results/reflector.log" --encryption none --resource-directory "$scratch/landing"
 floor_copy() {  # ROUND [hashed]: the floor, or with "hashed" the floor with block hashes
     local name="file-over-tcp-$1" hash=0
-    if [[ ${2:-} == hashed ]]; then name="file-over-tcp-hashed-$1"; hash=1; fi
+    if [[ ${2:-} == hashed ]]; then name="file-over-tcp-hashed-$1"; hash=xxh3; fi
     rm -f "$scratch/pulled/file.bin"
     sync
     BLOCK_HASH=$hash "$scratch/file-over-tcp" "$scratch/module/file.bin" "$scratch/pulled/file.bin" > "$results/$name.txt"
-    if (( hash )); then
+    if [[ $hash != 0 ]]; then
         floor_hash_seconds+=("$(awk '{ print $2 }' "$results/$name.txt")")
     else
         floor_seconds+=("$(awk '{ print $2 }' "$results/$name.txt")")
@@ -259,7 +260,7 @@ jq -n \
     --argjson opensslSha "$openssl_sha" --argjson b2 "$b2" --argjson opensslB2 "$openssl_b2" \
     --argjson shaSeconds "$sha_seconds" --argjson shaTwoSeconds "$sha_two_seconds" --argjson b2Seconds "$b2_seconds" \
     '{date: $date, commit: $commit, bytes: $bytes, cpu: $cpu, cpus: $cpus, rsyncVersion: $rsyncVersion,
-      testRunner: $testRunner, iperf3: $iperf3, encryption: "none", rounds: $rounds,
+      testRunner: $testRunner, iperf3: $iperf3, encryption: "none", rounds: $rounds, floorBlockHash: "XXH3-64",
       libraryResourceByRound: $libraryRounds, libraryOverFileOverTCPFloorByRound: $roundRatios,
       libraryOverFloorWithBlockHashesByRound: $roundHashRatios,
       besideEchoP99Milliseconds: $besideP99,
@@ -286,7 +287,7 @@ jq -n \
     printf '%-52s %10.0f\n' "rsync daemon, first copy of the run" "$rsync_first_mbps"
     printf '%-52s %10.0f\n' "raw TCP one way (iperf3 -n, median of 3)" "$raw"
     printf '%-52s %10.0f\n' "file over TCP, the floor (C, median of $rounds)" "$floor"
-    printf '%-52s %10.0f\n' "the floor with block hashes (XXH64, median of $rounds)" "$floor_hash"
+    printf '%-52s %10.0f\n' "the floor with block hashes (XXH3-64, median of $rounds)" "$floor_hash"
     printf '%-52s %10.0f\n' "PeerConnectivity resource, plaintext (median of $rounds)" "$library"
     printf '%-52s %10s\n' "  over the floor, round by round: low-high (median)" \
         "$(spread "${round_ratios[@]}")"
