@@ -8,8 +8,8 @@
 package enum BlockDigestKind: String, Sendable, Hashable, Codable {
     /// XXH64 with seed 0 (``XXH64Hasher``): the digest of protocol versions before the capability.
     case xxh64 = "xxh64"
-    /// XXH3-64 with seed 0 and the reference's default secret (``XXH3Hasher``): about twice XXH64's
-    /// speed on one core with 64-byte vector lanes.
+    /// XXH3-64 with seed 0 and the reference's default secret (``XXH3Hasher``): its 64-byte stripes in
+    /// vector lanes take half to two thirds of XXH64's time on one core.
     case xxh3 = "xxh3"
 
     /// The kind of a connection to a peer whose INVITE or ACCEPT said `peerFields` (this side offers XXH3-64
