@@ -160,7 +160,9 @@ enum BulkTest {
         let deadline = started + time
         let written = await withTaskGroup(of: (Int, String?).self) { group -> [(Int, String?)] in
             for index in 0..<count {
-                group.addTask {
+                // On the session's event loop, as each stream's reader at the reflector: a write goes into the
+                // connection's queue without waking another thread for each chunk (Session.taskExecutor).
+                group.addTask(executorPreference: session.taskExecutor) {
                     await write(
                         index,
                         until: deadline,
@@ -352,7 +354,7 @@ enum BulkTest {
                                 stream.cancel()
                                 continue
                             }
-                            readers.addTask {
+                            readers.addTask(executorPreference: session.taskExecutor) {
                                 await read(stream, index: index, pattern: pattern, counters: counters, own: own)
                             }
                             opened += 1
