@@ -6,12 +6,16 @@ import Synchronization
 final class LinkSampler: Sendable {
     private let timeline = Mutex(LinkTimeline())
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// When sampling started (the runner's hello): the samples' seconds count from it.
+    private let started = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Starts sampling `peer`'s connection at the timeline's period; a second call does nothing.
     func start(_ session: Session, peer: PeerID) {
         task.withLock { task in
             guard task == nil else { return }
-            task = Task { [self] in await run(session, peer: peer) }
+            let start = ContinuousClock.now
+            started.withLock { $0 = start }
+            task = Task { [self] in await run(session, peer: peer, start: start) }
         }
     }
 
@@ -20,13 +24,18 @@ final class LinkSampler: Sendable {
         task.withLock { $0?.cancel() }
     }
 
-    /// The samples so far, oldest first.
-    var samples: [TimedLinkSample] {
-        timeline.withLock { $0.samples }
+    /// The samples so far, oldest first, ending with `link` as taken now (see
+    /// ``LinkTimeline/samples(endingWith:)``).
+    ///
+    /// - Parameter link: the connection as the kernel sees it now, if it could be read.
+    func samples(endingWith link: LinkSample?) -> [TimedLinkSample] {
+        let now = started.withLock { start in
+            link.flatMap { link in start.map { TimedLinkSample(seconds: $0.duration(to: .now).seconds, link: link) } }
+        }
+        return timeline.withLock { $0.samples(endingWith: now) }
     }
 
-    private func run(_ session: Session, peer: PeerID) async {
-        let start = ContinuousClock.now
+    private func run(_ session: Session, peer: PeerID, start: ContinuousClock.Instant) async {
         while !Task.isCancelled {
             // A sample the system cannot give (no link at the moment, or no TCP_INFO) is skipped.
             if let report = await session.linkReport(for: peer) {

@@ -16,6 +16,16 @@ struct LinkTimeline {
         self.capacity = max(2, capacity)
     }
 
+    /// The samples, then `last`, taken at the run's end (the report's own view), when it is later than the
+    /// latest sample: the timeline then reaches the report however late the last periodic sample came.
+    ///
+    /// - Parameter last: the sample taken when the report was asked for, if there is one.
+    /// - Returns: the samples, oldest first.
+    func samples(endingWith last: TimedLinkSample?) -> [TimedLinkSample] {
+        guard let last, last.seconds > (samples.last?.seconds ?? -1) else { return samples }
+        return samples + [last]
+    }
+
     /// Keeps a sample taken `seconds` after the runner connected.
     mutating func record(_ sample: TimedLinkSample) {
         samples.append(sample)

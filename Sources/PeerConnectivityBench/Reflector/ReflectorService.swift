@@ -450,7 +450,7 @@ public final class ReflectorService: Sendable {
                     )
                     (report.sharedWith, report.sharedWithCount) = state.withLock { $0.coRunners.others(of: id) }
                     report.link = await session.linkReport(for: peer).map(LinkSample.init)
-                    let links = sampler.samples
+                    let links = sampler.samples(endingWith: report.link)
                     report.links = links.isEmpty ? nil : links
                     let peak = ProcessSample.current().peakResidentBytes
                     report.peakResidentBytes = peak > 0 ? peak : nil

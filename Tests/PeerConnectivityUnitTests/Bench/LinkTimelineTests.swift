@@ -38,4 +38,16 @@ struct LinkTimelineTests {
             timeline.samples.last?.seconds == clock || clock - (timeline.samples.last?.seconds ?? 0) <= timeline.period
         )
     }
+
+    @Test("the report's own sample ends the timeline when it is later than the last; the timeline keeps its samples")
+    func endsWithTheReport() throws {
+        var timeline = LinkTimeline()
+        timeline.record(try sample(0))
+        timeline.record(try sample(1))
+        #expect(timeline.samples(endingWith: try sample(2.5)).map(\.seconds) == [0, 1, 2.5])
+        #expect(timeline.samples(endingWith: nil).map(\.seconds) == [0, 1])
+        #expect(timeline.samples(endingWith: try sample(1)).map(\.seconds) == [0, 1], "not after the last")
+        #expect(timeline.samples.map(\.seconds) == [0, 1])
+        #expect(LinkTimeline().samples(endingWith: try sample(0)).map(\.seconds) == [0])
+    }
 }
