@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# CPU seconds a GB, both ends together, of one stream one way on loopback: iperf3 and the tools taking turns,
+# CPU seconds a GB, both ends together, of bulk one way on loopback (one stream, or PARALLEL): iperf3 and the tools taking turns,
 # ROUNDS rounds (default 5) of `iperf3 -c 127.0.0.1 -t 5` against `iperf3 -s`, then `test-runner run --test bulk
 # -t 5 --encryption none` against `reflector --encryption none`. Each process's CPU (user + system) from /proc
 # over the run: the server's or reflector's from its stat before and after, the client's or runner's from its own
 # exit (/usr/bin/time). The bytes are the receiver's. Prints one line a run and the ratio within each round.
 #
-#   BIN=DIR [ROUNDS=N] results/bulk-cpu-2026-12-02/rounds.sh   (DIR: release builds of reflector and test-runner)
+# PARALLEL=N (default 1) runs N streams in both, `-P N`; the bytes and rates are then their sums.
+#
+#   BIN=DIR [ROUNDS=N] [PARALLEL=N] results/bulk-cpu-2026-12-02/rounds.sh   (DIR: release builds of reflector and test-runner)
 set -euo pipefail
 bin=${BIN:?"BIN: a folder with release builds of reflector and test-runner"}
 rounds=${ROUNDS:-5}
+parallel=${PARALLEL:-1}
 work=$(mktemp -d)
 trap 'kill "${server:-0}" "${reflector:-0}" 2> /dev/null || true; rm -rf "$work"' EXIT
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -23,13 +26,14 @@ sleep 0.5
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc); kernel $(uname -r)"
 echo "iperf3: $(iperf3 --version | head -1)"
 echo "tools: $("$bin/test-runner" --version 2>&1 | head -1)"
+echo "streams: $parallel"
 for round in $(seq "$rounds"); do
     s0=$(ticks "$server")
-    /usr/bin/time -f "%U %S" -o "$work/client.time" iperf3 -c 127.0.0.1 -p 5299 -t 5 -J > "$work/iperf3.json"
+    /usr/bin/time -f "%U %S" -o "$work/client.time" iperf3 -c 127.0.0.1 -p 5299 -t 5 -P "$parallel" -J > "$work/iperf3.json"
     s1=$(ticks "$server")
     r0=$(ticks "$reflector")
     /usr/bin/time -f "%U %S" -o "$work/runner.time" "$bin/test-runner" run --connect "127.0.0.1:$port" --name cpu \
-        --quiet --output "$work/runner.json" --test bulk -t 5 -i 0 --encryption none > /dev/null
+        --quiet --output "$work/runner.json" --test bulk -t 5 -P "$parallel" -i 0 --encryption none > /dev/null
     r1=$(ticks "$reflector")
     python3 - "$round" "$work" "$s0 $s1 $r0 $r1" "$hz" << 'PY'
 import json, sys
