@@ -421,9 +421,10 @@ public final class ReflectorService: Sendable {
                 activity.began()
                 let oneWay = stream.name.hasPrefix(StreamTest.oneWayPrefix)
                 // Read (and checked, or echoed) on the session's event loop, which delivers the chunks: no thread
-                // woken for each, so that a bulk test measures the link more than the hand-offs between threads.
+                // woken for each, so that a bulk test measures the link more than the hand-offs between threads
+                // (Session.streamExecutor).
                 transfers.append(
-                    Task(executorPreference: session.taskExecutor) { [log] in
+                    Task(executorPreference: session.streamExecutor) { [log] in
                         defer { activity.ended() }
                         if oneWay {
                             await Self.receive(stream, in: session, log: log)
@@ -460,7 +461,7 @@ public final class ReflectorService: Sendable {
                     streams += 1
                     activity.began()
                     transfers.append(
-                        Task(executorPreference: session.taskExecutor) { [log] in
+                        Task(executorPreference: session.streamExecutor) { [log] in
                             defer { activity.ended() }
                             await Self.writeReverse(request, to: peer, in: session, log: log)
                         }

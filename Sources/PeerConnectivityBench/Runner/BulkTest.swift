@@ -161,8 +161,8 @@ enum BulkTest {
         let written = await withTaskGroup(of: (Int, String?).self) { group -> [(Int, String?)] in
             for index in 0..<count {
                 // On the session's event loop, as each stream's reader at the reflector: a write goes into the
-                // connection's queue without waking another thread for each chunk (Session.taskExecutor).
-                group.addTask(executorPreference: session.taskExecutor) {
+                // connection's queue without waking another thread for each chunk (Session.streamExecutor).
+                group.addTask(executorPreference: session.streamExecutor) {
                     await write(
                         index,
                         until: deadline,
@@ -354,7 +354,7 @@ enum BulkTest {
                                 stream.cancel()
                                 continue
                             }
-                            readers.addTask(executorPreference: session.taskExecutor) {
+                            readers.addTask(executorPreference: session.streamExecutor) {
                                 await read(stream, index: index, pattern: pattern, counters: counters, own: own)
                             }
                             opened += 1
