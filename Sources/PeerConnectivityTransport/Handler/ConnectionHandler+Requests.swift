@@ -24,7 +24,10 @@ extension ConnectionHandler {
         let encrypted = stateMachine.isEncrypted
         guard !(encrypted && writeInFlight) else { return }
         var bulkLength = 0
-        let bulkLimit = writeInFlight ? 0 : min(bulkBatchLimit, unsentGateRoom(context: context))
+        // What the event loop's turn leaves: a writer on the loop and its drains would otherwise run, task after
+        // task, until credit ran out, and every connection of the loop waited to be read (``WriteTurnBudget``).
+        let turnRoom = writeTurn?.room ?? .max
+        let bulkLimit = writeInFlight ? 0 : min(bulkBatchLimit, unsentGateRoom(context: context), turnRoom)
         // Held back one step, so that the drain's last write can carry the promise.
         var last: ByteBuffer?
         func hold(_ frame: ByteBuffer) {
@@ -60,6 +63,11 @@ extension ConnectionHandler {
                 if let payload = frame.payload { hold(payload) }
                 bulkLength += frame.readableBytes
             }
+        }
+        if let writeTurn {
+            if bulkLength > 0 { writeTurn.wrote(bulkLength) }
+            // The turn, not the batch or the gate, stopped the channel frames: go on in the next one.
+            if !writeInFlight, bulkLength >= turnRoom, turnRoom <= bulkBatchLimit { writeTurn.wait(self) }
         }
         guard let last else { return }
         if bulkLength > 0 || encrypted {

@@ -124,6 +124,11 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     @exclusivity(unchecked) var unsentGate: UnsentBytesGate?
     /// The next look at the kernel's unsent bytes, while ``unsentGate`` holds channel frames back.
     var unsentRecheck: Scheduled<Void>?
+    /// The budget of channel-frame bytes this handler's event loop writes between two polls, shared with the
+    /// loop's other connections; taken when the handler is added, on its loop.
+    @exclusivity(unchecked) var writeTurn: LoopWriteTurn?
+    /// This handler's drain waits for ``writeTurn``'s next turn.
+    @exclusivity(unchecked) var waitsForTurn = false
     /// Reads the kernel's figures of the channel's socket for ``unsentGate``; a test gives its own.
     var readKernelFigures: (any Channel) -> TCPLinkInfo? = { TCPLinkInfo.readOnEventLoop(from: $0) }
 
@@ -213,6 +218,7 @@ package final class ConnectionHandler: ChannelDuplexHandler {
 
     package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        writeTurn = LoopWriteTurn.current(on: context.eventLoop)
         if context.channel.isActive {
             start()
         }
@@ -239,6 +245,8 @@ package final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Reads come from a poll: the loop's connections have a fresh turn to write in.
+        writeTurn?.polled()
         guard !readerStopped else { return }
         let bytes = unwrapInboundIn(data)
         metrics.received(bytes: bytes.readableBytes)

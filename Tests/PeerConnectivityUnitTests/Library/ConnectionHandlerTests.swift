@@ -416,6 +416,67 @@ struct ConnectionHandlerTests {
         #expect(released.contains { if case .open = $0 { true } else { false } }, "\(released)")
         #expect(released.contains { if case .chunk = $0 { true } else { false } }, "\(released)")
     }
+
+    /// Opens `streams` streams, credits each 1 MiB, and queues 7 chunks of 64 KiB on each, within its queue's
+    /// limit; returns the bytes queued.
+    private static func queueChunks(on rig: Rig, streams: Int) async throws -> Int {
+        let chunk = [UInt8](repeating: 7, count: 64 << 10)
+        var queued = 0
+        for index in 0..<streams {
+            let number = try rig.connection.openChannel(kind: .stream, size: 0, name: Array("s\(index)".utf8))
+            try rig.receive(.credit(channel: number, increment: 1 << 20))
+            for _ in 0..<7 {
+                let frame = chunk.withUnsafeBytes { FrameEncoder.chunkFrame(channel: number, $0) }
+                try await rig.connection.sendChunk(frame, payloadLength: chunk.count, on: number)
+                queued += chunk.count
+            }
+        }
+        return queued
+    }
+
+    /// The bytes the CHUNK frames among `frames` carry.
+    private static func chunkBytes(_ frames: [Frame]) -> Int {
+        frames.reduce(0) { sum, frame in if case .chunk(_, let bytes) = frame { sum + bytes.readableBytes } else { sum }
+        }
+    }
+
+    @Test("channel frames beyond the event loop's turn wait for its next poll or its wake; messages do not")
+    func writeTurn() async throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        _ = try rig.written()
+        let queued = try await Self.queueChunks(on: rig, streams: 4)
+        rig.channel.embeddedEventLoop.run()
+        let first = Self.chunkBytes(try rig.written())
+        #expect(first >= WriteTurnBudget.defaultLimit, "a whole turn goes")
+        #expect(first <= WriteTurnBudget.defaultLimit + (64 << 10), "and no more than its last frame")
+        // A message queued now goes at once: the turn holds channel frames only.
+        let message = FrameEncoder.buffer(for: .data(ByteBuffer(string: "hi")), allocator: rig.channel.allocator)
+        _ = try rig.connection.enqueue(EncodedFrame(head: message))
+        rig.channel.embeddedEventLoop.run()
+        let meanwhile = try rig.written()
+        #expect(meanwhile.contains { if case .data = $0 { true } else { false } }, "\(meanwhile)")
+        #expect(Self.chunkBytes(meanwhile) == 0, "the chunks wait for the next turn")
+        // A read means the loop polled: the rest goes in the next turn.
+        try rig.receive(.keepalive)
+        rig.channel.embeddedEventLoop.run()
+        #expect(first + Self.chunkBytes(try rig.written()) == queued)
+    }
+
+    @Test("with nothing to read, the waiting channel frames go once the turn's wake comes")
+    func writeTurnWake() async throws {
+        let rig = try Rig(role: .inviter(Self.invitation))
+        try rig.establishAsInviter()
+        _ = try rig.written()
+        let queued = try await Self.queueChunks(on: rig, streams: 3)
+        rig.channel.embeddedEventLoop.run()
+        let first = Self.chunkBytes(try rig.written())
+        #expect(first < queued)
+        rig.channel.embeddedEventLoop.advanceTime(by: WriteTurnBudget.wakeAfter - .nanoseconds(1))
+        #expect(Self.chunkBytes(try rig.written()) == 0, "not before the wake")
+        rig.channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(first + Self.chunkBytes(try rig.written()) == queued)
+    }
 }
 
 /// What a test makes the kernel say about the socket's unsent bytes (`TCP_INFO`).
@@ -492,4 +553,5 @@ private final class ReadCounter: ChannelOutboundHandler, @unchecked Sendable {
         count += 1
         context.read()
     }
+
 }
