@@ -37,8 +37,15 @@ enum BulkTest {
             perStream?.withLock { if $0.received.indices.contains(index) { $0.received[index] += bytes } }
         }
 
-        /// Each stream's bytes so far; empty with one stream.
-        var streams: (sent: [Int], received: [Int]) { perStream?.withLock { $0 } ?? ([], []) }
+        /// The bytes so far in all and, with more than one stream, each stream's (empty with one), taken together:
+        /// with more than one the totals are the streams' sums, read under the same lock, so that an interval's
+        /// streams always add up to its total (the atomics are a step ahead of the streams while a count is added).
+        var snapshot: (sent: Int, received: Int, streams: (sent: [Int], received: [Int])) {
+            if let streams = perStream?.withLock({ $0 }) {
+                return (streams.sent.reduce(0, +), streams.received.reduce(0, +), streams)
+            }
+            return (sent.load(ordering: .relaxed), received.load(ordering: .relaxed), ([], []))
+        }
     }
 
     /// Runs the test on a connected session.

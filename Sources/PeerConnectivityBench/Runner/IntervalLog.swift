@@ -69,9 +69,7 @@ final class IntervalLog: Sendable {
         last: Bool = false
     ) {
         let end = now
-        let sent = counters.sent.load(ordering: .relaxed)
-        let received = counters.received.load(ordering: .relaxed)
-        let streams = counters.streams
+        let (sent, received, streams) = counters.snapshot
         let roundTrips = probes?.takeInterval() ?? [:]
         let phase = probes?.currentPhase
         let result = state.withLock { state -> IntervalResult? in
