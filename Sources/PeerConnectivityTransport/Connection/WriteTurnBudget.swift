@@ -17,8 +17,8 @@ package struct WriteTurnBudget: Sendable, Hashable {
         /// Nothing.
         case none
         /// Arrange to learn of the loop's next poll (call ``WriteTurnBudget/polled()`` then), or, where the shell
-        /// cannot, to call ``WriteTurnBudget/woke()`` after this long.
-        case scheduleWake(TimeAmount)
+        /// cannot, to call ``WriteTurnBudget/woke()`` after ``WriteTurnBudget/wakeAfter``.
+        case scheduleWake
         /// Queue ``WriteTurnBudget/resumed()`` and the waiting connections' drains behind the reads being handled.
         case resumeWaiting
     }
@@ -51,6 +51,10 @@ package struct WriteTurnBudget: Sendable, Hashable {
     /// Bytes of channel frames a drain may still write in this turn (the frame that crosses it goes whole).
     package var room: Int { max(0, limit - spent) }
 
+    /// Nothing written in this turn and nobody waiting: a poll changes nothing (the case of every read while
+    /// only messages go, checked before ``polled()`` on that path).
+    package var isFresh: Bool { spent == 0 && !waiting }
+
     /// A drain wrote `bytes` of channel frames.
     ///
     /// - Parameter bytes: the bytes.
@@ -60,12 +64,12 @@ package struct WriteTurnBudget: Sendable, Hashable {
 
     /// A connection found no room: it waits for a fresh turn.
     ///
-    /// - Returns: ``Action/scheduleWake(_:)`` for the first to wait; otherwise ``Action/none``.
+    /// - Returns: ``Action/scheduleWake`` for the first to wait; otherwise ``Action/none``.
     package mutating func wait() -> Action {
         waiting = true
         guard !wakeScheduled, !resumeQueued else { return .none }
         wakeScheduled = true
-        return .scheduleWake(Self.wakeAfter)
+        return .scheduleWake
     }
 
     /// A connection of the loop read: the loop polled, and a fresh turn begins.

@@ -90,6 +90,7 @@ final class LoopWriteTurn: @unchecked Sendable {
 
     /// A handler of this loop read, or the pipe did: the loop polled.
     func polled() {
+        guard !budget.isFresh else { return }
         act(budget.polled())
     }
 
@@ -103,13 +104,13 @@ final class LoopWriteTurn: @unchecked Sendable {
         switch action {
         case .none:
             break
-        case .scheduleWake(let delay):
+        case .scheduleWake:
             if signalDescriptor >= 0 {
                 guard !signalled else { return }
                 signalled = Platform.signal(signalDescriptor)
                 if signalled { return }
             }
-            wake = eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            wake = eventLoop.assumeIsolated().scheduleTask(in: WriteTurnBudget.wakeAfter) { [self] in
                 wake = nil
                 if budget.woke() { resumeWaiting() }
             }

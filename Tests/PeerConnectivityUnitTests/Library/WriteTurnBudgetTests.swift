@@ -6,13 +6,14 @@ import Testing
 /// leaves, and when the connections that found none go on.
 @Suite("The event loop's write turn")
 struct WriteTurnBudgetTests {
-    private static let wake = WriteTurnBudget.Action.scheduleWake(WriteTurnBudget.wakeAfter)
+    private static let wake = WriteTurnBudget.Action.scheduleWake
 
     @Test("the room shrinks by what the drains wrote, to none, and a poll gives a whole turn again")
     func room() {
         var budget = WriteTurnBudget(limit: 1_000)
-        #expect(budget.room == 1_000)
+        #expect(budget.room == 1_000 && budget.isFresh)
         budget.wrote(600)
+        #expect(!budget.isFresh, "a poll now starts a fresh turn")
         #expect(budget.room == 400)
         // The frame that crosses the limit goes whole: the room is then none, not negative.
         budget.wrote(700)
@@ -20,7 +21,7 @@ struct WriteTurnBudgetTests {
         #expect(budget.spent == 1_300)
         let polled = budget.polled()
         #expect(polled == .none, "nobody waits: nothing to resume")
-        #expect(budget.room == 1_000)
+        #expect(budget.room == 1_000 && budget.isFresh)
         #expect(WriteTurnBudget(limit: 0).limit == 1)
         #expect(WriteTurnBudget().limit == WriteTurnBudget.defaultLimit)
     }
@@ -49,6 +50,7 @@ struct WriteTurnBudgetTests {
         let waited = budget.wait()
         #expect(waited == Self.wake)
         let first = budget.polled()
+        #expect(budget.spent == 0 && !budget.isFresh, "nothing spent, but connections wait for the resume")
         let second = budget.polled()
         #expect(first == .resumeWaiting)
         #expect(second == .none, "one resume at a time")
