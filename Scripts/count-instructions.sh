@@ -19,7 +19,8 @@
 #   --kinds    rawTCP eventLoop plain responder encrypted reconnection runner resource (default: all)
 #   --repeats  runs of each kind (default 2): one build's figures differ by under 0.1 % (the runner's, whose
 #              timers tick by the clock, by a few percent)
-#   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, for callgrind_annotate)
+#   --keep     keep each run's counted parts in DIR (KIND-COUNT-RUN.out, callgrind's format with its names written
+#              out; results/rtt-2026-12-02/functions.py sums them by function)
 #   --output   write the figures as JSON
 #   --note     a line for the JSON saying what ran, when the tree is not its commit's
 #   --binary   count this RoundTripCounts instead of building one (a build made with other flags, say
@@ -66,7 +67,9 @@ strip --strip-debug "$scratch/RoundTripCounts"
 # The instructions of one run's counted round trips: the second of the dumps made where they begin and end.
 counted() {
     local kind=$1 count=$2 file=$3
-    valgrind --tool=callgrind --dump-before='*countedPhaseBoundary*' --callgrind-out-file="$file" \
+    # Names uncompressed: a kept dump names its functions itself, not by reference to the dump before it.
+    valgrind --tool=callgrind --dump-before='*countedPhaseBoundary*' --compress-strings=no --compress-pos=no \
+        --callgrind-out-file="$file" \
         "$scratch/RoundTripCounts" "$kind" "$count" > "$file.log" 2>&1 || { cat "$file.log" >&2; return 1; }
     sed -n 's/^summary: //p' "$file.2"
 }
