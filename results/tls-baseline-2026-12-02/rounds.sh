@@ -8,13 +8,12 @@ cd "$(dirname "$0")/../.."
 bin=${BIN:-.build/release}
 out=${OUT:-results/tls-baseline-2026-12-02}
 mkdir -p "$out"
+# shellcheck source=Scripts/loopback-tools.sh
+. Scripts/loopback-tools.sh
 log=$(mktemp)
-"$bin/reflector" --no-dnssd --bind 127.0.0.1 --port 0 --raw-echo-port 0 --udp-ports ephemeral --encryption optional > "$log" 2>&1 &
-reflector=$!
-trap 'kill $reflector 2> /dev/null; rm -f "$log"' EXIT
-for _ in $(seq 100); do grep -q ' ready ' "$log" && break; sleep 0.1; done
-port=$(sed -n 's/.* ready .* port=\([0-9]*\) .*/\1/p' "$log")
-[[ -n $port ]] || { cat "$log" >&2; exit 1; }
+trap 'stop_reflector; rm -f "$log"' EXIT
+start_reflector "$log" --encryption optional
+port=$reflector_port
 for round in $(seq 1 "${ROUNDS:-5}"); do
     for test in data raw-tcp; do
         for encryption in none required; do
