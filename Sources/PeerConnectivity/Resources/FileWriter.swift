@@ -15,9 +15,6 @@ import SystemPackage
 /// connection closed, a block did not match, a write failed) keeps them in the ``PartialResourceStore``
 /// for the sender to resume; one cancelled, short of blocks, or whose root does not match keeps nothing.
 struct FileWriter: BlockWriter {
-    /// Blocks checked between two writes of the resume record while a transfer runs.
-    static let blocksPerSave = 32
-
     let name: String
     let peer: PeerID
     let rawName: [UInt8]
@@ -36,13 +33,13 @@ struct FileWriter: BlockWriter {
     private var ledger: ResourceBlockLedger
     /// The block being written, hashed chunk by chunk as each is written.
     private var blockHasher: BlockHasher
-    /// Blocks checked since the record was last written.
-    private var checkedSinceSave = 0
+    /// When the resume record is next written.
+    private var recordSchedule = ResumeRecordSchedule()
     /// Whether the partial file has a record on disk, to remove with it (a small file never has one,
     /// and removing a name that is not there still takes the directory's lock).
     private var hasRecord = false
-    /// What the file asks of the page cache as it grows.
-    private var writeBehind = WriteBehind()
+    /// What the file asks of the page cache as it grows; made once it passes its first window.
+    private var writeBehind: WriteBehind?
 
     /// A writer for the resource OPEN announced, from `peer`, into `directory`, checking blocks with
     /// digests of `digestKind` and keeping what a failed transfer checked within `limits`.
@@ -118,7 +115,11 @@ struct FileWriter: BlockWriter {
                 keep: true
             )
         }
-        Self.advise(writeBehind.wrote(upTo: offset + UInt64(bytes.readableBytes)), descriptor: descriptor)
+        Self.advise(
+            afterWritingUpTo: offset + UInt64(bytes.readableBytes),
+            policy: &writeBehind,
+            descriptor: descriptor
+        )
         guard completes else { return (bytes.readableBytes, 0) }
         let index = ledger.layout.blockIndex(containing: offset)
         let digest = blockHasher.finalize()
@@ -127,7 +128,6 @@ struct FileWriter: BlockWriter {
         case .mismatch:
             throw BlockWriteFailure(code: .blockMismatch, error: .digestMismatch(peer: peer, name: name), keep: true)
         case .verified:
-            checkedSinceSave += 1
             saveRecordIfDue()
         case nil:
             break
@@ -185,11 +185,10 @@ struct FileWriter: BlockWriter {
         }
     }
 
-    /// Writes the resume record every ``blocksPerSave`` blocks checked, so that a process that stops
-    /// can resume what it had.
+    /// A block was checked: writes the resume record when ``ResumeRecordSchedule`` says it is due, so
+    /// that a process that stops can resume what it had.
     private mutating func saveRecordIfDue() {
-        guard limits.keepsAnything, checkedSinceSave >= Self.blocksPerSave, let path = partialPath else { return }
-        checkedSinceSave = 0
+        guard limits.keepsAnything, recordSchedule.blockChecked(at: .now), let path = partialPath else { return }
         hasRecord = true
         store.save(record(of: ledger), partialPath: path)
     }

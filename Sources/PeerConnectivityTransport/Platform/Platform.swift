@@ -111,6 +111,27 @@ package enum Platform {
         return UInt64(status.f_favail)
     }
 
+    /// The size of a memory page, in bytes.
+    package static let pageSize = UInt64(max(1, sysconf(Int32(_SC_PAGESIZE))))
+
+    /// The text of a small file, such as one under `/proc` or `/sys`: at most `limit` bytes of it, read
+    /// with one descriptor and no buffering; nil when it cannot be opened or read.
+    package static func contents(ofSmallFileAt path: String, limit: Int = 16_384) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var length = 0
+        while length < limit {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, limit - length) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            length += count
+        }
+        return String(decoding: bytes[..<length], as: UTF8.self)
+    }
+
     /// Tells the page cache that a range of a file is not needed soon (written back and dropped);
     /// advice only, and only on Linux.
     ///

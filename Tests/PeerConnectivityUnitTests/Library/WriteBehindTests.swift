@@ -6,8 +6,13 @@ import Testing
 @Suite("Write-behind of received resources")
 struct WriteBehindTests {
     /// Feeds writes of `chunk` bytes up to `total`; returns every advice given, in order.
-    private func advices(window: UInt64, chunk: UInt64, total: UInt64) -> [WriteBehind.Advice] {
-        var policy = WriteBehind(window: window)
+    private func advices(
+        window: UInt64,
+        chunk: UInt64,
+        total: UInt64,
+        freeRun: UInt64 = 0
+    ) -> [WriteBehind.Advice] {
+        var policy = WriteBehind(window: window, freeRun: freeRun)
         var advices: [WriteBehind.Advice] = []
         var written: UInt64 = 0
         while written < total {
@@ -50,5 +55,22 @@ struct WriteBehindTests {
         #expect(writtenBack > total - window)
         #expect(writtenBack <= total)
         #expect(dropped > 0)
+    }
+
+    @Test(
+        "the free run is left alone; writeback and drops start at its end and go on as from a file's start",
+        arguments: [UInt64(0), 1, 250, 1_000]
+    )
+    func freeRun(freeRun: UInt64) throws {
+        let window: UInt64 = 100
+        let total = freeRun + 10 * window + 13
+        let given = advices(window: window, chunk: 7, total: total, freeRun: freeRun)
+        let first = try #require(given.first?.startWriteback)
+        #expect(first.offset == freeRun, "nothing before the free run's end goes to writeback")
+        #expect(first.length >= window)
+        let firstDrop = try #require(given.first(where: { $0.dropFromCache != nil })?.dropFromCache)
+        #expect(firstDrop.offset == freeRun, "nothing before the free run's end is dropped")
+        // Under a window past the free run, nothing is asked at all.
+        #expect(advices(window: window, chunk: 7, total: freeRun + window - 1, freeRun: freeRun).isEmpty)
     }
 }
