@@ -29,8 +29,8 @@ struct FolderWriter: BlockWriter {
         /// Its path in the folder, as sent.
         let name: [UInt8]
         var written: UInt64 = 0
-        /// What it asks of the page cache as it grows; made once it passes its first window.
-        var writeBehind: WriteBehind?
+        /// What it asks of the page cache as it grows.
+        var pageCache = PageCacheAdvisor()
     }
 
     /// The block being received.
@@ -375,7 +375,7 @@ struct FolderWriter: BlockWriter {
         guard var open = file else { return }
         try bytes.withUnsafeReadableBytes { try ResourceFileIO.write($0, at: open.written, to: open.descriptor) }
         open.written += UInt64(bytes.readableBytes)
-        FileWriter.advise(afterWritingUpTo: open.written, policy: &open.writeBehind, descriptor: open.descriptor)
+        open.pageCache.wrote(upTo: open.written, descriptor: open.descriptor)
         file = open
     }
 

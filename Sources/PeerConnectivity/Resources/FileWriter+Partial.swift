@@ -52,44 +52,4 @@ extension FileWriter {
     func place(_ partial: String) throws -> URL {
         try ResourcePlacement.place(partial, named: rawName, inDirectoryAt: directoryPath)
     }
-
-    /// The file now holds `written` bytes: asks the page cache what `policy` advises, making the policy
-    /// once the file reaches its first window, with the free run ``PageCacheRoom`` finds then (a file
-    /// under a window never asks the system). Advice only: a failure is ignored, as it changes nothing
-    /// but what stays cached.
-    static func advise(
-        afterWritingUpTo written: UInt64,
-        policy: inout WriteBehind?,
-        descriptor: SystemPackage.FileDescriptor
-    ) {
-        if policy == nil {
-            guard written >= WriteBehind.defaultWindow else { return }
-            policy = WriteBehind(freeRun: pageCacheShare())
-        }
-        guard let advice = policy?.wrote(upTo: written) else { return }
-        if let range = advice.startWriteback {
-            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
-        }
-        if let range = advice.dropFromCache {
-            Platform.adviseNotNeeded(descriptor.rawValue, offset: range.offset, length: range.length)
-        }
-    }
-
-    /// The bytes of a file to leave to the kernel now (``PageCacheRoom``): none off Linux, in a control
-    /// group with a memory limit, or where the numbers cannot be read.
-    static func pageCacheShare() -> UInt64 {
-        #if os(Linux)
-            guard let groups = Platform.contents(ofSmallFileAt: "/proc/self/cgroup"),
-                let limitFiles = PageCacheRoom.memoryLimitFiles(procCgroup: groups)
-            else { return 0 }
-            // A group without the file (the root, or no memory controller there) sets no limit.
-            for file in limitFiles {
-                if let limit = Platform.contents(ofSmallFileAt: file), PageCacheRoom.isLimit(limit) { return 0 }
-            }
-            guard let vmstat = Platform.contents(ofSmallFileAt: "/proc/vmstat", limit: 65_536) else { return 0 }
-            return PageCacheRoom.fileShare(vmstat: vmstat, pageSize: Platform.pageSize)
-        #else
-            return 0
-        #endif
-    }
 }

@@ -38,8 +38,8 @@ struct FileWriter: BlockWriter {
     /// Whether the partial file has a record on disk, to remove with it (a small file never has one,
     /// and removing a name that is not there still takes the directory's lock).
     private var hasRecord = false
-    /// What the file asks of the page cache as it grows; made once it passes its first window.
-    private var writeBehind: WriteBehind?
+    /// What the file asks of the page cache as it grows.
+    private var pageCache = PageCacheAdvisor()
 
     /// A writer for the resource OPEN announced, from `peer`, into `directory`, checking blocks with
     /// digests of `digestKind` and keeping what a failed transfer checked within `limits`.
@@ -115,11 +115,7 @@ struct FileWriter: BlockWriter {
                 keep: true
             )
         }
-        Self.advise(
-            afterWritingUpTo: offset + UInt64(bytes.readableBytes),
-            policy: &writeBehind,
-            descriptor: descriptor
-        )
+        pageCache.wrote(upTo: offset + UInt64(bytes.readableBytes), descriptor: descriptor)
         guard completes else { return (bytes.readableBytes, 0) }
         let index = ledger.layout.blockIndex(containing: offset)
         let digest = blockHasher.finalize()

@@ -5,8 +5,10 @@
 /// and throttles every writer once they pass the dirty threshold, twice that by default. A file that stays
 /// under the first is written at the page cache's pace and written back later; one that goes past it
 /// waits for background writeback, which some disks serve at a fraction of their rate. So the room is
-/// the background threshold less what is dirty or in writeback now (`/proc/vmstat`), and a file takes
-/// half of it, leaving the rest to other writers.
+/// the background threshold less what is dirty or in writeback now (`/proc/vmstat`) and less what other
+/// files being received have claimed and not written yet (``PageCacheLedger``), and a file takes half of
+/// it, leaving the rest to other writers: files arriving together claim a half, a quarter, an eighth, and
+/// never more than the room between them.
 ///
 /// The numbers are the whole system's. A process in a control group with a memory limit (its own or one
 /// above it) may have lower thresholds of its own, which `/proc/vmstat` does not show: there, and
@@ -15,9 +17,10 @@
 ///
 /// Pure: the receiver's shell reads the files and hands their text here.
 enum PageCacheRoom {
-    /// Bytes a file may leave to the kernel, given `/proc/vmstat`'s text and the page size: half of the
-    /// background threshold less the pages dirty or in writeback; 0 when a number is missing.
-    static func fileShare(vmstat: String, pageSize: UInt64) -> UInt64 {
+    /// Bytes a file may leave to the kernel, given `/proc/vmstat`'s text, the page size and the bytes
+    /// other files have claimed and not written yet: half of the background threshold less the pages
+    /// dirty or in writeback and less the claims, in whole pages; 0 when a number is missing.
+    static func fileShare(vmstat: String, pageSize: UInt64, claimed: UInt64 = 0) -> UInt64 {
         var fields: [Substring: UInt64] = [:]
         for line in vmstat.split(separator: "\n") {
             let parts = line.split(separator: " ")
@@ -27,9 +30,11 @@ enum PageCacheRoom {
         guard let threshold = fields["nr_dirty_background_threshold"], let dirty = fields["nr_dirty"],
             let writeback = fields["nr_writeback"]
         else { return 0 }
-        let (pages, overflow) = threshold.subtractingReportingOverflow(dirty + writeback)
-        guard !overflow else { return 0 }
-        return pages / 2 * pageSize
+        let (taken, tooMany) = dirty.addingReportingOverflow(writeback)
+        guard !tooMany, taken < threshold else { return 0 }
+        let (room, tooLarge) = (threshold - taken).multipliedReportingOverflow(by: pageSize)
+        guard !tooLarge, room > claimed, pageSize > 0 else { return 0 }
+        return (room - claimed) / 2 / pageSize * pageSize
     }
 
     /// The files that hold the memory limits of a process's control group and of each group above it,

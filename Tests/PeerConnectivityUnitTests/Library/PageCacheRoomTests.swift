@@ -12,7 +12,7 @@ struct PageCacheRoomTests {
         nr_dirty \(dirty)
         nr_writeback \(writeback)
         nr_writeback_temp 0
-        nr_dirty_threshold \(threshold * 2)
+        nr_dirty_threshold 4000
         nr_dirty_background_threshold \(threshold)
         pgpgin 3170316
         """
@@ -22,6 +22,24 @@ struct PageCacheRoomTests {
     func share() {
         let text = vmstat(threshold: 1_000, dirty: 150, writeback: 50)
         #expect(PageCacheRoom.fileShare(vmstat: text, pageSize: 4_096) == 400 * 4_096)
+    }
+
+    @Test("less what other files have claimed and not written yet, in whole pages")
+    func claimed() {
+        let text = vmstat(threshold: 1_000, dirty: 150, writeback: 50)
+        #expect(PageCacheRoom.fileShare(vmstat: text, pageSize: 4_096, claimed: 200 * 4_096) == 300 * 4_096)
+        #expect(PageCacheRoom.fileShare(vmstat: text, pageSize: 4_096, claimed: 201 * 4_096 - 1) == 299 * 4_096)
+        #expect(PageCacheRoom.fileShare(vmstat: text, pageSize: 4_096, claimed: 800 * 4_096) == 0)
+        #expect(PageCacheRoom.fileShare(vmstat: text, pageSize: 4_096, claimed: .max) == 0)
+    }
+
+    @Test("numbers too large to add or multiply give none, not a crash")
+    func overflow() {
+        let huge = UInt64.max - 1
+        let full = vmstat(threshold: huge, dirty: huge, writeback: huge)
+        #expect(PageCacheRoom.fileShare(vmstat: full, pageSize: 4_096) == 0)
+        #expect(PageCacheRoom.fileShare(vmstat: vmstat(threshold: huge, dirty: 1, writeback: 1), pageSize: 4_096) == 0)
+        #expect(PageCacheRoom.fileShare(vmstat: vmstat(threshold: 1_000, dirty: 0, writeback: 0), pageSize: 0) == 0)
     }
 
     @Test("none once the dirty pages reach the threshold, or when a number is missing")
