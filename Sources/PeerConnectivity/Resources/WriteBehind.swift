@@ -15,7 +15,7 @@
 /// fresh page cost a fault to the host, that took writing 1 GiB from 2.3-2.5 s of system time to 0.5-0.67
 /// on 2026-11-24).
 ///
-/// Both steps are advice. On Linux ``FileWriter`` asks both with `posix_fadvise(DONTNEED)`,
+/// Both steps are advice. On Linux ``PageCacheAdvisor`` asks both with `posix_fadvise(DONTNEED)`,
 /// which starts writeback of the dirty pages of a range and drops its clean ones (the Glibc module
 /// has no `sync_file_range`); a page still dirty or being written is not dropped, and a file system
 /// that ignores the advice loses nothing. Elsewhere nothing is asked.
