@@ -13,9 +13,7 @@ lab=Scripts/lab.sh
 Scripts/setup.sh --lab >/dev/null
 bin=${LAB_BIN:-}
 if [ -z "$bin" ]; then
-    swift build -c release --product reflector
-    swift build -c release --product test-runner
-    bin=$(swift build -c release --show-bin-path)
+    bin=$(Scripts/build-tools.sh)
 fi
 name=${NAME:-lab}
 written=$(mktemp)

@@ -8,9 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
-swift build -c release --product reflector
-swift build -c release --product test-runner
-bin=$(swift build -c release --show-bin-path)
+bin=$(Scripts/build-tools.sh)
 name=${NAME:-loopback}
 service="pcb-bench-$$"
 service=${service:0:15}

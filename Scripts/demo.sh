@@ -13,6 +13,8 @@
 # During the round trips the reflector runs on CPU 0 and the runner on CPU 1, each end on a core of its own as
 # on two hosts (with both unpinned, a round trip took 25 or 70 us by whether the scheduler put the two on one
 # core); the other tests, which use more threads a side, run unpinned.
+# The tools are built by Scripts/build-tools.sh: in release without Swift's run-time exclusivity checks, which
+# it explains (EXCLUSIVITY=checked keeps them).
 # Env: CONFIGURATION (release, the default; debug builds faster but measures several times slower and then
 # prints no ratio), DEMO_SECONDS (the bulk test's seconds, default 10), PIN=none (no pinning).
 set -euo pipefail
@@ -31,11 +33,8 @@ Scripts/setup.sh
 export AVAHI_COMPAT_NOWARN=1
 echo "== building reflector and test-runner ($configuration)"
 started=$(date +%s)
-for product in test-runner reflector; do
-    swift build -c "$configuration" --product "$product" 2>&1 | grep -E "error:|Build of product" || true
-done
+bin=$(CONFIGURATION=$configuration Scripts/build-tools.sh)
 echo "   built in $(( $(date +%s) - started )) s"
-bin=$(swift build -c "$configuration" --show-bin-path)
 service="pcb-demo-$$"
 service=${service:0:15}
 out=results/demo

@@ -42,9 +42,7 @@ Scripts/setup.sh --lab > /dev/null
 if [ "$tool" = ours ]; then
     bin=${LAB_BIN:-}
     if [ -z "$bin" ]; then
-        swift build -c release --product reflector
-        swift build -c release --product test-runner
-        bin=$(swift build -c release --show-bin-path)
+        bin=$(Scripts/build-tools.sh)
     fi
     [ -x "$bin/reflector" ] && [ -x "$bin/test-runner" ] || { echo "no reflector/test-runner in $bin" >&2; exit 2; }
 fi

@@ -2,7 +2,7 @@
 # builds of the two tools and a reflector on 127.0.0.1 with ephemeral ports and no DNS-SD.
 #
 #   tools_binaries          sets bin: $BIN when given (a folder holding release builds of reflector and
-#                           test-runner), else builds both and takes SwiftPM's release folder
+#                           test-runner), else builds both with Scripts/build-tools.sh
 #   start_reflector LOG [OPTIONS...]
 #                           starts "$bin/reflector" with OPTIONS, its output in LOG, and waits for its ready
 #                           line; sets reflector_pid and reflector_port
@@ -42,12 +42,7 @@ rsync_port=""
 
 tools_binaries() {
     bin=${BIN:-}
-    if [ -z "$bin" ]; then
-        for product in reflector test-runner; do
-            swift build -c release --product "$product" 2>&1 | grep -E "error:|Build of product" >&2 || true
-        done
-        bin=$(swift build -c release --show-bin-path)
-    fi
+    [ -n "$bin" ] || bin=$(Scripts/build-tools.sh)
     for tool in reflector test-runner; do
         [ -x "$bin/$tool" ] || { echo "no $tool in $bin" >&2; exit 2; }
     done

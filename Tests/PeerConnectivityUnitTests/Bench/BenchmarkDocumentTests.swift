@@ -27,6 +27,23 @@ struct BenchmarkDocumentTests {
         #expect(keys.first == "connection" && keys.contains("p50Nanoseconds") == false)
     }
 
+    @Test("the tool says whether its exclusivity checks ran, in the document and in its version line")
+    func exclusivityChecks() throws {
+        let unchecked = ToolInfo(build: "release", exclusivityChecks: false, commit: "4102378c9f1a")
+        #expect(unchecked.versionLine.hasSuffix("release, exclusivity checks off, commit 4102378c9f1a)"))
+        let checked = ToolInfo(build: "release", exclusivityChecks: true, commit: "4102378c9f1a")
+        let library = "PeerConnectivity \(LibraryVersion.current), wire protocol \(LibraryVersion.wireProtocol)"
+        #expect(checked.versionLine.hasSuffix("(\(library), release, commit 4102378c9f1a)"))
+        var document = DocumentFixtures.document(test: .rawTCP)
+        document.tool = unchecked
+        let text = String(decoding: try document.encoded(), as: UTF8.self)
+        #expect(text.contains("\"exclusivityChecks\" : false"))
+        #expect(try BenchmarkDocument(decoding: try document.encoded()).tool.exclusivityChecks == false)
+        // A document written before the field: no claim either way.
+        let older = text.replacingOccurrences(of: "\"exclusivityChecks\" : false,", with: "")
+        #expect(try BenchmarkDocument(decoding: Data(older.utf8)).tool.exclusivityChecks == nil)
+    }
+
     @Test("stream and resource sections: totals summed, encoded and decoded")
     func transfers() throws {
         let streams = DocumentFixtures.streamDocument()
