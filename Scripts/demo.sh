@@ -94,7 +94,8 @@ base = [p50(f"raw-tcp-{r}") for r in range(1, 6)]
 ratios = sorted(o / b for o, b in zip(ours, base))
 unreliable = load("unreliable")["results"]
 print()
-print(f"== results ({configuration} build, loopback, this host; JSON in {out}/)")
+checks = "" if bulk["tool"].get("exclusivityChecks", True) else ", exclusivity checks off"
+print(f"== results ({configuration} build{checks}, loopback, this host; JSON in {out}/)")
 print(f"   throughput, one stream, encrypted (TLS 1.3)    {rate / 1e9:6.2f} GB/s ({rate * 8 / 1e9:.1f} Gbit/s)")
 print(f"   64-byte round trip p50, PeerConnectivity      {min(ours):6.1f}-{max(ours):.1f} us (5 rounds, {pinning})")
 print(f"   64-byte round trip p50, plain TCP             {min(base):6.1f}-{max(base):.1f} us")
